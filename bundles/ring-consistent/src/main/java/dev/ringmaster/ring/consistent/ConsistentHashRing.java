@@ -1,0 +1,94 @@
+package dev.ringmaster.ring.consistent;
+
+import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.ShardRing;
+import dev.ringmaster.ring.XxHash64;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Consistent hashing with virtual nodes, identical to the reference sharder: token {@code i} of
+ * shard S sits at XXH64(S + decimal(i)); a key belongs to the shard of the first token at or after
+ * XXH64(key), wrapping around. A shard of weight w owns {@code w * tokensPerShard} tokens.
+ */
+public final class ConsistentHashRing implements ShardRing {
+
+    private final List<Shard> shards;
+    /** Token positions with the sign bit flipped, so signed order is XXH64's unsigned order. */
+    private final long[] tokens;
+    /** owners[i] is the shard owning tokens[i]. */
+    private final String[] owners;
+
+    private ConsistentHashRing(List<Shard> shards, long[] tokens, String[] owners) {
+        this.shards = shards;
+        this.tokens = tokens;
+        this.owners = owners;
+    }
+
+    /**
+     * Builds the ring. Should two tokens collide (a 64-bit hash collision), the position belongs to
+     * the shard whose name sorts last, so the result never depends on the input order.
+     */
+    public static ConsistentHashRing build(Collection<Shard> shards, int tokensPerShard) {
+        if (tokensPerShard < 1) {
+            throw new IllegalArgumentException("tokensPerShard must be at least 1, got " + tokensPerShard);
+        }
+        List<Shard> sorted = Shard.sortedByName(shards);
+        int total = sorted.stream().mapToInt(shard -> shard.weight() * tokensPerShard).sum();
+        long[] placed = new long[total];
+        int[] placedOwner = new int[total];
+        int next = 0;
+        for (int owner = 0; owner < sorted.size(); owner++) {
+            Shard shard = sorted.get(owner);
+            for (int i = 0; i < shard.weight() * tokensPerShard; i++) {
+                placed[next] = XxHash64.hash(shard.name() + i) ^ Long.MIN_VALUE;
+                placedOwner[next++] = owner;
+            }
+        }
+        long[] tokens = distinctSorted(placed);
+        String[] owners = new String[tokens.length];
+        for (int j = 0; j < total; j++) {
+            owners[Arrays.binarySearch(tokens, placed[j])] = sorted.get(placedOwner[j]).name();
+        }
+        return new ConsistentHashRing(sorted, tokens, owners);
+    }
+
+    private static long[] distinctSorted(long[] values) {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int distinct = 0;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i] != sorted[distinct - 1]) {
+                sorted[distinct++] = sorted[i];
+            }
+        }
+        return distinct == sorted.length ? sorted : Arrays.copyOf(sorted, distinct);
+    }
+
+    @Override
+    public List<Shard> shards() {
+        return shards;
+    }
+
+    @Override
+    public Optional<String> shardFor(String key) {
+        if (tokens.length == 0) {
+            return Optional.empty();
+        }
+        int index = Arrays.binarySearch(tokens, XxHash64.hash(key) ^ Long.MIN_VALUE);
+        if (index < 0) {
+            index = -index - 1;
+            if (index == tokens.length) {
+                index = 0;
+            }
+        }
+        return Optional.of(owners[index]);
+    }
+
+    /** Number of distinct token positions on the ring. */
+    public int tokenCount() {
+        return tokens.length;
+    }
+}
