@@ -1,0 +1,134 @@
+package dev.ringmaster.cli.simulate;
+
+import dev.ringmaster.launcher.command.Command;
+import dev.ringmaster.ring.spi.PartitioningStrategy;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.ComponentConstants;
+import org.osgi.service.component.ComponentContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
+import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
+
+/**
+ * {@code ringmaster simulate}: runs a simulation with a strategy service as deployed, so any strategy
+ * bundle in {@code bundle/} or {@code deploy/} can be simulated.
+ */
+@Component(property = Command.NAME + "=simulate")
+public class SimulateCommand implements Command {
+
+    /** The service property through which strategies publish their tokens-per-shard setting. */
+    static final String TOKENS_PER_SHARD = "tokensPerShard";
+    private static final Duration RECONFIGURATION_TIMEOUT = Duration.ofSeconds(10);
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile List<ServiceReference<PartitioningStrategy>> strategies;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile ConfigurationAdmin configurationAdmin;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile ServiceComponentRuntime componentRuntime;
+
+    private ComponentContext context;
+
+    @Activate
+    void activate(ComponentContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) {
+        if (args.contains("--help") || args.contains("-h")) {
+            out.println(SimulationOptions.USAGE);
+            return 0;
+        }
+        try {
+            SimulationOptions options = SimulationOptions.parse(args);
+            ServiceReference<PartitioningStrategy> reference = strategy(options.strategy());
+            if (options.tokensPerShard().isPresent()) {
+                configureTokens(reference, options.tokensPerShard().getAsInt());
+            }
+            PartitioningStrategy strategy = context.locateService("strategies", reference);
+            if (strategy == null) {
+                throw new UsageException("strategy " + options.strategy() + " went away while starting");
+            }
+            SimulationResult result = Simulation.run(strategy, options);
+            out.print(options.json() ? result.toJson() + System.lineSeparator() : result.toTable());
+            return 0;
+        } catch (UsageException e) {
+            err.println("ringmaster simulate: " + e.getMessage());
+            return USAGE_ERROR;
+        } catch (RuntimeException e) {
+            err.println("ringmaster simulate: the strategy failed: " + e);
+            return 1;
+        }
+    }
+
+    private ServiceReference<PartitioningStrategy> strategy(String name) throws UsageException {
+        List<ServiceReference<PartitioningStrategy>> available = strategies;
+        return available.stream()
+                .filter(reference -> name.equals(reference.getProperty(PartitioningStrategy.NAME)))
+                .findFirst()
+                .orElseThrow(() -> new UsageException("unknown strategy '" + name + "'; available: "
+                        + String.join(", ", new TreeSet<>(available.stream()
+                                .map(reference -> String.valueOf(reference.getProperty(PartitioningStrategy.NAME)))
+                                .toList()))));
+    }
+
+    /**
+     * Sets the strategy's tokens per shard through Config Admin, the way an operator would, and waits
+     * until the strategy service publishes the new value.
+     */
+    private void configureTokens(ServiceReference<PartitioningStrategy> reference, int tokens) throws UsageException {
+        String name = String.valueOf(reference.getProperty(PartitioningStrategy.NAME));
+        if (reference.getProperty(TOKENS_PER_SHARD) == null) {
+            throw new UsageException("strategy " + name + " has no " + TOKENS_PER_SHARD + " setting for --tokens");
+        }
+        ConfigurationAdmin admin = configurationAdmin;
+        ServiceComponentRuntime runtime = componentRuntime;
+        Object componentName = reference.getProperty(ComponentConstants.COMPONENT_NAME);
+        ComponentDescriptionDTO description = runtime == null || componentName == null ? null
+                : runtime.getComponentDescriptionDTO(reference.getBundle(), componentName.toString());
+        if (admin == null || description == null) {
+            throw new UsageException("--tokens needs Config Admin and a DS-managed strategy; " + name + " has neither");
+        }
+        try {
+            Configuration configuration = admin.getConfiguration(description.configurationPid[0], "?");
+            Hashtable<String, Object> properties = new Hashtable<>();
+            properties.put(TOKENS_PER_SHARD, tokens);
+            configuration.update(properties);
+        } catch (IOException e) {
+            throw new UsageException("cannot configure " + name + ": " + e.getMessage());
+        }
+        Instant deadline = Instant.now().plus(RECONFIGURATION_TIMEOUT);
+        while (!Objects.equals(reference.getProperty(TOKENS_PER_SHARD), tokens)) {
+            if (Instant.now().isAfter(deadline) || reference.getBundle() == null) {
+                throw new UsageException("strategy " + name + " did not take " + TOKENS_PER_SHARD + "=" + tokens);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new UsageException("interrupted while configuring " + name);
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package dev.ringmaster.cli.simulate;
+
+import dev.ringmaster.ring.Shard;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+
+/**
+ * Options of {@code ringmaster simulate}. The fleet is {@code shard-0 … shard-(N-1)}; added shards
+ * continue the numbering, removed ones are the highest numbers.
+ */
+record SimulationOptions(
+        String strategy, int shards, int objects, int added, int removed, Map<String, Integer> weights,
+        OptionalInt tokensPerShard, boolean json) {
+
+    static final String USAGE = """
+            usage: ringmaster simulate --strategy NAME --shards N --objects K
+                     [--add M | --remove M] [--weights shard-0=2,shard-3=4] [--tokens T] [--json]
+
+              --strategy NAME   partitioning strategy service to simulate (see the list on error)
+              --shards N        fleet before the change: shard-0 … shard-(N-1)
+              --objects K       objects keyed /ConfigMap/ns-(i mod 100)/obj-i
+              --add M           add shard-N … shard-(N+M-1)
+              --remove M        remove the M highest-numbered shards
+              --weights LIST    shard weights (default 1), comma-separated NAME=WEIGHT
+              --tokens T        tokens per shard, for strategies with a tokensPerShard setting
+              --json            print one JSON object instead of the table""";
+
+    private static final int MAX_SHARDS = 10_000;
+    private static final int MAX_OBJECTS = 100_000_000;
+    // the consistent-hash strategy's upper bound
+    private static final int MAX_TOKENS_PER_SHARD = 10_000;
+
+    static SimulationOptions parse(List<String> args) throws UsageException {
+        String strategy = null;
+        Integer shards = null;
+        Integer objects = null;
+        Integer added = null;
+        Integer removed = null;
+        Map<String, Integer> weights = Map.of();
+        OptionalInt tokens = OptionalInt.empty();
+        boolean json = false;
+        for (Iterator<String> it = args.iterator(); it.hasNext(); ) {
+            String option = it.next();
+            switch (option) {
+                case "--strategy" -> strategy = value(option, it);
+                case "--shards" -> shards = number(option, value(option, it), 1, MAX_SHARDS);
+                case "--objects" -> objects = number(option, value(option, it), 1, MAX_OBJECTS);
+                case "--add" -> added = number(option, value(option, it), 1, MAX_SHARDS);
+                case "--remove" -> removed = number(option, value(option, it), 1, MAX_SHARDS);
+                case "--weights" -> weights = weights(value(option, it));
+                case "--tokens" -> tokens = OptionalInt.of(number(option, value(option, it), 1, MAX_TOKENS_PER_SHARD));
+                case "--json" -> json = true;
+                default -> throw new UsageException("unknown option " + option);
+            }
+        }
+        if (strategy == null || shards == null || objects == null) {
+            throw new UsageException("--strategy, --shards and --objects are required");
+        }
+        if (added != null && removed != null) {
+            throw new UsageException("--add and --remove cannot be combined");
+        }
+        if (removed != null && removed >= shards) {
+            throw new UsageException("--remove " + removed + " would leave no shard of " + shards);
+        }
+        var options = new SimulationOptions(strategy, shards, objects, added == null ? 0 : added,
+                removed == null ? 0 : removed, weights, tokens, json);
+        options.checkWeightsNameFleetShards();
+        return options;
+    }
+
+    /** The fleet before the change. */
+    List<Shard> shardsBefore() {
+        return fleet(shards);
+    }
+
+    /** The fleet after the change. */
+    List<Shard> shardsAfter() {
+        return fleet(shards + added - removed);
+    }
+
+    private List<Shard> fleet(int size) {
+        List<Shard> fleet = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            String name = shardName(i);
+            fleet.add(new Shard(name, weights.getOrDefault(name, 1)));
+        }
+        return fleet;
+    }
+
+    static String shardName(int index) {
+        return "shard-" + index;
+    }
+
+    static String objectKey(int index) {
+        return "/ConfigMap/ns-" + (index % 100) + "/obj-" + index;
+    }
+
+    private void checkWeightsNameFleetShards() throws UsageException {
+        List<String> fleet = fleet(shards + added).stream().map(Shard::name).toList();
+        for (String name : weights.keySet()) {
+            if (!fleet.contains(name)) {
+                throw new UsageException("--weights names " + name + ", which is not in the fleet shard-0 … "
+                        + fleet.get(fleet.size() - 1));
+            }
+        }
+    }
+
+    private static String value(String option, Iterator<String> it) throws UsageException {
+        if (!it.hasNext()) {
+            throw new UsageException(option + " needs a value");
+        }
+        return it.next();
+    }
+
+    private static int number(String option, String value, int min, int max) throws UsageException {
+        try {
+            int number = Integer.parseInt(value);
+            if (number >= min && number <= max) {
+                return number;
+            }
+        } catch (NumberFormatException e) {
+            // reported below with the allowed range
+        }
+        throw new UsageException(option + " must be a whole number from " + min + " to " + max + ", got '" + value + "'");
+    }
+
+    private static Map<String, Integer> weights(String list) throws UsageException {
+        Map<String, Integer> weights = new HashMap<>();
+        for (String entry : list.split(",", -1)) {
+            int equals = entry.indexOf('=');
+            if (equals <= 0 || equals == entry.length() - 1) {
+                throw new UsageException("--weights entries are NAME=WEIGHT, got '" + entry + "'");
+            }
+            String name = entry.substring(0, equals);
+            int weight = number("--weights " + name, entry.substring(equals + 1), 1, Shard.MAX_WEIGHT);
+            if (weights.put(name, weight) != null) {
+                throw new UsageException("--weights names " + name + " twice");
+            }
+        }
+        return Map.copyOf(weights);
+    }
+}

@@ -1,0 +1,55 @@
+package dev.ringmaster.cli.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ringmaster.ring.Shard;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class SimulationOptionsTest {
+
+    private static SimulationOptions parse(String line) throws UsageException {
+        return SimulationOptions.parse(List.of(line.split(" ")));
+    }
+
+    @Test
+    void addedShardsContinueTheNumberingAndWeightsApply() throws UsageException {
+        SimulationOptions options = parse("--strategy rendezvous --shards 2 --objects 10 --add 2 --weights shard-3=4,shard-0=2");
+        assertThat(options.shardsBefore()).containsExactly(new Shard("shard-0", 2), Shard.of("shard-1"));
+        assertThat(options.shardsAfter()).containsExactly(new Shard("shard-0", 2), Shard.of("shard-1"),
+                Shard.of("shard-2"), new Shard("shard-3", 4));
+    }
+
+    @Test
+    void removedShardsAreTheHighestNumbers() throws UsageException {
+        SimulationOptions options = parse("--strategy x --shards 4 --objects 10 --remove 3 --json --tokens 50");
+        assertThat(options.shardsAfter()).extracting(Shard::name).containsExactly("shard-0");
+        assertThat(options.json()).isTrue();
+        assertThat(options.tokensPerShard()).hasValue(50);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--shards 3 --objects 10 | --strategy, --shards and --objects are required",
+        "--strategy x --shards three --objects 10 | --shards must be a whole number from 1 to 10000, got 'three'",
+        "--strategy x --shards 0 --objects 10 | --shards must be a whole number from 1",
+        "--strategy x --shards 3 --objects -5 | --objects must be a whole number",
+        "--strategy x --shards 3 --objects 10 --add 1 --remove 1 | --add and --remove cannot be combined",
+        "--strategy x --shards 3 --objects 10 --remove 3 | --remove 3 would leave no shard of 3",
+        "--strategy x --shards 3 --objects 10 --weights shard-0 | --weights entries are NAME=WEIGHT, got 'shard-0'",
+        "--strategy x --shards 3 --objects 10 --weights shard-0=2, | --weights entries are NAME=WEIGHT, got ''",
+        "--strategy x --shards 3 --objects 10 --weights shard-0=0 | --weights shard-0 must be a whole number from 1 to 1000",
+        "--strategy x --shards 3 --objects 10 --weights shard-7=2 | --weights names shard-7, which is not in the fleet",
+        "--strategy x --shards 3 --objects 10 --weights shard-1=2,shard-1=3 | --weights names shard-1 twice",
+        "--strategy x --shards 3 --objects 10 --tokens 0 | --tokens must be a whole number from 1 to 10000",
+        "--strategy x --shards 3 --objects 10 --frobnicate | unknown option --frobnicate",
+        "--strategy x --shards 3 --objects | --objects needs a value",
+    })
+    void badInputIsAOneLineError(String line, String message) {
+        assertThatThrownBy(() -> parse(line)).isInstanceOf(UsageException.class).hasMessageContaining(message)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+}

@@ -1,0 +1,78 @@
+package dev.ringmaster.cli.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.ShardRing;
+import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
+import dev.ringmaster.ring.spi.PartitioningStrategy;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class SimulationTest {
+
+    private static SimulationResult simulate(PartitioningStrategy strategy, String line) throws UsageException {
+        return Simulation.run(strategy, SimulationOptions.parse(List.of(line.split(" "))));
+    }
+
+    @Test
+    void scaleOutMovesAboutTheOptimalFractionToTheNewShard() throws UsageException {
+        SimulationResult result = simulate(new RendezvousStrategy(), "--strategy rendezvous --shards 10 --objects 100000 --add 1");
+        assertThat(result.shardsBefore()).isEqualTo(10);
+        assertThat(result.shardsAfter()).isEqualTo(11);
+        assertThat(result.optimalMovedFraction()).isCloseTo(1 / 11.0, within(1e-12));
+        assertThat(result.movedFraction()).isCloseTo(1 / 11.0, within(0.005));
+        assertThat(result.perShard().values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(100_000);
+        assertThat(result.perShard()).containsOnlyKeys(
+                "shard-0", "shard-1", "shard-2", "shard-3", "shard-4", "shard-5", "shard-6", "shard-7", "shard-8",
+                "shard-9", "shard-10");
+        assertThat(result.peakToMean()).isBetween(1.0, 1.05);
+        assertThat(result.minToMean()).isBetween(0.95, 1.0);
+    }
+
+    @Test
+    void weightsAreComparedWithTheFairShare() throws UsageException {
+        SimulationResult result = simulate(new RendezvousStrategy(),
+                "--strategy rendezvous --shards 2 --objects 100000 --weights shard-1=3");
+        assertThat(result.perShard().get("shard-1")).isCloseTo(75_000, within(1_000));
+        assertThat(result.peakToMean()).isLessThan(1.03);
+        assertThat(result.movedFraction()).isZero();
+        assertThat(result.optimalMovedFraction()).isZero();
+    }
+
+    @Test
+    void removalReportsTheRemovedShare() throws UsageException {
+        SimulationResult result = simulate(new RendezvousStrategy(), "--strategy rendezvous --shards 4 --objects 40000 --remove 1");
+        assertThat(result.optimalMovedFraction()).isEqualTo(0.25);
+        assertThat(result.movedFraction()).isCloseTo(0.25, within(0.01));
+        assertThat(result.perShard()).doesNotContainKey("shard-3");
+    }
+
+    @Test
+    void jsonHasTheDocumentedFields() throws UsageException {
+        String json = simulate(new RendezvousStrategy(), "--strategy rendezvous --shards 2 --objects 10 --add 1").toJson();
+        assertThat(json).startsWith("{\"strategy\":\"rendezvous\",\"shardsBefore\":2,\"shardsAfter\":3,\"objects\":10,"
+                + "\"perShard\":{\"shard-0\":").contains("\"peakToMean\":", "\"minToMean\":", "\"movedFraction\":",
+                "\"optimalMovedFraction\":0.333333}");
+    }
+
+    @Test
+    void aStrategyAnsweringOutsideTheFleetIsReported() {
+        PartitioningStrategy broken = shards -> new ShardRing() {
+            @Override
+            public List<Shard> shards() {
+                return List.copyOf(shards);
+            }
+
+            @Override
+            public Optional<String> shardFor(String key) {
+                return Optional.of("stranger");
+            }
+        };
+        assertThatThrownBy(() -> simulate(broken, "--strategy broken --shards 2 --objects 10"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("stranger, which is not in the fleet");
+    }
+}
