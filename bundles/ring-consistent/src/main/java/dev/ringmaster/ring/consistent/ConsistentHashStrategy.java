@@ -37,7 +37,7 @@ public class ConsistentHashStrategy implements PartitioningStrategy {
     }
 
     static final int DEFAULT_TOKENS_PER_SHARD = 100;
-    static final int MAX_TOKENS_PER_SHARD = 1000;
+    static final int MAX_TOKENS_PER_SHARD = 10_000;
 
     private static final System.Logger LOG = System.getLogger(ConsistentHashStrategy.class.getName());
 
