@@ -11,6 +11,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 /**
@@ -26,6 +28,9 @@ public final class Main {
               simulate   balance and movement of a partitioning strategy for a fleet of shards
             run 'ringmaster COMMAND --help' for a command's options""";
 
+    /** SPI Fly reports every provider it wires at INFO through JUL; only its problems concern users. */
+    private static final Logger SPI_FLY_LOG = Logger.getLogger("org.apache.aries.spifly");
+
     private final Path home;
     private final PrintStream out;
     private final PrintStream err;
@@ -37,6 +42,7 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        SPI_FLY_LOG.setLevel(Level.WARNING);
         String home = System.getProperty("ringmaster.home");
         if (home == null) {
             System.err.println("ringmaster: the system property ringmaster.home is not set; start via bin/ringmaster");
