@@ -1,0 +1,50 @@
+package dev.ringmaster.sharder.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The sharder's report on a ring. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class ClusterRingStatus {
+
+    private Long observedGeneration;
+    /** Leases carrying the ring label. */
+    private Integer shards;
+    /** Shards in state ready, expired or uncertain. */
+    private Integer availableShards;
+    private List<Condition> conditions = new ArrayList<>();
+
+    public Long getObservedGeneration() {
+        return observedGeneration;
+    }
+
+    public void setObservedGeneration(Long observedGeneration) {
+        this.observedGeneration = observedGeneration;
+    }
+
+    public Integer getShards() {
+        return shards;
+    }
+
+    public void setShards(Integer shards) {
+        this.shards = shards;
+    }
+
+    public Integer getAvailableShards() {
+        return availableShards;
+    }
+
+    public void setAvailableShards(Integer availableShards) {
+        this.availableShards = availableShards;
+    }
+
+    public List<Condition> getConditions() {
+        return conditions;
+    }
+
+    public void setConditions(List<Condition> conditions) {
+        this.conditions = conditions;
+    }
+}
