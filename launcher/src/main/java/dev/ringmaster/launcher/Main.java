@@ -86,7 +86,7 @@ public final class Main {
                 "org.osgi.framework.storage.clean", "onFirstInit",
                 "org.osgi.framework.system.packages.extra",
                 Command.class.getPackageName() + ";version=1.0.0",
-                "felix.log.level", "1",
+                "felix.log.level", "0", // Felix logs to stdout; errors reach stderr via the framework listener
                 "ds.loglevel", "warn");
     }
 
