@@ -1,0 +1,87 @@
+package dev.ringmaster.itests;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Where the build put what the tests use: the distribution archive unpacked into
+ * {@code target/ringmaster/}, the example plug-in jar copied into {@code target/plugins/}, and a
+ * scratch folder. Failsafe passes the paths as system properties; the defaults are the same paths
+ * relative to the module, for running a test from an IDE after {@code mvn pre-integration-test}.
+ */
+final class Distribution {
+
+    private Distribution() {
+    }
+
+    /** The unpacked distribution: {@code bin/}, {@code lib/}, {@code boot/}, {@code bundle/}, {@code deploy/}. */
+    static Path home() {
+        Path home = path("ringmaster.itests.dist", "target/ringmaster");
+        if (!Files.isRegularFile(home.resolve("bin/ringmaster"))) {
+            throw new IllegalStateException("no unpacked distribution at " + home
+                    + "; run the build through pre-integration-test first");
+        }
+        return home;
+    }
+
+    /** The jars of one bundle folder of the distribution, in name order. */
+    static List<Path> jars(String folder) {
+        return jarsIn(home().resolve(folder));
+    }
+
+    /** The one jar of a distribution folder whose file name starts with {@code prefix}. */
+    static Path jar(String folder, String prefix) {
+        List<Path> matches = jars(folder).stream()
+                .filter(jar -> jar.getFileName().toString().startsWith(prefix))
+                .toList();
+        if (matches.size() != 1) {
+            throw new IllegalStateException("expected one " + prefix + "*.jar in " + folder + "/, found " + matches);
+        }
+        return matches.get(0);
+    }
+
+    /** The plug-in jars in {@code deploy/} of the unpacked distribution itself (it ships none). */
+    static List<Path> jarsInDeployOfShippedDistribution() {
+        return jarsIn(home().resolve("deploy"));
+    }
+
+    /** The example jump-hash strategy plug-in jar. */
+    static Path jumpHashPlugin() {
+        List<Path> jars = jarsIn(path("ringmaster.itests.plugins", "target/plugins"));
+        if (jars.size() != 1) {
+            throw new IllegalStateException("expected the one example plug-in jar, found " + jars);
+        }
+        return jars.get(0);
+    }
+
+    /** The slf4j API bundle and its binding fragment that Pax Exam's own bundles need in the framework. */
+    static List<Path> frameworkLoggingBundles() {
+        return jarsIn(path("ringmaster.itests.framework.logging", "target/framework-logging"));
+    }
+
+    /** A scratch folder under {@code target/}, emptied by every build. */
+    static Path work(String name) {
+        Path work = path("ringmaster.itests.work", "target/it-work").resolve(name);
+        try {
+            return Files.createDirectories(work);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<Path> jarsIn(Path folder) {
+        try (Stream<Path> files = Files.list(folder)) {
+            return files.filter(file -> file.getFileName().toString().endsWith(".jar")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path path(String property, String fallback) {
+        return Path.of(System.getProperty(property, fallback)).toAbsolutePath().normalize();
+    }
+}
