@@ -12,18 +12,48 @@ public sealed interface Move {
 
     /** Nothing: already where it belongs, already draining, or no shard available. */
     record Keep() implements Move {
+        @Override
+        public Map<String, String> labelChanges(Map<String, String> current, String shardLabel, String drainLabel) {
+            return Map.of();
+        }
     }
 
-    /** Unassigned: set the shard label. */
+    /** Unassigned: set the shard label (and drop a drain label left without shard). */
     record Assign(String shard) implements Move {
+        @Override
+        public Map<String, String> labelChanges(Map<String, String> current, String shardLabel, String drainLabel) {
+            return shardLabelWithoutDrain(current, shardLabel, shard, drainLabel);
+        }
     }
 
     /** On a live shard that must let go first: add the drain label; the shard hands it back. */
     record Drain(String from) implements Move {
+        @Override
+        public Map<String, String> labelChanges(Map<String, String> current, String shardLabel, String drainLabel) {
+            return Map.of(drainLabel, "true");
+        }
     }
 
     /** Set the shard label to the desired shard and drop any drain label, without handover. */
     record Reassign(String from, String to) implements Move {
+        @Override
+        public Map<String, String> labelChanges(Map<String, String> current, String shardLabel, String drainLabel) {
+            return shardLabelWithoutDrain(current, shardLabel, to, drainLabel);
+        }
+    }
+
+    /** The labels to write given the object's current labels; a null value removes a label. */
+    Map<String, String> labelChanges(Map<String, String> current, String shardLabel, String drainLabel);
+
+    private static Map<String, String> shardLabelWithoutDrain(Map<String, String> current, String shardLabel,
+            String shard, String drainLabel) {
+        if (!current.containsKey(drainLabel)) {
+            return Map.of(shardLabel, shard);
+        }
+        Map<String, String> labels = new java.util.HashMap<>();
+        labels.put(shardLabel, shard);
+        labels.put(drainLabel, null);
+        return labels;
     }
 
     Keep KEEP = new Keep();

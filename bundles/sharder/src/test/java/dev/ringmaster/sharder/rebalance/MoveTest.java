@@ -53,4 +53,15 @@ class MoveTest {
         assertThat(decide(Map.of(SHARD, "shard-0"), Role.MAIN, null)).isEqualTo(Move.KEEP);
         assertThat(decide(Map.of(), Role.MAIN, null)).isEqualTo(Move.KEEP);
     }
+
+    @Test
+    void movesWriteOneLabelChangeAndRemoveOnlyLabelsThatArePresent() {
+        assertThat(new Move.Assign("shard-1").labelChanges(Map.of(), SHARD, DRAIN)).isEqualTo(Map.of(SHARD, "shard-1"));
+        assertThat(new Move.Drain("shard-0").labelChanges(Map.of(SHARD, "shard-0"), SHARD, DRAIN))
+                .isEqualTo(Map.of(DRAIN, "true"));
+        Map<String, String> reassign = new Move.Reassign("gone", "shard-1")
+                .labelChanges(Map.of(SHARD, "gone", DRAIN, "true"), SHARD, DRAIN);
+        assertThat(reassign).containsEntry(SHARD, "shard-1").containsEntry(DRAIN, null).hasSize(2);
+        assertThat(Move.KEEP.labelChanges(Map.of(), SHARD, DRAIN)).isEmpty();
+    }
 }

@@ -1,0 +1,21 @@
+package dev.ringmaster.sharder.rebalance;
+
+/**
+ * What one rebalance pass of a ring did.
+ *
+ * @param examined   objects looked at
+ * @param assigned   unassigned objects labelled
+ * @param drained    objects asked to leave their shard
+ * @param reassigned objects moved directly to their desired shard
+ * @param deferred   drains left for a later pass (move budget)
+ * @param conflicts  writes lost to a concurrent change; decided again next pass
+ * @param unresolved ring resources the API server does not serve
+ */
+public record PassSummary(long examined, long assigned, long drained, long reassigned, long deferred,
+        long conflicts, int unresolved) {
+
+    /** Whether the pass left something for a later pass. */
+    public boolean pending() {
+        return deferred > 0 || conflicts > 0 || unresolved > 0;
+    }
+}

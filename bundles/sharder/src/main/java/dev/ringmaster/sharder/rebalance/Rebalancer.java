@@ -1,0 +1,206 @@
+package dev.ringmaster.sharder.rebalance;
+
+import dev.ringmaster.ring.ObjectReference;
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingResource;
+import dev.ringmaster.ring.RingResource.Role;
+import dev.ringmaster.ring.RingSnapshot;
+import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.spi.PartitionKey;
+import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.kube.LabelWriter;
+import dev.ringmaster.sharder.kube.ObjectPages;
+import dev.ringmaster.sharder.kube.ResolvedResource;
+import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.runtime.Reconciler;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sharder controller: one pass over every object of a ring moves each to its desired shard
+ * (DESIGN.md section 5). Level-based — every pass lists the current state and keeps no cache of
+ * sharded objects, only the page at hand — and each moved object costs exactly one optimistic write.
+ */
+public final class Rebalancer implements Reconciler<String>, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Rebalancer.class);
+
+    private final Function<String, Optional<ClusterRing>> rings;
+    private final Predicate<ClusterRing> validSpec;
+    private final RingRegistry registry;
+    private final Supplier<ResourceInterpreter> interpreter;
+    private final ResourceCatalog catalog;
+    private final ObjectPages pages;
+    private final LabelWriter writer;
+    private final NamespaceScope namespaces;
+    private final RebalanceLimits limits;
+    private final ExecutorService writers;
+
+    public Rebalancer(Function<String, Optional<ClusterRing>> rings, Predicate<ClusterRing> validSpec,
+            RingRegistry registry, Supplier<ResourceInterpreter> interpreter, ResourceCatalog catalog,
+            ObjectPages pages, LabelWriter writer, NamespaceScope namespaces, RebalanceLimits limits) {
+        this.rings = rings;
+        this.validSpec = validSpec;
+        this.registry = registry;
+        this.interpreter = interpreter;
+        this.catalog = catalog;
+        this.pages = pages;
+        this.writer = writer;
+        this.namespaces = namespaces;
+        this.limits = limits;
+        this.writers = Executors.newFixedThreadPool(limits.concurrentMoves(), runnable -> {
+            Thread thread = new Thread(runnable, "rebalancer-write");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    @Override
+    public Result reconcile(String ringName) {
+        Optional<ClusterRing> ring = rings.apply(ringName);
+        Optional<RingSnapshot> snapshot = registry.snapshot(ringName);
+        if (ring.isEmpty() || !validSpec.test(ring.get()) || snapshot.isEmpty()) {
+            // gone, invalid or strategy missing: nothing moves; a change of any of these requeues the ring
+            return Result.done();
+        }
+        PassSummary summary = pass(ring.get(), snapshot.get());
+        LOG.info("rebalanced ring {}: {}", ringName, summary);
+        return Result.requeueAfter(summary.pending() ? limits.pendingRetry() : limits.resync());
+    }
+
+    /** One pass over every resource of the ring. */
+    PassSummary pass(ClusterRing ring, RingSnapshot snapshot) {
+        String name = ring.getMetadata().getName();
+        Pass pass = new Pass(RingContract.shardLabel(name), RingContract.drainLabel(name),
+                snapshot, namespaces.matching(ring.getSpec().getNamespaceSelector()));
+        Map<ResolvedResource, Role> resources = resolve(ring, pass);
+        long draining = resources.entrySet().stream().filter(entry -> entry.getValue() == Role.MAIN)
+                .mapToLong(entry -> pass.count(entry.getKey(), pass.drainLabel)).sum();
+        pass.budget.set(Math.max(0, limits.moveBudget() - draining));
+        resources.forEach((resource, role) -> pages.forEachPage(resource, null, page -> pass.move(resource, role, page)));
+        return pass.summary();
+    }
+
+    private Map<ResolvedResource, Role> resolve(ClusterRing ring, Pass pass) {
+        Map<GroupResource, Role> roles = new LinkedHashMap<>();
+        for (RingResourceSpec main : ring.getSpec().getResources()) {
+            roles.put(new GroupResource(main.getGroup(), main.getResource()), Role.MAIN);
+            main.getControlledResources().forEach(controlled -> roles.putIfAbsent(controlled, Role.CONTROLLED));
+        }
+        Map<ResolvedResource, Role> resolved = new LinkedHashMap<>();
+        roles.forEach((resource, role) -> catalog.resolve(resource.getGroup(), resource.getResource()).ifPresentOrElse(
+                found -> resolved.put(found, role),
+                () -> {
+                    LOG.warn("ring {}: resource {} is not served by the API server", ring.getMetadata().getName(), resource);
+                    pass.unresolved++;
+                }));
+        return resolved;
+    }
+
+    @Override
+    public void close() {
+        writers.shutdownNow();
+    }
+
+    /** The state of one pass: targets, the move budget left, and the tally. */
+    private final class Pass {
+        final String shardLabel;
+        final String drainLabel;
+        final RingSnapshot snapshot;
+        final Set<String> available;
+        final Predicate<ObjectReference> inScope;
+        final AtomicLong budget = new AtomicLong();
+        final AtomicLong examined = new AtomicLong();
+        final Map<Class<? extends Move>, AtomicLong> written = new HashMap<>();
+        final AtomicLong deferred = new AtomicLong();
+        final AtomicLong conflicts = new AtomicLong();
+        int unresolved;
+
+        Pass(String shardLabel, String drainLabel, RingSnapshot snapshot, Predicate<ObjectReference> inScope) {
+            this.shardLabel = shardLabel;
+            this.drainLabel = drainLabel;
+            this.snapshot = snapshot;
+            this.available = snapshot.shards().shards().stream().map(Shard::name).collect(Collectors.toSet());
+            this.inScope = inScope;
+            for (Class<? extends Move> kind : List.of(Move.Assign.class, Move.Drain.class, Move.Reassign.class)) {
+                written.put(kind, new AtomicLong());
+            }
+        }
+
+        long count(ResolvedResource resource, String labelSelector) {
+            AtomicLong count = new AtomicLong();
+            pages.forEachPage(resource, labelSelector, page -> count.addAndGet(page.size()));
+            return count.get();
+        }
+
+        /** Decides every object of a page and writes the moves, at most the configured number at once. */
+        void move(ResolvedResource resource, Role role, List<ObjectMeta> page) {
+            RingResource ringResource = new RingResource(resource.group(), resource.resource(), role);
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (ObjectMeta metadata : page) {
+                ObjectReference object = resource.reference(metadata);
+                if (!inScope.test(object)) {
+                    continue;
+                }
+                examined.incrementAndGet();
+                Move move = Move.decide(object.labels(), shardLabel, drainLabel, role, desired(object, ringResource),
+                        available);
+                if (move instanceof Move.Keep) {
+                    continue;
+                }
+                if (move instanceof Move.Drain && budget.getAndUpdate(left -> Math.max(0, left - 1)) == 0) {
+                    deferred.incrementAndGet();
+                    continue;
+                }
+                writes.add(CompletableFuture.runAsync(() -> write(resource, metadata, object.labels(), move), writers));
+            }
+            CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
+        }
+
+        private Optional<String> desired(ObjectReference object, RingResource ringResource) {
+            PartitionKey key = interpreter.get().keyFor(object, ringResource);
+            if (key instanceof PartitionKey.Key found) {
+                return snapshot.shardFor(found.value());
+            }
+            if (key instanceof PartitionKey.Invalid invalid) {
+                LOG.warn("skipping {}/{}: {}", object.namespace(), object.name(), invalid.message());
+            }
+            return Optional.empty();
+        }
+
+        private void write(ResolvedResource resource, ObjectMeta metadata, Map<String, String> labels, Move move) {
+            switch (writer.write(resource, metadata.getNamespace(), metadata.getName(),
+                    metadata.getResourceVersion(), move.labelChanges(labels, shardLabel, drainLabel))) {
+                case WRITTEN -> written.get(move.getClass()).incrementAndGet();
+                case CONFLICT -> conflicts.incrementAndGet();
+                case GONE -> { } // deleted meanwhile: nothing left to move
+            }
+        }
+
+        PassSummary summary() {
+            return new PassSummary(examined.get(), written.get(Move.Assign.class).get(),
+                    written.get(Move.Drain.class).get(), written.get(Move.Reassign.class).get(), deferred.get(),
+                    conflicts.get(), unresolved);
+        }
+    }
+}

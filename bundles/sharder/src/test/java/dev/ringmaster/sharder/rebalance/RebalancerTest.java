@@ -1,0 +1,283 @@
+package dev.ringmaster.sharder.rebalance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingSnapshot;
+import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
+import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
+import dev.ringmaster.sharder.kube.LabelWriter;
+import dev.ringmaster.sharder.kube.ObjectPages;
+import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.StrategyBinding;
+import dev.ringmaster.sharder.runtime.Reconciler;
+import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient(crud = true)
+class RebalancerTest {
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+
+    private static final String RING = "example";
+    private static final String SHARD = RingContract.shardLabel(RING);
+    private static final String DRAIN = RingContract.drainLabel(RING);
+    private static final RebalanceLimits LIMITS = new RebalanceLimits(7, 4, 500, Duration.ofMinutes(5), Duration.ofSeconds(5));
+
+    private final RingRegistry registry = new RingRegistry();
+    private ClusterRing ring;
+    private ResourceInterpreter interpreter = new DefaultResourceInterpreter();
+
+    @BeforeEach
+    void cluster() {
+        server.expect().get().withPath("/api/v1").andReturn(200, new APIResourceListBuilder().withGroupVersion("v1")
+                .addNewResource().withName("configmaps").withKind("ConfigMap").withNamespaced(true).endResource()
+                .addNewResource().withName("secrets").withKind("Secret").withNamespaced(true).endResource()
+                .addNewResource().withName("persistentvolumes").withKind("PersistentVolume").withNamespaced(false).endResource()
+                .build()).always();
+        for (String namespace : List.of("default", "team", "kube-system")) {
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
+                    .addToLabels("team", String.valueOf(namespace.equals("team"))).endMetadata().build()).create();
+        }
+        ring = new ClusterRing();
+        ring.getMetadata().setName(RING);
+        ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of(new GroupResource("", "secrets"))));
+        registry.update(inputs -> inputs.withRings(Map.of(RING, ""))
+                .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
+                .withDefaultStrategy("rendezvous"));
+        shards(ShardState.READY, "shard-0", "shard-1");
+    }
+
+    private Rebalancer rebalancer;
+
+    @AfterEach
+    void stop() {
+        if (rebalancer != null) {
+            rebalancer.close();
+        }
+    }
+
+    private void shards(ShardState state, String... names) {
+        List<ShardInfo> infos = new ArrayList<>();
+        for (String name : names) {
+            infos.add(new ShardInfo(name, state, 1));
+        }
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(RING, infos))));
+    }
+
+    private void shards(List<ShardInfo> infos) {
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(RING, infos))));
+    }
+
+    private Rebalancer rebalancer(RebalanceLimits limits) {
+        stop();
+        rebalancer = new Rebalancer(name -> Optional.of(ring), candidate -> true, registry, () -> interpreter,
+                new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
+                new NamespaceScope(client), limits);
+        return rebalancer;
+    }
+
+    private Reconciler.Result rebalance(RebalanceLimits limits) {
+        return rebalancer(limits).reconcile(RING);
+    }
+
+    private PassSummary pass() {
+        return rebalancer(LIMITS).pass(ring, registry.snapshot(RING).orElseThrow());
+    }
+
+    private ConfigMap configMap(String namespace, String name, Map<String, String> labels) {
+        return client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withNamespace(namespace)
+                .withName(name).withLabels(labels).endMetadata().build()).create();
+    }
+
+    private void secretOf(ConfigMap owner, Map<String, String> labels) {
+        client.secrets().resource(new SecretBuilder().withNewMetadata().withNamespace(owner.getMetadata().getNamespace())
+                .withName("checksums-" + owner.getMetadata().getName()).withLabels(labels)
+                .addNewOwnerReference().withApiVersion("v1").withKind("ConfigMap").withName(owner.getMetadata().getName())
+                .withUid(owner.getMetadata().getUid()).withController(true).endOwnerReference()
+                .endMetadata().build()).create();
+    }
+
+    private String desired(String namespace, String configMap) {
+        return registry.snapshot(RING).orElseThrow().shardFor("/ConfigMap/" + namespace + "/" + configMap).orElseThrow();
+    }
+
+    private static Map<String, String> labels(HasMetadata object) {
+        return object.getMetadata().getLabels() == null ? Map.of() : object.getMetadata().getLabels();
+    }
+
+    private ConfigMap getConfigMap(String namespace, String name) {
+        return client.configMaps().inNamespace(namespace).withName(name).get();
+    }
+
+    @Test
+    void unassignedObjectsAndTheirControlledObjectsAreAssignedTogether() {
+        for (int i = 0; i < 20; i++) {
+            secretOf(configMap("default", "cm-" + i, Map.of()), Map.of());
+        }
+        assertThat(rebalance(LIMITS)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.resync()));
+        for (int i = 0; i < 20; i++) {
+            String shard = desired("default", "cm-" + i);
+            assertThat(labels(getConfigMap("default", "cm-" + i))).containsEntry(SHARD, shard).doesNotContainKey(DRAIN);
+            assertThat(labels(client.secrets().inNamespace("default").withName("checksums-cm-" + i).get()))
+                    .containsEntry(SHARD, shard);
+        }
+        assertThat(pass()).isEqualTo(new PassSummary(40, 0, 0, 0, 0, 0, 0));
+    }
+
+    @Test
+    void scaleOutDrainsMainObjectsAndMovesControlledOnesDirectly() {
+        for (int i = 0; i < 30; i++) {
+            secretOf(configMap("default", "cm-" + i, Map.of()), Map.of());
+        }
+        rebalance(LIMITS);
+        shards(ShardState.READY, "shard-0", "shard-1", "shard-2");
+        PassSummary summary = pass();
+        int moving = 0;
+        for (int i = 0; i < 30; i++) {
+            ConfigMap configMap = getConfigMap("default", "cm-" + i);
+            var secret = client.secrets().inNamespace("default").withName("checksums-cm-" + i).get();
+            String wanted = desired("default", "cm-" + i);
+            if (!labels(configMap).get(SHARD).equals(wanted)) {
+                moving++;
+                assertThat(labels(configMap)).as("main object stays with its live shard until it lets go")
+                        .containsKey(DRAIN);
+            } else {
+                assertThat(labels(configMap)).doesNotContainKey(DRAIN);
+            }
+            assertThat(labels(secret)).containsEntry(SHARD, wanted);
+        }
+        assertThat(moving).isPositive();
+        assertThat(summary.drained()).isEqualTo(moving);
+        assertThat(summary.reassigned()).isEqualTo(moving);
+        assertThat(pass().drained()).as("objects already draining are not written again").isZero();
+    }
+
+    @Test
+    void objectsOfADeadShardMoveWithoutDrain() {
+        for (int i = 0; i < 10; i++) {
+            configMap("default", "cm-" + i, Map.of(SHARD, "shard-gone"));
+        }
+        shards(List.of(new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-gone", ShardState.DEAD, 1)));
+        PassSummary summary = pass();
+        assertThat(summary.reassigned()).isEqualTo(10);
+        for (int i = 0; i < 10; i++) {
+            assertThat(labels(getConfigMap("default", "cm-" + i))).containsEntry(SHARD, "shard-0").doesNotContainKey(DRAIN);
+        }
+    }
+
+    @Test
+    void theDefaultScopeSkipsSystemNamespacesAndSelectorsNarrowIt() {
+        configMap("default", "a", Map.of());
+        configMap("team", "b", Map.of());
+        configMap("kube-system", "c", Map.of());
+        rebalance(LIMITS);
+        assertThat(labels(getConfigMap("default", "a"))).containsKey(SHARD);
+        assertThat(labels(getConfigMap("kube-system", "c"))).doesNotContainKey(SHARD);
+
+        configMap("default", "d", Map.of());
+        ring.getSpec().setNamespaceSelector(new LabelSelectorBuilder().addToMatchLabels("team", "true").build());
+        configMap("team", "e", Map.of());
+        rebalance(LIMITS);
+        assertThat(labels(getConfigMap("team", "e"))).containsKey(SHARD);
+        assertThat(labels(getConfigMap("default", "d"))).doesNotContainKey(SHARD);
+    }
+
+    @Test
+    void clusterScopedResourcesAreSharded() {
+        ring.getSpec().getResources().add(new RingResourceSpec("", "persistentvolumes", List.of()));
+        client.persistentVolumes().resource(new PersistentVolumeBuilder().withNewMetadata().withName("pv-1")
+                .endMetadata().build()).create();
+        rebalance(LIMITS);
+        String wanted = registry.snapshot(RING).orElseThrow().shardFor("/PersistentVolume//pv-1").orElseThrow();
+        assertThat(labels(client.persistentVolumes().withName("pv-1").get())).containsEntry(SHARD, wanted);
+    }
+
+    @Test
+    void aConcurrentChangeWinsOverTheMoveAndTheNextPassRetries() {
+        configMap("default", "raced", Map.of());
+        AtomicBoolean raced = new AtomicBoolean();
+        ResourceInterpreter real = interpreter;
+        interpreter = (object, resource) -> {
+            if (raced.compareAndSet(false, true)) {
+                // someone edits the object between the sharder's list and its write
+                client.configMaps().inNamespace("default").withName("raced")
+                        .edit(cm -> new ConfigMapBuilder(cm).editMetadata().addToLabels("edited", "yes").endMetadata().build());
+            }
+            return real.keyFor(object, resource);
+        };
+        assertThat(rebalance(LIMITS)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.pendingRetry()));
+        assertThat(labels(getConfigMap("default", "raced"))).containsEntry("edited", "yes").doesNotContainKey(SHARD);
+        rebalance(LIMITS);
+        assertThat(labels(getConfigMap("default", "raced"))).containsEntry("edited", "yes").containsKey(SHARD);
+    }
+
+    @Test
+    void theMoveBudgetCapsObjectsInDrain() {
+        for (int i = 0; i < 40; i++) {
+            configMap("default", "cm-" + i, Map.of(SHARD, "shard-0"));
+        }
+        shards(ShardState.READY, "shard-0", "shard-1");
+        RebalanceLimits budgetOfFive = new RebalanceLimits(7, 4, 5, Duration.ofMinutes(5), Duration.ofSeconds(5));
+        assertThat(rebalance(budgetOfFive)).isEqualTo(Reconciler.Result.requeueAfter(budgetOfFive.pendingRetry()));
+        long draining = client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems().size();
+        assertThat(draining).isEqualTo(5);
+        rebalance(budgetOfFive);
+        assertThat(client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems())
+                .as("no new drains while the budget is used up").hasSize(5);
+    }
+
+    @Test
+    void nothingMovesWhileTheRingsStrategyIsMissing() {
+        configMap("default", "a", Map.of(SHARD, "shard-gone"));
+        configMap("default", "b", Map.of());
+        registry.update(inputs -> inputs.withStrategies(Map.of()));
+        assertThat(rebalance(LIMITS)).isEqualTo(Reconciler.Result.done());
+        assertThat(labels(getConfigMap("default", "a"))).containsEntry(SHARD, "shard-gone");
+        assertThat(labels(getConfigMap("default", "b"))).doesNotContainKey(SHARD);
+    }
+
+    @Test
+    void controlledObjectsWithoutControllerAreLeftAlone() {
+        client.secrets().resource(new SecretBuilder().withNewMetadata().withNamespace("default").withName("free")
+                .endMetadata().build()).create();
+        rebalance(LIMITS);
+        assertThat(labels(client.secrets().inNamespace("default").withName("free").get())).doesNotContainKey(SHARD);
+    }
+
+    @Test
+    void resourcesTheServerDoesNotServeLeaveTheRingPending() {
+        ring.getSpec().getResources().add(new RingResourceSpec("example.com", "widgets", List.of()));
+        server.expect().get().withPath("/apis/example.com").andReturn(404, "").always();
+        configMap("default", "a", Map.of());
+        assertThat(rebalance(LIMITS)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.pendingRetry()));
+        assertThat(labels(getConfigMap("default", "a"))).containsKey(SHARD);
+    }
+}
