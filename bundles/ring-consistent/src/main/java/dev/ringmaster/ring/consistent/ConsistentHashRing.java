@@ -15,6 +15,9 @@ import java.util.Optional;
  */
 public final class ConsistentHashRing implements ShardRing {
 
+    /** Upper bound of tokens on one ring (16 bytes each): keeps a misconfiguration from exhausting the heap. */
+    public static final long MAX_TOKENS = 2_000_000;
+
     private final List<Shard> shards;
     /** Token positions with the sign bit flipped, so signed order is XXH64's unsigned order. */
     private final long[] tokens;
@@ -36,7 +39,13 @@ public final class ConsistentHashRing implements ShardRing {
             throw new IllegalArgumentException("tokensPerShard must be at least 1, got " + tokensPerShard);
         }
         List<Shard> sorted = Shard.sortedByName(shards);
-        int total = sorted.stream().mapToInt(shard -> shard.weight() * tokensPerShard).sum();
+        long requested = sorted.stream().mapToLong(shard -> (long) shard.weight() * tokensPerShard).sum();
+        if (requested > MAX_TOKENS) {
+            throw new IllegalArgumentException(sorted.size() + " shards with " + tokensPerShard
+                    + " tokens per unit of weight need " + requested + " tokens, more than " + MAX_TOKENS
+                    + "; lower tokensPerShard");
+        }
+        int total = (int) requested;
         long[] placed = new long[total];
         int[] placedOwner = new int[total];
         int next = 0;

@@ -13,7 +13,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
  * The {@value #NAME} strategy. Its configuration is published as service properties, so a change
- * of {@code tokensPerShard} is a service modification that makes consumers rebuild their rings.
+ * of {@code tokensPerShard} is a service modification that makes consumers rebuild their rings. The
+ * value is used as configured, so the property never claims a setting the strategy ignores; a value
+ * no ring can be built with makes {@link #build} fail with a message saying why.
  */
 @Component(
         configurationPid = ConsistentHashStrategy.PID,
@@ -31,28 +33,18 @@ public class ConsistentHashStrategy implements PartitioningStrategy {
 
         @AttributeDefinition(
                 description = "Virtual nodes per shard of weight 1; the reference sharder uses 100",
-                min = "1",
-                max = "" + MAX_TOKENS_PER_SHARD)
+                min = "1")
         int tokensPerShard() default DEFAULT_TOKENS_PER_SHARD;
     }
 
     static final int DEFAULT_TOKENS_PER_SHARD = 100;
-    static final int MAX_TOKENS_PER_SHARD = 10_000;
-
-    private static final System.Logger LOG = System.getLogger(ConsistentHashStrategy.class.getName());
 
     private volatile int tokensPerShard = DEFAULT_TOKENS_PER_SHARD;
 
     @Activate
     @Modified
     void configure(Config config) {
-        int requested = config.tokensPerShard();
-        if (requested < 1 || requested > MAX_TOKENS_PER_SHARD) {
-            LOG.log(System.Logger.Level.WARNING, "tokensPerShard={0} is outside 1..{1}; keeping {2}",
-                    requested, MAX_TOKENS_PER_SHARD, tokensPerShard);
-            return;
-        }
-        tokensPerShard = requested;
+        tokensPerShard = config.tokensPerShard();
     }
 
     @Override

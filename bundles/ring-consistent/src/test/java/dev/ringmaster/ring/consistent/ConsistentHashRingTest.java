@@ -51,6 +51,14 @@ class ConsistentHashRingTest extends PartitioningStrategyContract {
     }
 
     @Test
+    void ringsBeyondTheTokenBoundAreRefusedWithAReason() {
+        List<Shard> heavy = List.of(new Shard("a", 1000), new Shard("b", 1000), new Shard("c", 1000));
+        assertThatThrownBy(() -> ConsistentHashRing.build(heavy, 1000))
+                .hasMessageContaining("3 shards with 1000 tokens per unit of weight need 3000000 tokens")
+                .hasMessageContaining("lower tokensPerShard");
+    }
+
+    @Test
     void tokensPerShardMustBePositive() {
         assertThatThrownBy(() -> ConsistentHashRing.build(shards(1), 0)).hasMessageContaining("at least 1");
     }

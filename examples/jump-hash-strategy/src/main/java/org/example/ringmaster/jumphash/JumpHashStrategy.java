@@ -11,9 +11,10 @@ import org.osgi.service.component.annotations.Component;
 
 /**
  * Example plug-in: Lamping and Veach's jump consistent hash over the shards sorted by name. It
- * needs no memory per shard and balances perfectly, but it numbers its buckets, so it ignores
- * weights and removing any shard but the last renumbers the rest and moves far more keys than
- * rendezvous hashing would; {@code ringmaster simulate --strategy jump-hash} shows both.
+ * needs no memory per shard and balances perfectly, but it numbers its buckets in name order, so it
+ * ignores weights, and adding or removing a shard whose name does not sort last (name order is
+ * textual: {@code shard-10} sorts before {@code shard-2}) renumbers the others and moves far more
+ * keys than rendezvous hashing would; {@code ringmaster simulate --strategy jump-hash} shows it.
  */
 @Component(property = PartitioningStrategy.NAME + "=" + JumpHashStrategy.NAME)
 public class JumpHashStrategy implements PartitioningStrategy {
