@@ -2,11 +2,13 @@ package dev.ringmaster.sharder.rebalance;
 
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.sharder.kube.LabelSelectors;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.Collection;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -18,19 +20,20 @@ public final class NamespaceScope {
 
     static final Set<String> EXCLUDED_BY_DEFAULT = Set.of("kube-system", RingContract.SYSTEM_NAMESPACE);
 
-    private final KubernetesClient client;
+    private final Supplier<Collection<Namespace>> namespaces;
 
-    public NamespaceScope(KubernetesClient client) {
-        this.client = client;
+    /** @param namespaces the cluster's namespaces, typically an informer's cache */
+    public NamespaceScope(Supplier<Collection<Namespace>> namespaces) {
+        this.namespaces = namespaces;
     }
 
-    /** The objects in scope now; namespaces are listed once per call. */
+    /** The objects in scope now, for a ring's namespace selector (null: the default scope). */
     public Predicate<ObjectReference> matching(LabelSelector selector) {
-        Set<String> names = (selector == null
-                ? client.namespaces().list()
-                : client.namespaces().withLabelSelector(selector).list())
-                .getItems().stream().map(namespace -> namespace.getMetadata().getName())
-                .filter(name -> selector != null || !EXCLUDED_BY_DEFAULT.contains(name))
+        Set<String> names = namespaces.get().stream()
+                .filter(namespace -> selector == null
+                        ? !EXCLUDED_BY_DEFAULT.contains(namespace.getMetadata().getName())
+                        : LabelSelectors.matches(selector, namespace.getMetadata().getLabels()))
+                .map(namespace -> namespace.getMetadata().getName())
                 .collect(Collectors.toUnmodifiableSet());
         return object -> {
             if (!object.namespace().isEmpty()) {

@@ -100,7 +100,7 @@ class RebalancerTest {
         stop();
         rebalancer = new Rebalancer(name -> Optional.of(ring), candidate -> true, registry, () -> interpreter,
                 new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
-                new NamespaceScope(client), limits);
+                new NamespaceScope(() -> client.namespaces().list().getItems()), limits);
         return rebalancer;
     }
 
