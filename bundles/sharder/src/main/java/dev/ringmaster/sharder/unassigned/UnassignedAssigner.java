@@ -1,0 +1,82 @@
+package dev.ringmaster.sharder.unassigned;
+
+import dev.ringmaster.ring.ObjectReference;
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingResource;
+import dev.ringmaster.ring.RingSnapshot;
+import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.spi.PartitionKey;
+import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.kube.LabelWriter;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.rebalance.Move;
+import dev.ringmaster.sharder.rebalance.NamespaceScope;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.runtime.Reconciler;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * Assigns an object the webhook did not label — webhook down or switched off, or a drain just
+ * acknowledged — with one optimistic write. Level-based: it re-reads the object from the watch's
+ * cache, which holds only unassigned objects.
+ */
+public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
+
+    /** After a conflict the object changed; its new version arrives as an event, this is the backstop. */
+    static final Duration AFTER_CONFLICT = Duration.ofMillis(200);
+
+    private final Function<UnassignedObject, Optional<HasMetadata>> cache;
+    private final Function<String, Optional<ClusterRing>> rings;
+    private final RingRegistry registry;
+    private final Supplier<ResourceInterpreter> interpreter;
+    private final NamespaceScope namespaces;
+    private final LabelWriter writer;
+
+    public UnassignedAssigner(Function<UnassignedObject, Optional<HasMetadata>> cache,
+            Function<String, Optional<ClusterRing>> rings, RingRegistry registry,
+            Supplier<ResourceInterpreter> interpreter, NamespaceScope namespaces, LabelWriter writer) {
+        this.cache = cache;
+        this.rings = rings;
+        this.registry = registry;
+        this.interpreter = interpreter;
+        this.namespaces = namespaces;
+        this.writer = writer;
+    }
+
+    @Override
+    public Result reconcile(UnassignedObject key) {
+        WatchedResource watched = key.watched();
+        Optional<HasMetadata> object = cache.apply(key);
+        Optional<ClusterRing> ring = rings.apply(watched.ring());
+        Optional<RingSnapshot> snapshot = registry.snapshot(watched.ring());
+        if (object.isEmpty() || ring.isEmpty() || snapshot.isEmpty()) {
+            // assigned or deleted meanwhile, ring gone, or no strategy: a later event brings it back
+            return Result.done();
+        }
+        ObjectReference reference = watched.resource().reference(object.get().getMetadata());
+        if (!namespaces.matching(ring.get().getSpec().getNamespaceSelector()).test(reference)) {
+            return Result.done();
+        }
+        RingResource resource = new RingResource(watched.resource().group(), watched.resource().resource(),
+                watched.role());
+        Optional<String> desired = interpreter.get().keyFor(reference, resource) instanceof PartitionKey.Key partitionKey
+                ? snapshot.get().shardFor(partitionKey.value())
+                : Optional.empty();
+        String shardLabel = RingContract.shardLabel(watched.ring());
+        String drainLabel = RingContract.drainLabel(watched.ring());
+        Set<String> available = snapshot.get().shards().shards().stream().map(Shard::name).collect(Collectors.toSet());
+        Move move = Move.decide(reference.labels(), shardLabel, drainLabel, watched.role(), desired, available);
+        if (!(move instanceof Move.Assign)) {
+            return Result.done();
+        }
+        LabelWriter.Outcome outcome = writer.write(watched.resource(), reference.namespace(), reference.name(),
+                object.get().getMetadata().getResourceVersion(), move.labelChanges(reference.labels(), shardLabel, drainLabel));
+        return outcome == LabelWriter.Outcome.CONFLICT ? Result.requeueAfter(AFTER_CONFLICT) : Result.done();
+    }
+}

@@ -1,0 +1,139 @@
+package dev.ringmaster.sharder.unassigned;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingResource.Role;
+import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.runtime.Controller;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One informer per ring resource with the selector {@code !<shard label>}, so only unassigned
+ * objects are cached; every object it sees is queued for the {@link UnassignedAssigner}. An object
+ * that gets its label leaves the selector and the cache.
+ */
+public final class UnassignedWatches implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(UnassignedWatches.class);
+
+    private final KubernetesClient client;
+    private final ResourceCatalog catalog;
+    private final Controller<UnassignedObject> assigner;
+    private final Map<WatchedResource, SharedIndexInformer<GenericKubernetesResource>> informers = new HashMap<>();
+
+    public UnassignedWatches(KubernetesClient client, ResourceCatalog catalog, Controller<UnassignedObject> assigner) {
+        this.client = client;
+        this.catalog = catalog;
+        this.assigner = assigner;
+    }
+
+    /**
+     * Watches exactly the resources of these rings: starts informers for new ones and stops those of
+     * removed rings or resources. Resources the server does not serve yet are tried at the next sync.
+     */
+    public synchronized void sync(Collection<ClusterRing> rings) {
+        Set<WatchedResource> wanted = new LinkedHashSet<>();
+        for (ClusterRing ring : rings) {
+            String name = ring.getMetadata().getName();
+            for (RingResourceSpec main : ring.getSpec().getResources()) {
+                resolve(name, main, Role.MAIN).ifPresent(wanted::add);
+                for (GroupResource controlled : main.getControlledResources()) {
+                    resolve(name, controlled, Role.CONTROLLED).ifPresent(wanted::add);
+                }
+            }
+        }
+        informers.entrySet().removeIf(entry -> {
+            if (wanted.contains(entry.getKey())) {
+                return false;
+            }
+            entry.getValue().close();
+            return true;
+        });
+        for (WatchedResource watched : wanted) {
+            informers.computeIfAbsent(watched, this::start);
+        }
+    }
+
+    /** The cached unassigned object, if it is still unassigned. */
+    public synchronized Optional<HasMetadata> get(UnassignedObject key) {
+        SharedIndexInformer<GenericKubernetesResource> informer = informers.get(key.watched());
+        if (informer == null) {
+            return Optional.empty();
+        }
+        String cacheKey = key.namespace().isEmpty() ? key.name() : key.namespace() + "/" + key.name();
+        return Optional.ofNullable(informer.getIndexer().getByKey(cacheKey));
+    }
+
+    /** Queues every cached object of a ring again, e.g. when its strategy or shards came back. */
+    public synchronized void requeue(String ring) {
+        informers.forEach((watched, informer) -> {
+            if (watched.ring().equals(ring)) {
+                informer.getStore().list().forEach(object -> enqueue(watched, object));
+            }
+        });
+    }
+
+    private Optional<WatchedResource> resolve(String ring, GroupResource resource, Role role) {
+        Optional<WatchedResource> watched = catalog.resolve(resource.getGroup(), resource.getResource())
+                .map(resolved -> new WatchedResource(ring, resolved, role));
+        if (watched.isEmpty()) {
+            LOG.warn("ring {}: resource {} is not served by the API server; not watching it yet", ring, resource);
+        }
+        return watched;
+    }
+
+    private SharedIndexInformer<GenericKubernetesResource> start(WatchedResource watched) {
+        String selector = "!" + RingContract.shardLabel(watched.ring());
+        SharedIndexInformer<GenericKubernetesResource> informer = client
+                .genericKubernetesResources(watched.resource().context()).inAnyNamespace()
+                .withLabelSelector(selector).runnableInformer(0);
+        informer.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(GenericKubernetesResource object) {
+                enqueue(watched, object);
+            }
+
+            @Override
+            public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
+                enqueue(watched, after);
+            }
+
+            @Override
+            public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
+                // labelled or deleted: nothing to assign
+            }
+        });
+        informer.start();
+        return informer;
+    }
+
+    private void enqueue(WatchedResource watched, HasMetadata object) {
+        String namespace = object.getMetadata().getNamespace();
+        assigner.enqueue(new UnassignedObject(watched, namespace == null ? "" : namespace, object.getMetadata().getName()));
+    }
+
+    /** Objects cached across all watches: unassigned objects only, so this stays small. */
+    public synchronized int cachedObjects() {
+        return informers.values().stream().mapToInt(informer -> informer.getStore().list().size()).sum();
+    }
+
+    @Override
+    public synchronized void close() {
+        informers.values().forEach(SharedIndexInformer::close);
+        informers.clear();
+    }
+}

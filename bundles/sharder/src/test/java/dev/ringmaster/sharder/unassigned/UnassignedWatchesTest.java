@@ -1,0 +1,156 @@
+package dev.ringmaster.sharder.unassigned;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
+import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
+import dev.ringmaster.sharder.kube.LabelWriter;
+import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.rebalance.NamespaceScope;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.StrategyBinding;
+import dev.ringmaster.sharder.runtime.Backoff;
+import dev.ringmaster.sharder.runtime.Controller;
+import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient(crud = true)
+class UnassignedWatchesTest {
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+
+    private static final String RING = "example";
+    private static final String SHARD = RingContract.shardLabel(RING);
+    private static final String DRAIN = RingContract.drainLabel(RING);
+    private static final Duration WITHIN_SECONDS = Duration.ofSeconds(10);
+
+    private final RingRegistry registry = new RingRegistry();
+    private final ClusterRing ring = new ClusterRing();
+    private Controller<UnassignedObject> controller;
+    private UnassignedWatches watches;
+
+    @BeforeEach
+    void start() {
+        server.expect().get().withPath("/api/v1").andReturn(200, new APIResourceListBuilder().withGroupVersion("v1")
+                .addNewResource().withName("configmaps").withKind("ConfigMap").withNamespaced(true).endResource()
+                .addNewResource().withName("secrets").withKind("Secret").withNamespaced(true).endResource()
+                .build()).always();
+        for (String namespace : List.of("default", "kube-system")) {
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
+                    .build()).create();
+        }
+        ring.getMetadata().setName(RING);
+        ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of(new GroupResource("", "secrets"))));
+        registry.update(inputs -> inputs.withRings(Map.of(RING, ""))
+                .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
+                .withDefaultStrategy("rendezvous")
+                .withMembership(new Membership(Map.of(RING, List.of(
+                        new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.READY, 1))))));
+        UnassignedWatches[] self = new UnassignedWatches[1];
+        controller = new Controller<>("unassigned", new UnassignedAssigner(key -> self[0].get(key),
+                name -> Optional.of(ring), registry, DefaultResourceInterpreter::new,
+                new NamespaceScope(() -> client.namespaces().list().getItems()), new LabelWriter(client)),
+                2, Backoff.DEFAULT);
+        watches = new UnassignedWatches(client, new ResourceCatalog(client), controller);
+        self[0] = watches;
+        controller.start();
+        watches.sync(List.of(ring));
+    }
+
+    @AfterEach
+    void stop() {
+        watches.close();
+        controller.close();
+    }
+
+    private ConfigMap configMap(String namespace, String name, Map<String, String> labels) {
+        return client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withNamespace(namespace)
+                .withName(name).withLabels(labels).endMetadata().build()).create();
+    }
+
+    private Map<String, String> labels(String namespace, String name) {
+        Map<String, String> labels = client.configMaps().inNamespace(namespace).withName(name).get().getMetadata().getLabels();
+        return labels == null ? Map.of() : labels;
+    }
+
+    private String desired(String name) {
+        return registry.snapshot(RING).orElseThrow().shardFor("/ConfigMap/default/" + name).orElseThrow();
+    }
+
+    @Test
+    void objectsCreatedWithoutTheWebhookAreAssignedWithinSeconds() {
+        for (int i = 0; i < 10; i++) {
+            configMap("default", "cm-" + i, Map.of());
+        }
+        for (int i = 0; i < 10; i++) {
+            String name = "cm-" + i;
+            await().atMost(WITHIN_SECONDS).until(() -> desired(name).equals(labels("default", name).get(SHARD)));
+        }
+        await().atMost(WITHIN_SECONDS).until(() -> watches.cachedObjects() == 0);
+    }
+
+    @Test
+    void anAcknowledgedDrainIsAssignedAfresh() {
+        configMap("default", "drained", Map.of(SHARD, "shard-x"));
+        // the shard acknowledges a drain by removing both labels
+        client.configMaps().inNamespace("default").withName("drained").edit(cm -> new ConfigMapBuilder(cm)
+                .editMetadata().removeFromLabels(SHARD).endMetadata().build());
+        await().atMost(WITHIN_SECONDS).until(() -> desired("drained").equals(labels("default", "drained").get(SHARD)));
+        assertThat(labels("default", "drained")).doesNotContainKey(DRAIN);
+    }
+
+    @Test
+    void objectsOutsideTheScopeOrAlreadyAssignedAreLeftAlone() {
+        configMap("kube-system", "system", Map.of());
+        configMap("default", "mine", Map.of(SHARD, "shard-1"));
+        configMap("default", "probe", Map.of());
+        await().atMost(WITHIN_SECONDS).until(() -> labels("default", "probe").containsKey(SHARD));
+        assertThat(labels("kube-system", "system")).doesNotContainKey(SHARD);
+        assertThat(labels("default", "mine")).containsEntry(SHARD, "shard-1");
+    }
+
+    @Test
+    void objectsWaitForTheStrategyAndAreAssignedWhenItReturns() {
+        registry.update(inputs -> inputs.withStrategies(Map.of()));
+        configMap("default", "waiting", Map.of());
+        await().atMost(WITHIN_SECONDS).until(() -> watches.cachedObjects() == 1 && controller.pending() == 0);
+        assertThat(labels("default", "waiting")).doesNotContainKey(SHARD);
+
+        registry.update(inputs -> inputs.withStrategies(
+                Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of()))));
+        watches.requeue(RING);
+        await().atMost(WITHIN_SECONDS).until(() -> desired("waiting").equals(labels("default", "waiting").get(SHARD)));
+    }
+
+    @Test
+    void removingTheRingStopsItsWatchesAndAddingItBackResumesThem() {
+        watches.sync(List.of());
+        configMap("default", "late", Map.of());
+        // assignment takes milliseconds when watched: a second without it shows nobody is watching
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
+                .until(() -> !labels("default", "late").containsKey(SHARD) && watches.cachedObjects() == 0);
+        watches.sync(List.of(ring));
+        await().atMost(WITHIN_SECONDS).until(() -> desired("late").equals(labels("default", "late").get(SHARD)));
+    }
+}
