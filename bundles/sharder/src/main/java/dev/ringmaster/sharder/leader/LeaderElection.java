@@ -1,0 +1,93 @@
+package dev.ringmaster.sharder.leader;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Elects one leader among sharder replicas through a Lease; the controllers run only while this
+ * replica leads. Losing the lease stops them at once; closing releases the lease so a standby takes
+ * over without waiting for it to expire.
+ */
+public final class LeaderElection implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderElection.class);
+
+    /** Lease timing; the defaults are client-go's and the reference sharder's: 15 s / 10 s / 2 s. */
+    public record Timing(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+        public static final Timing DEFAULT = new Timing(Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+
+        public Timing {
+            if (!(leaseDuration.compareTo(renewDeadline) > 0 && renewDeadline.compareTo(retryPeriod) > 0)) {
+                throw new IllegalArgumentException("lease duration > renew deadline > retry period is required");
+            }
+        }
+    }
+
+    private final KubernetesClient client;
+    private final LeaseLock lock;
+    private final Timing timing;
+    private final Runnable startLeading;
+    private final Runnable stopLeading;
+    private final AtomicBoolean leading = new AtomicBoolean();
+    private CompletableFuture<?> election;
+
+    /**
+     * @param startLeading called when this replica becomes leader
+     * @param stopLeading  called when it stops leading, by losing the lease or by {@link #close()}
+     */
+    public LeaderElection(KubernetesClient client, String namespace, String leaseName, String identity,
+            Timing timing, Runnable startLeading, Runnable stopLeading) {
+        this.client = client;
+        this.lock = new LeaseLock(namespace, leaseName, identity);
+        this.timing = timing;
+        this.startLeading = startLeading;
+        this.stopLeading = stopLeading;
+    }
+
+    public synchronized void start() {
+        election = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
+                .withName("ringmaster-sharder")
+                .withLock(lock)
+                .withLeaseDuration(timing.leaseDuration())
+                .withRenewDeadline(timing.renewDeadline())
+                .withRetryPeriod(timing.retryPeriod())
+                .withReleaseOnCancel(true)
+                .withLeaderCallbacks(new LeaderCallbacks(this::started, this::stopped,
+                        leader -> LOG.info("sharder leader is now {}", leader)))
+                .build()).build().start();
+    }
+
+    public boolean isLeader() {
+        return leading.get();
+    }
+
+    private void started() {
+        leading.set(true);
+        LOG.info("{} leads the sharder", lock.identity());
+        startLeading.run();
+    }
+
+    private void stopped() {
+        if (leading.getAndSet(false)) {
+            LOG.info("{} stopped leading the sharder", lock.identity());
+            stopLeading.run();
+        }
+    }
+
+    /** Stops campaigning; a leader stops its controllers and releases the lease. */
+    @Override
+    public synchronized void close() {
+        if (election != null) {
+            election.cancel(true);
+            election = null;
+        }
+        stopped();
+    }
+}
