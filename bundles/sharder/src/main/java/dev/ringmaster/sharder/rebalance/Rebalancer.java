@@ -54,11 +54,13 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     private final LabelWriter writer;
     private final NamespaceScope namespaces;
     private final RebalanceLimits limits;
+    private final MoveRecorder recorder;
     private final ExecutorService writers;
 
     public Rebalancer(Function<String, Optional<ClusterRing>> rings, Predicate<ClusterRing> validSpec,
             RingRegistry registry, Supplier<ResourceInterpreter> interpreter, ResourceCatalog catalog,
-            ObjectPages pages, LabelWriter writer, NamespaceScope namespaces, RebalanceLimits limits) {
+            ObjectPages pages, LabelWriter writer, NamespaceScope namespaces, RebalanceLimits limits,
+            MoveRecorder recorder) {
         this.rings = rings;
         this.validSpec = validSpec;
         this.registry = registry;
@@ -68,6 +70,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         this.writer = writer;
         this.namespaces = namespaces;
         this.limits = limits;
+        this.recorder = recorder;
         this.writers = Executors.newFixedThreadPool(limits.concurrentMoves(), runnable -> {
             Thread thread = new Thread(runnable, "rebalancer-write");
             thread.setDaemon(true);
@@ -91,7 +94,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     /** One pass over every resource of the ring. */
     PassSummary pass(ClusterRing ring, RingSnapshot snapshot) {
         String name = ring.getMetadata().getName();
-        Pass pass = new Pass(RingContract.shardLabel(name), RingContract.drainLabel(name),
+        Pass pass = new Pass(name, RingContract.shardLabel(name), RingContract.drainLabel(name),
                 snapshot, namespaces.matching(ring.getSpec().getNamespaceSelector()));
         Map<ResolvedResource, Role> resources = resolve(ring, pass);
         long draining = resources.entrySet().stream().filter(entry -> entry.getValue() == Role.MAIN)
@@ -124,6 +127,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
 
     /** The state of one pass: targets, the move budget left, and the tally. */
     private final class Pass {
+        final String ring;
         final String shardLabel;
         final String drainLabel;
         final RingSnapshot snapshot;
@@ -136,7 +140,8 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         final AtomicLong conflicts = new AtomicLong();
         int unresolved;
 
-        Pass(String shardLabel, String drainLabel, RingSnapshot snapshot, Predicate<ObjectReference> inScope) {
+        Pass(String ring, String shardLabel, String drainLabel, RingSnapshot snapshot, Predicate<ObjectReference> inScope) {
+            this.ring = ring;
             this.shardLabel = shardLabel;
             this.drainLabel = drainLabel;
             this.snapshot = snapshot;
@@ -191,7 +196,10 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         private void write(ResolvedResource resource, ObjectMeta metadata, Map<String, String> labels, Move move) {
             switch (writer.write(resource, metadata.getNamespace(), metadata.getName(),
                     metadata.getResourceVersion(), move.labelChanges(labels, shardLabel, drainLabel))) {
-                case WRITTEN -> written.get(move.getClass()).incrementAndGet();
+                case WRITTEN -> {
+                    written.get(move.getClass()).incrementAndGet();
+                    recorder.written(ring, resource, move);
+                }
                 case CONFLICT -> conflicts.incrementAndGet();
                 case GONE -> { } // deleted meanwhile: nothing left to move
             }

@@ -44,9 +44,20 @@ public final class RingRegistry {
     private record State(RingInputs inputs, Map<String, RingState> rings) {
     }
 
+    private final Consumer<String> ringBuilt;
     private final Object writeLock = new Object();
     private final AtomicReference<State> state = new AtomicReference<>(new State(RingInputs.EMPTY, Map.of()));
     private final List<Consumer<Set<String>>> listeners = new CopyOnWriteArrayList<>();
+
+    /** A registry that tells nobody about ring builds. */
+    public RingRegistry() {
+        this(ring -> { });
+    }
+
+    /** @param ringBuilt told the name of every ring a strategy (re)built, e.g. to count it */
+    public RingRegistry(Consumer<String> ringBuilt) {
+        this.ringBuilt = ringBuilt;
+    }
 
     /** Called with the names of the rings whose snapshot or availability changed. */
     public void addListener(Consumer<Set<String>> listener) {
@@ -81,6 +92,9 @@ public final class RingRegistry {
             for (String ring : inputs.strategyOfRing().keySet()) {
                 RingState previous = before.rings.get(ring);
                 RingState next = compute(ring, inputs, previous);
+                if (next != previous && next.snapshot != null) {
+                    ringBuilt.accept(ring);
+                }
                 rings.put(ring, next);
                 if (next != previous) {
                     changed.add(ring);

@@ -10,6 +10,7 @@ import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.rebalance.Move;
+import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.runtime.Reconciler;
@@ -37,16 +38,19 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
     private final Supplier<ResourceInterpreter> interpreter;
     private final NamespaceScope namespaces;
     private final LabelWriter writer;
+    private final MoveRecorder recorder;
 
     public UnassignedAssigner(Function<UnassignedObject, Optional<HasMetadata>> cache,
             Function<String, Optional<ClusterRing>> rings, RingRegistry registry,
-            Supplier<ResourceInterpreter> interpreter, NamespaceScope namespaces, LabelWriter writer) {
+            Supplier<ResourceInterpreter> interpreter, NamespaceScope namespaces, LabelWriter writer,
+            MoveRecorder recorder) {
         this.cache = cache;
         this.rings = rings;
         this.registry = registry;
         this.interpreter = interpreter;
         this.namespaces = namespaces;
         this.writer = writer;
+        this.recorder = recorder;
     }
 
     @Override
@@ -77,6 +81,9 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
         }
         LabelWriter.Outcome outcome = writer.write(watched.resource(), reference.namespace(), reference.name(),
                 object.get().getMetadata().getResourceVersion(), move.labelChanges(reference.labels(), shardLabel, drainLabel));
+        if (outcome == LabelWriter.Outcome.WRITTEN) {
+            recorder.written(watched.ring(), watched.resource(), move);
+        }
         return outcome == LabelWriter.Outcome.CONFLICT ? Result.requeueAfter(AFTER_CONFLICT) : Result.done();
     }
 }

@@ -12,6 +12,8 @@ import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.metrics.SharderMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
@@ -51,7 +53,9 @@ class RebalancerTest {
     private static final String DRAIN = RingContract.drainLabel(RING);
     private static final RebalanceLimits LIMITS = new RebalanceLimits(7, 4, 500, Duration.ofMinutes(5), Duration.ofSeconds(5));
 
-    private final RingRegistry registry = new RingRegistry();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final SharderMetrics metrics = new SharderMetrics(meters);
+    private final RingRegistry registry = new RingRegistry(metrics::ringCalculated);
     private ClusterRing ring;
     private ResourceInterpreter interpreter = new DefaultResourceInterpreter();
 
@@ -100,7 +104,7 @@ class RebalancerTest {
         stop();
         rebalancer = new Rebalancer(name -> Optional.of(ring), candidate -> true, registry, () -> interpreter,
                 new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
-                new NamespaceScope(() -> client.namespaces().list().getItems()), limits);
+                new NamespaceScope(() -> client.namespaces().list().getItems()), limits, metrics);
         return rebalancer;
     }
 
@@ -177,6 +181,14 @@ class RebalancerTest {
         assertThat(moving).isPositive();
         assertThat(summary.drained()).isEqualTo(moving);
         assertThat(summary.reassigned()).isEqualTo(moving);
+        assertThat(meters.get("controller.sharding.drains").tags("clusterring", RING, "resource", "configmaps")
+                .counter().count()).isEqualTo(moving);
+        assertThat(meters.get("controller.sharding.movements").tags("resource", "secrets").counter().count())
+                .isEqualTo(moving);
+        assertThat(meters.get("controller.sharding.assignments").tags("group", "", "resource", "configmaps")
+                .counter().count()).isEqualTo(30);
+        assertThat(meters.get("controller.sharding.ring.calculations").tags("clusterring", RING).counter().count())
+                .as("built without shards, for two, then for three").isEqualTo(3);
         assertThat(pass().drained()).as("objects already draining are not written again").isZero();
     }
 

@@ -10,6 +10,8 @@ import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.metrics.SharderMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
@@ -45,6 +47,7 @@ class UnassignedWatchesTest {
     private static final String DRAIN = RingContract.drainLabel(RING);
     private static final Duration WITHIN_SECONDS = Duration.ofSeconds(10);
 
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final RingRegistry registry = new RingRegistry();
     private final ClusterRing ring = new ClusterRing();
     private Controller<UnassignedObject> controller;
@@ -70,7 +73,8 @@ class UnassignedWatchesTest {
         UnassignedWatches[] self = new UnassignedWatches[1];
         controller = new Controller<>("unassigned", new UnassignedAssigner(key -> self[0].get(key),
                 name -> Optional.of(ring), registry, DefaultResourceInterpreter::new,
-                new NamespaceScope(() -> client.namespaces().list().getItems()), new LabelWriter(client)),
+                new NamespaceScope(() -> client.namespaces().list().getItems()), new LabelWriter(client),
+                new SharderMetrics(meters)),
                 2, Backoff.DEFAULT);
         watches = new UnassignedWatches(client, new ResourceCatalog(client), controller);
         self[0] = watches;
@@ -108,6 +112,8 @@ class UnassignedWatchesTest {
             await().atMost(WITHIN_SECONDS).until(() -> desired(name).equals(labels("default", name).get(SHARD)));
         }
         await().atMost(WITHIN_SECONDS).until(() -> watches.cachedObjects() == 0);
+        assertThat(meters.get("controller.sharding.assignments").tags("clusterring", RING).counter().count())
+                .isEqualTo(10);
     }
 
     @Test

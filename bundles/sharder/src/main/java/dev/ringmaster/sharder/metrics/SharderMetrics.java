@@ -1,0 +1,76 @@
+package dev.ringmaster.sharder.metrics;
+
+import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.sharder.kube.ResolvedResource;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.rebalance.Move;
+import dev.ringmaster.sharder.rebalance.MoveRecorder;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The sharder's metrics, named as the reference sharder's so dashboards carry over:
+ * {@code controller_sharding_assignments_total}, {@code _movements_total}, {@code _drains_total}
+ * (labels clusterring, group, resource), {@code _ring_calculations_total} (clusterring), the state of
+ * every shard ({@code controller_sharding_shard_state}, 1 for the current state) and per ring
+ * {@code controller_sharding_ring_shards} and {@code controller_sharding_ring_available_shards}.
+ */
+public final class SharderMetrics implements MoveRecorder {
+
+    private final MeterRegistry registry;
+    private final MultiGauge shardState;
+    private final MultiGauge ringShards;
+    private final MultiGauge ringAvailableShards;
+
+    public SharderMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.shardState = MultiGauge.builder("controller.sharding.shard.state")
+                .description("1 for the state each shard is in").register(registry);
+        this.ringShards = MultiGauge.builder("controller.sharding.ring.shards")
+                .description("Shard leases of each ring").register(registry);
+        this.ringAvailableShards = MultiGauge.builder("controller.sharding.ring.available.shards")
+                .description("Shards of each ring that objects may be assigned to").register(registry);
+    }
+
+    @Override
+    public void written(String ring, ResolvedResource resource, Move move) {
+        String name = move instanceof Move.Assign ? "controller.sharding.assignments"
+                : move instanceof Move.Drain ? "controller.sharding.drains"
+                : "controller.sharding.movements";
+        Counter.builder(name).tags(resourceTags(ring, resource)).register(registry).increment();
+    }
+
+    /** A ring was (re)built by its strategy. */
+    public void ringCalculated(String ring) {
+        Counter.builder("controller.sharding.ring.calculations").tag("clusterring", ring).register(registry).increment();
+    }
+
+    /** Replaces the shard and ring gauges with the given membership; rings and shards gone disappear. */
+    public void membership(Membership membership) {
+        List<MultiGauge.Row<?>> states = new ArrayList<>();
+        List<MultiGauge.Row<?>> shards = new ArrayList<>();
+        List<MultiGauge.Row<?>> available = new ArrayList<>();
+        membership.shardsByRing().forEach((ring, infos) -> {
+            for (ShardInfo info : infos) {
+                for (ShardState state : ShardState.values()) {
+                    states.add(MultiGauge.Row.of(Tags.of("clusterring", ring, "shard", info.name(), "state", state.label()),
+                            info.state() == state ? 1 : 0));
+                }
+            }
+            shards.add(MultiGauge.Row.of(Tags.of("clusterring", ring), infos.size()));
+            available.add(MultiGauge.Row.of(Tags.of("clusterring", ring), infos.stream().filter(ShardInfo::isAvailable).count()));
+        });
+        shardState.register(states, true);
+        ringShards.register(shards, true);
+        ringAvailableShards.register(available, true);
+    }
+
+    private static Tags resourceTags(String ring, ResolvedResource resource) {
+        return Tags.of("clusterring", ring, "group", resource.group(), "resource", resource.resource());
+    }
+}

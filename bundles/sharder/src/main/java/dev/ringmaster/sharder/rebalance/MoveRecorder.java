@@ -1,0 +1,12 @@
+package dev.ringmaster.sharder.rebalance;
+
+import dev.ringmaster.sharder.kube.ResolvedResource;
+
+/** Told of every move that was written, e.g. to count it. */
+@FunctionalInterface
+public interface MoveRecorder {
+
+    MoveRecorder NONE = (ring, resource, move) -> { };
+
+    void written(String ring, ResolvedResource resource, Move move);
+}

@@ -1,0 +1,36 @@
+package dev.ringmaster.sharder.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SharderMetricsTest {
+
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final SharderMetrics metrics = new SharderMetrics(meters);
+
+    private double gauge(String name, String... tags) {
+        return meters.get(name).tags(tags).gauge().value();
+    }
+
+    @Test
+    void shardStatesAndRingSizesFollowMembership() {
+        metrics.membership(new Membership(Map.of("example", List.of(
+                new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.DEAD, 1)))));
+        assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "ready")).isEqualTo(1);
+        assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "dead")).isZero();
+        assertThat(gauge("controller.sharding.shard.state", "shard", "shard-1", "state", "dead")).isEqualTo(1);
+        assertThat(gauge("controller.sharding.ring.shards", "clusterring", "example")).isEqualTo(2);
+        assertThat(gauge("controller.sharding.ring.available.shards", "clusterring", "example")).isEqualTo(1);
+
+        metrics.membership(new Membership(Map.of("example", List.of(new ShardInfo("shard-0", ShardState.EXPIRED, 1)))));
+        assertThat(meters.find("controller.sharding.shard.state").tags("shard", "shard-1").gauges()).isEmpty();
+        assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "expired")).isEqualTo(1);
+    }
+}
