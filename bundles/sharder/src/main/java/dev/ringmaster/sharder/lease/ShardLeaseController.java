@@ -1,0 +1,177 @@
+package dev.ringmaster.sharder.lease;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.spi.LeaseDetector;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.runtime.Backoff;
+import dev.ringmaster.sharder.runtime.Controller;
+import dev.ringmaster.sharder.runtime.Reconciler;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shard lease controller: watches the Leases of every ring's shards, runs a
+ * {@link ShardLeaseReconciler} over them and publishes the resulting {@link Membership}.
+ *
+ * <p>The informer selects Leases by the ring label (exists), so the sharder caches only shard
+ * leases, never every Lease of the cluster (node heartbeats, leader elections, ...).
+ *
+ * <p>The membership is immutable and swapped atomically; listeners hear of it only when it differs
+ * from the previous one, in order, on a worker thread, so they must be quick (typically: mark the
+ * rings to rebuild and return).
+ */
+public final class ShardLeaseController implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardLeaseController.class);
+
+    /** Passes are a cache read and at most one write; two workers keep one slow write from stalling the rest. */
+    public static final int DEFAULT_WORKERS = 2;
+
+    private final SharedIndexInformer<Lease> informer;
+    private final ShardLeaseReconciler reconciler;
+    private final Controller<LeaseKey> controller;
+    private final AtomicReference<Membership> membership = new AtomicReference<>(Membership.EMPTY);
+    private final List<Consumer<Membership>> listeners = new CopyOnWriteArrayList<>();
+    private final Object publishLock = new Object();
+
+    /** A controller with {@value #DEFAULT_WORKERS} workers and the default backoff. */
+    public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock) {
+        this(client, detector, clock, DEFAULT_WORKERS, Backoff.DEFAULT);
+    }
+
+    /**
+     * Prepares the informer and the work queue; nothing talks to the API server before
+     * {@link #start()}.
+     *
+     * @param detector the lease detector in force, read on every pass; may return {@code null} while
+     *                 none is bound. Call {@link #reevaluateAll()} when it changes.
+     */
+    public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock,
+            int workers, Backoff backoff) {
+        Objects.requireNonNull(client, "client");
+        this.informer = client.leases().inAnyNamespace()
+                .withLabel(RingContract.RING_LABEL)
+                .runnableInformer(0)
+                // fabric8 gives up when the first list fails; an API server that is briefly down at
+                // start must not leave the sharder without membership, so always retry (with its backoff).
+                .exceptionHandler((started, failure) -> {
+                    LOG.warn("Watching shard leases failed, retrying: {}", failure.toString());
+                    return true;
+                });
+        this.reconciler = new ShardLeaseReconciler(client,
+                key -> informer.getStore().getByKey(Cache.namespaceKeyFunc(key.namespace(), key.name())),
+                detector, clock);
+        Reconciler<LeaseKey> publishing = key -> {
+            try {
+                return reconciler.reconcile(key);
+            } finally {
+                // Also after a failed pass: whatever it did observe before failing is true.
+                publish();
+            }
+        };
+        this.controller = new Controller<>("shardlease", publishing, workers, backoff);
+        informer.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Lease lease) {
+                controller.enqueue(LeaseKey.of(lease));
+            }
+
+            @Override
+            public void onUpdate(Lease oldLease, Lease newLease) {
+                controller.enqueue(LeaseKey.of(newLease));
+            }
+
+            @Override
+            public void onDelete(Lease lease, boolean deletedFinalStateUnknown) {
+                controller.enqueue(LeaseKey.of(lease));
+            }
+        });
+    }
+
+    /** Starts the workers and the informer; returns at once, the initial list arrives as events. */
+    public void start() {
+        controller.start();
+        informer.start().whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                LOG.warn("Shard lease informer failed to start: {}", failure.toString());
+            }
+        });
+    }
+
+    /** Whether the informer has listed the shard leases once; before that the membership is incomplete. */
+    public boolean hasSynced() {
+        return informer.hasSynced();
+    }
+
+    /** The membership after the latest pass that changed it. */
+    public Membership membership() {
+        return membership.get();
+    }
+
+    /** Registers a listener called with each new membership (not with the current one). */
+    public void addListener(Consumer<Membership> listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    public void removeListener(Consumer<Membership> listener) {
+        listeners.remove(listener);
+    }
+
+    /**
+     * Queues every cached lease for a new pass, e.g. because another lease detector came into force
+     * and every verdict may have changed.
+     */
+    public void reevaluateAll() {
+        informer.getStore().list().forEach(lease -> controller.enqueue(LeaseKey.of(lease)));
+    }
+
+    /** Leases waiting or being reconciled, for readiness and tests. */
+    public int pending() {
+        return controller.pending();
+    }
+
+    /** The keys of the cached leases; for tests. */
+    List<LeaseKey> cachedLeases() {
+        return informer.getStore().list().stream().map(LeaseKey::of).toList();
+    }
+
+    /** Stops the informer, then the workers; passes in flight finish. */
+    @Override
+    public void close() {
+        informer.close();
+        controller.close();
+    }
+
+    /**
+     * Rebuilds the membership from the reconciler's verdicts and publishes it if it changed. Under a
+     * lock, so concurrent passes publish one after the other and listeners see changes in order.
+     */
+    private void publish() {
+        synchronized (publishLock) {
+            Membership next = reconciler.membership();
+            if (next.equals(membership.get())) {
+                return;
+            }
+            membership.set(next);
+            for (Consumer<Membership> listener : listeners) {
+                try {
+                    listener.accept(next);
+                } catch (RuntimeException e) {
+                    LOG.warn("Membership listener {} failed", listener, e);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,288 @@
+package dev.ringmaster.sharder.lease;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.spi.LeaseDetector;
+import dev.ringmaster.ring.spi.LeaseRecord;
+import dev.ringmaster.ring.spi.ShardStatus;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.runtime.Reconciler;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.net.HttpURLConnection;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles one shard Lease (DESIGN.md section 5, "Membership"): classifies it with the lease
+ * detector in force, shows the verdict in the state label, acquires the lease of an uncertain shard,
+ * deletes an orphaned lease, and asks to be called again exactly when the verdict would change.
+ *
+ * <p>Level-based: every pass re-reads the Lease through the cache lookup and never trusts the event
+ * that queued it. Every write is either a patch of the state label alone (which cannot undo a
+ * renewal) or carries the resourceVersion that was classified, so a shard renewing at the same
+ * moment always wins. An uncertain lease gets no label write of its own: the acquiring update sets
+ * the label to the acquired lease's state; an orphaned lease is deleted, not labelled.
+ *
+ * <p>The verdict of the last pass per lease is kept and offered as a {@link #membership()}. Passes
+ * for different leases may run concurrently; passes for one lease must not (the runtime's
+ * {@link dev.ringmaster.sharder.runtime.Controller} guarantees that).
+ */
+public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardLeaseReconciler.class);
+
+    /**
+     * After losing a race (409 Conflict) the watch brings the newer Lease and queues it anyway; this
+     * late second look only covers a watch that is slow or broken.
+     */
+    static final Duration RECHECK_AFTER_CONFLICT = Duration.ofSeconds(5);
+    /** Revisit delay when a detector's revisit time for a state we do not act on is not in the future: no spinning. */
+    static final Duration MIN_REVISIT = Duration.ofSeconds(1);
+    static final String INVALID_WEIGHT = "InvalidWeight";
+
+    private final KubernetesClient client;
+    private final Function<LeaseKey, Lease> cache;
+    private final Supplier<LeaseDetector> detector;
+    private final Clock clock;
+    private final LeaseEvents events;
+
+    /** The verdict of the last pass per lease. */
+    private final Map<LeaseKey, Observation> observations = new ConcurrentHashMap<>();
+    /** The invalid weight annotation value last warned about per lease, so each is reported once. */
+    private final Map<LeaseKey, String> warnedWeights = new ConcurrentHashMap<>();
+
+    private record Observation(String ring, ShardInfo shard) {
+    }
+
+    /**
+     * @param client   writes the state label, acquires and deletes leases, records events
+     * @param cache    current Lease for a key from the informer cache, or {@code null} if there is none
+     * @param detector the lease detector in force, read once per pass because it can be replaced at
+     *                 runtime; {@code null} while there is none (passes then change nothing)
+     * @param clock    the time the detector judges by and acquisitions are stamped with
+     */
+    public ShardLeaseReconciler(KubernetesClient client, Function<LeaseKey, Lease> cache,
+            Supplier<LeaseDetector> detector, Clock clock) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.cache = Objects.requireNonNull(cache, "cache");
+        this.detector = Objects.requireNonNull(detector, "detector");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.events = new LeaseEvents(client, clock);
+    }
+
+    @Override
+    public Result reconcile(LeaseKey key) {
+        Lease lease = cache.apply(key);
+        if (lease == null) {
+            forget(key);
+            return Result.done();
+        }
+        LeaseDetector current = detector.get();
+        if (current == null) {
+            // Without a detector there is no verdict; the last one stands until a detector is bound
+            // again, and whoever binds it re-evaluates every lease.
+            LOG.debug("No lease detector available; lease {} left as it was", key);
+            return Result.done();
+        }
+        Instant now = clock.instant();
+        int weight = weight(key, lease);
+        ShardStatus status = current.detect(toRecord(lease), now);
+        return switch (status.state()) {
+            case UNCERTAIN -> acquire(key, lease, weight, current, now);
+            case ORPHANED -> deleteOrphan(key, lease, weight);
+            default -> {
+                writeStateLabel(key, lease, status.state());
+                observe(key, lease, status.state(), weight);
+                yield revisit(now, status.revisitAt());
+            }
+        };
+    }
+
+    /** Every ring's shards, sorted by name, as the last pass over each of their leases classified them. */
+    public Membership membership() {
+        Map<String, Map<String, ShardInfo>> byRing = new TreeMap<>();
+        observations.entrySet().stream()
+                .filter(entry -> !entry.getValue().ring().isEmpty())
+                // A shard is its name within a ring. Leases of one name in two namespaces are a
+                // misconfiguration; the first namespace's wins, so ring consumers never see duplicates.
+                .sorted(Map.Entry.comparingByKey(Comparator.comparing(LeaseKey::namespace)))
+                .forEach(entry -> byRing.computeIfAbsent(entry.getValue().ring(), ring -> new TreeMap<>())
+                        .putIfAbsent(entry.getKey().name(), entry.getValue().shard()));
+        Map<String, List<ShardInfo>> shardsByRing = new TreeMap<>();
+        byRing.forEach((ring, shards) -> shardsByRing.put(ring, List.copyOf(shards.values())));
+        return new Membership(shardsByRing);
+    }
+
+    /**
+     * Takes the lease over from a shard that stopped renewing it. Only if this optimistic update
+     * succeeds is the shard dead: if the shard renews first, the stale resourceVersion makes the API
+     * server refuse the update with 409 Conflict, and the shard stays.
+     */
+    private Result acquire(LeaseKey key, Lease lease, int weight, LeaseDetector current, Instant now) {
+        LeaseSpec spec = lease.getSpec() == null ? new LeaseSpec() : lease.getSpec();
+        ZonedDateTime stamp = ZonedDateTime.ofInstant(now, ZoneOffset.UTC);
+        Lease acquired = new LeaseBuilder(lease)
+                .withNewSpecLike(spec)
+                    .withHolderIdentity(RingContract.LEASE_CONTROLLER_HOLDER)
+                    .withLeaseDurationSeconds(doubled(spec.getLeaseDurationSeconds()))
+                    .withAcquireTime(stamp)
+                    .withRenewTime(stamp)
+                    .withLeaseTransitions(Objects.requireNonNullElse(spec.getLeaseTransitions(), 0) + 1)
+                .endSpec()
+                .build();
+        // The same write sets the state label to the verdict on the acquired lease: one write, not two,
+        // and no label patch that would bump the resourceVersion this update is conditional on.
+        ShardStatus after = current.detect(toRecord(acquired), now);
+        acquired = new LeaseBuilder(acquired)
+                .editMetadata().addToLabels(RingContract.STATE_LABEL, after.state().label()).endMetadata()
+                .build();
+        try {
+            client.leases().inNamespace(key.namespace()).resource(acquired).update();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+                LOG.debug("Lease {} changed before it could be acquired (shard renewed in time)", key);
+                observe(key, lease, ShardState.UNCERTAIN, weight);
+                return Result.requeueAfter(RECHECK_AFTER_CONFLICT);
+            }
+            if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+                forget(key);
+                return Result.done();
+            }
+            throw e;
+        }
+        LOG.info("Shard {} did not renew its lease in time; acquired the lease, shard is {}", key, after.state().label());
+        observe(key, lease, after.state(), weight);
+        return revisit(now, after.revisitAt());
+    }
+
+    /**
+     * Deletes the lease of a shard that is gone for good. The delete is conditional on the
+     * resourceVersion classified, so a lease the shard has just taken back is not deleted (409).
+     */
+    private Result deleteOrphan(LeaseKey key, Lease lease, int weight) {
+        try {
+            client.leases().inNamespace(key.namespace()).withName(key.name())
+                    .lockResourceVersion(lease.getMetadata().getResourceVersion())
+                    .delete();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+                LOG.debug("Lease {} changed before it could be deleted", key);
+                observe(key, lease, ShardState.ORPHANED, weight);
+                return Result.requeueAfter(RECHECK_AFTER_CONFLICT);
+            }
+            throw e;
+        }
+        LOG.info("Deleted lease {} of an orphaned shard", key);
+        forget(key);
+        return Result.done();
+    }
+
+    /**
+     * Patches only the state label, without resourceVersion: it must not fail when the shard renews
+     * concurrently, and it cannot undo a renewal. Skipped when the label already shows the state.
+     */
+    private void writeStateLabel(LeaseKey key, Lease lease, ShardState state) {
+        Map<String, String> labels = lease.getMetadata().getLabels();
+        if (labels != null && state.label().equals(labels.get(RingContract.STATE_LABEL))) {
+            return;
+        }
+        String patch = client.getKubernetesSerialization()
+                .asJson(Map.of("metadata", Map.of("labels", Map.of(RingContract.STATE_LABEL, state.label()))));
+        try {
+            client.leases().inNamespace(key.namespace()).withName(key.name())
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+            LOG.debug("Lease {} is {}", key, state.label());
+        } catch (KubernetesClientException e) {
+            // Deleted meanwhile: its delete event queues the key again and that pass forgets it.
+            if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+                throw e;
+            }
+        }
+    }
+
+    /** The shard's weight; an invalid annotation counts as 1 and is reported once per lease and value. */
+    private int weight(LeaseKey key, Lease lease) {
+        Map<String, String> annotations = lease.getMetadata().getAnnotations();
+        String value = annotations == null ? null : annotations.get(RingContract.WEIGHT_ANNOTATION);
+        if (value == null) {
+            warnedWeights.remove(key);
+            return ShardWeight.DEFAULT;
+        }
+        OptionalInt parsed = ShardWeight.parse(value);
+        if (parsed.isPresent()) {
+            warnedWeights.remove(key);
+            return parsed.getAsInt();
+        }
+        if (!value.equals(warnedWeights.put(key, value))) {
+            String note = "Annotation " + RingContract.WEIGHT_ANNOTATION + "=\"" + abbreviate(value)
+                    + "\" is not an integer from 1 to " + Shard.MAX_WEIGHT + "; the shard gets weight "
+                    + ShardWeight.DEFAULT;
+            LOG.warn("Lease {}: {}", key, note);
+            events.warn(lease, INVALID_WEIGHT, "ReadWeight", note);
+        }
+        return ShardWeight.DEFAULT;
+    }
+
+    private void observe(LeaseKey key, Lease lease, ShardState state, int weight) {
+        observations.put(key, new Observation(ring(lease), new ShardInfo(key.name(), state, weight)));
+    }
+
+    private void forget(LeaseKey key) {
+        observations.remove(key);
+        warnedWeights.remove(key);
+    }
+
+    private static Result revisit(Instant now, Instant revisitAt) {
+        Duration delay = Duration.between(now, revisitAt);
+        return Result.requeueAfter(delay.isNegative() || delay.isZero() ? MIN_REVISIT : delay);
+    }
+
+    private static String ring(Lease lease) {
+        Map<String, String> labels = lease.getMetadata().getLabels();
+        return labels == null ? "" : Objects.requireNonNullElse(labels.get(RingContract.RING_LABEL), "");
+    }
+
+    /** Doubles the duration (the reference sharder's rule); a missing one stays missing, as 0 is invalid. */
+    private static Integer doubled(Integer seconds) {
+        return seconds == null || seconds <= 0 ? null : (int) Math.min(2L * seconds, Integer.MAX_VALUE);
+    }
+
+    private static String abbreviate(String value) {
+        return value.length() <= 64 ? value : value.substring(0, 64) + "…";
+    }
+
+    static LeaseRecord toRecord(Lease lease) {
+        LeaseSpec spec = lease.getSpec() == null ? new LeaseSpec() : lease.getSpec();
+        return new LeaseRecord(
+                lease.getMetadata().getName(),
+                lease.getMetadata().getNamespace(),
+                spec.getHolderIdentity(),
+                spec.getAcquireTime() == null ? null : spec.getAcquireTime().toInstant(),
+                spec.getRenewTime() == null ? null : spec.getRenewTime().toInstant(),
+                spec.getLeaseDurationSeconds(),
+                lease.getMetadata().getLabels(),
+                lease.getMetadata().getAnnotations());
+    }
+}

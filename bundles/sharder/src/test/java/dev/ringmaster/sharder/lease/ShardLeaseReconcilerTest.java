@@ -1,0 +1,343 @@
+package dev.ringmaster.sharder.lease;
+
+import static dev.ringmaster.sharder.lease.TestLeases.create;
+import static dev.ringmaster.sharder.lease.TestLeases.get;
+import static dev.ringmaster.sharder.lease.TestLeases.renew;
+import static dev.ringmaster.sharder.lease.TestLeases.shardLease;
+import static dev.ringmaster.sharder.lease.TestLeases.stateLabel;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.spi.LeaseDetector;
+import dev.ringmaster.ring.spi.ShardStatus;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.runtime.Reconciler.Result;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One pass at a time against the CRUD mock server, with a clock that moves only when the test says.
+ * The cache lookup reads the server, so every pass sees the Lease as it is now.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ShardLeaseReconcilerTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+    private static final int DURATION = 10;
+    private static final String RING = "example";
+    private static final String SHARD = "shard-0";
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+
+    private final MutableClock clock = new MutableClock(T0);
+    private final DefaultLeaseDetector defaultDetector = new DefaultLeaseDetector();
+    private final AtomicReference<LeaseDetector> detector = new AtomicReference<>(defaultDetector);
+    private String namespace;
+    private LeaseKey key;
+    private ShardLeaseReconciler reconciler;
+
+    @BeforeEach
+    void setUp() {
+        namespace = TestLeases.newNamespace();
+        key = new LeaseKey(namespace, SHARD);
+        reconciler = new ShardLeaseReconciler(client, k -> get(client, k.namespace(), k.name()), detector::get, clock);
+    }
+
+    @Test
+    void walksThroughEveryStateAtTheTimesOfTheDetector() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
+
+        passAt(T0, ShardState.READY, Duration.ofSeconds(10));
+        passAt(T0.plusSeconds(9), ShardState.READY, Duration.ofSeconds(1));
+        passAt(T0.plusSeconds(10), ShardState.EXPIRED, Duration.ofSeconds(10));
+        passAt(T0.plusSeconds(19), ShardState.EXPIRED, Duration.ofSeconds(1));
+
+        // uncertain: acquired in one write; dead until expired (doubled duration) + 1 min
+        Lease before = get(client, namespace, SHARD);
+        clock.set(T0.plusSeconds(20));
+        assertThat(reconciler.reconcile(key)).isEqualTo(Result.requeueAfter(Duration.ofSeconds(20 + 60)));
+        Lease acquired = get(client, namespace, SHARD);
+        assertThat(acquired.getSpec().getHolderIdentity()).isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
+        assertThat(acquired.getSpec().getLeaseDurationSeconds()).isEqualTo(2 * DURATION);
+        assertThat(acquired.getSpec().getAcquireTime().toInstant()).isEqualTo(T0.plusSeconds(20));
+        assertThat(acquired.getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(20));
+        assertThat(acquired.getSpec().getLeaseTransitions()).isEqualTo(1);
+        assertThat(stateLabel(acquired)).isEqualTo("dead");
+        assertThat(acquired.getMetadata().getLabels()).containsEntry(RingContract.RING_LABEL, RING);
+        assertThat(before.getSpec().getHolderIdentity()).isEqualTo(SHARD);
+        assertThat(reconciler.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1));
+
+        passAt(T0.plusSeconds(99), ShardState.DEAD, Duration.ofSeconds(1));
+
+        clock.set(T0.plusSeconds(100));
+        assertThat(reconciler.reconcile(key)).isEqualTo(Result.done());
+        assertThat(get(client, namespace, SHARD)).isNull();
+        assertThat(reconciler.membership()).isEqualTo(Membership.EMPTY);
+    }
+
+    @Test
+    void requeuesExactlyWhenTheDetectorSaysTheStateWouldChange() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
+        for (long second : new long[] {0, 3, 10, 17, 20, 50, 99}) {
+            clock.set(T0.plusSeconds(second));
+            Lease lease = get(client, namespace, SHARD);
+            ShardStatus status = defaultDetector.detect(ShardLeaseReconciler.toRecord(lease), clock.instant());
+            Result result = reconciler.reconcile(key);
+            if (status.state() == ShardState.UNCERTAIN) {
+                // acting on it changes the lease; the revisit is the acquired lease's
+                status = defaultDetector.detect(ShardLeaseReconciler.toRecord(get(client, namespace, SHARD)),
+                        clock.instant());
+            }
+            assertThat(result.requeueAfter()).as("after %ss", second)
+                    .isEqualTo(Duration.between(clock.instant(), status.revisitAt()));
+        }
+    }
+
+    @Test
+    void writesTheStateLabelOnlyWhenItChanges() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
+        passAt(T0, ShardState.READY, Duration.ofSeconds(10));
+        String labelled = get(client, namespace, SHARD).getMetadata().getResourceVersion();
+
+        passAt(T0.plusSeconds(1), ShardState.READY, Duration.ofSeconds(9));
+        passAt(T0.plusSeconds(5), ShardState.READY, Duration.ofSeconds(5));
+        assertThat(get(client, namespace, SHARD).getMetadata().getResourceVersion()).isEqualTo(labelled);
+
+        passAt(T0.plusSeconds(12), ShardState.EXPIRED, Duration.ofSeconds(8));
+        passAt(T0.plusSeconds(13), ShardState.EXPIRED, Duration.ofSeconds(7));
+        // one label patch per change (the mock consumes request bodies, so only the count is visible)
+        assertThat(requests("PATCH")).hasSize(2);
+    }
+
+    @Test
+    void aShardRenewingDuringTheAcquisitionKeepsItsLease() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
+        clock.set(T0.plusSeconds(25));
+        // The pass classifies this copy as uncertain; the shard renews before the pass writes.
+        Lease classified = get(client, namespace, SHARD);
+        renew(client, namespace, SHARD, T0.plusSeconds(25));
+        ShardLeaseReconciler racing = new ShardLeaseReconciler(client, k -> classified, detector::get, clock);
+
+        assertThat(racing.reconcile(key)).isEqualTo(Result.requeueAfter(ShardLeaseReconciler.RECHECK_AFTER_CONFLICT));
+
+        Lease lease = get(client, namespace, SHARD);
+        assertThat(lease.getSpec().getHolderIdentity()).isEqualTo(SHARD);
+        assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(DURATION);
+        assertThat(lease.getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(25));
+        assertThat(lease.getSpec().getLeaseTransitions()).isNull();
+        // the one update was refused (the CRUD mock, like a real API server, answers 409 to a stale resourceVersion)
+        assertThat(requests("PUT")).hasSize(1);
+        assertThat(lease.getMetadata().getResourceVersion()).isNotEqualTo(classified.getMetadata().getResourceVersion());
+        // still available: nothing is moved away from a shard that only lost a race
+        assertThat(racing.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.UNCERTAIN, 1));
+
+        // the next pass reads the renewed lease
+        assertThat(reconciler.reconcile(key)).isEqualTo(Result.requeueAfter(Duration.ofSeconds(DURATION)));
+        assertThat(reconciler.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.READY, 1));
+    }
+
+    @Test
+    void deletesAnOrphanedLeaseOnConditionThatItIsUnchanged() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION).editSpec().withHolderIdentity(null).endSpec());
+
+        passAt(T0.plusSeconds(69), ShardState.DEAD, Duration.ofSeconds(1));
+        String classified = get(client, namespace, SHARD).getMetadata().getResourceVersion();
+        clock.set(T0.plusSeconds(70));
+        assertThat(reconciler.reconcile(key)).isEqualTo(Result.done());
+
+        assertThat(get(client, namespace, SHARD)).isNull();
+        assertThat(reconciler.membership()).isEqualTo(Membership.EMPTY);
+        // The mock server ignores delete preconditions; a real one enforces them, so check they are sent.
+        assertThat(requests("DELETE")).singleElement().extracting(RecordedRequest::getUtf8Body, STRING)
+                .contains("\"preconditions\":{\"resourceVersion\":\"" + classified + "\"");
+    }
+
+    /**
+     * The shard takes its orphaned lease back just before the delete: a real API server refuses the
+     * delete with 409 because of the resourceVersion precondition. The CRUD mock does not enforce
+     * preconditions, so this answer comes from the mock's expectations mode.
+     */
+    @Test
+    void anOrphanedLeaseTakenBackByItsShardIsNotDeleted() {
+        KubernetesMockServer strict = new KubernetesMockServer(false);
+        strict.init();
+        try (KubernetesClient strictClient = strict.createClient()) {
+            Lease orphaned = shardLease(namespace, SHARD, RING, T0, DURATION)
+                    .editMetadata().withResourceVersion("41").endMetadata()
+                    .editSpec().withHolderIdentity("").endSpec()
+                    .build();
+            strict.expect().delete().withPath("/apis/coordination.k8s.io/v1/namespaces/" + namespace + "/leases/" + SHARD)
+                    .andReturn(409, new StatusBuilder().withStatus("Failure").withReason("Conflict").withCode(409)
+                            .withMessage("Precondition failed: ResourceVersion in precondition: 41, "
+                                    + "ResourceVersion in object meta: 42")
+                            .build())
+                    .once();
+            ShardLeaseReconciler racing = new ShardLeaseReconciler(strictClient, k -> orphaned, detector::get, clock);
+            clock.set(T0.plusSeconds(300));
+
+            assertThat(racing.reconcile(key)).isEqualTo(Result.requeueAfter(ShardLeaseReconciler.RECHECK_AFTER_CONFLICT));
+            assertThat(racing.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.ORPHANED, 1));
+            assertThat(strict.getRequestCount()).isEqualTo(1);
+        } finally {
+            strict.destroy();
+        }
+    }
+
+    @Test
+    void aLeaseThatIsGoneIsForgotten() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
+        reconciler.reconcile(key);
+        assertThat(reconciler.membership().shards(RING)).hasSize(1);
+
+        client.leases().inNamespace(namespace).withName(SHARD).delete();
+
+        assertThat(reconciler.reconcile(key)).isEqualTo(Result.done());
+        assertThat(reconciler.membership()).isEqualTo(Membership.EMPTY);
+    }
+
+    @Test
+    void membershipGroupsShardsByRingSortedByName() {
+        for (String name : List.of("shard-b", "shard-a")) {
+            create(client, shardLease(namespace, name, RING, T0, DURATION));
+        }
+        create(client, shardLease(namespace, "shard-c", "other", T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.WEIGHT_ANNOTATION, "3").endMetadata());
+        // the same shard name in a second namespace is a misconfiguration: the first namespace wins
+        String later = namespace + "-later";
+        create(client, shardLease(later, "shard-a", RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.WEIGHT_ANNOTATION, "9").endMetadata());
+        for (LeaseKey lease : List.of(new LeaseKey(later, "shard-a"), new LeaseKey(namespace, "shard-b"),
+                new LeaseKey(namespace, "shard-a"), new LeaseKey(namespace, "shard-c"))) {
+            reconciler.reconcile(lease);
+        }
+
+        assertThat(reconciler.membership()).isEqualTo(new Membership(Map.of(
+                RING, List.of(new ShardInfo("shard-a", ShardState.READY, 1), new ShardInfo("shard-b", ShardState.READY, 1)),
+                "other", List.of(new ShardInfo("shard-c", ShardState.READY, 3)))));
+    }
+
+    @Test
+    void anInvalidWeightCountsAsOneAndIsReportedOncePerValue() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.WEIGHT_ANNOTATION, "heavy").endMetadata());
+
+        reconciler.reconcile(key);
+        reconciler.reconcile(key);
+        assertThat(weight()).isEqualTo(1);
+        assertThat(warnings()).singleElement().satisfies(event -> {
+            assertThat(event.getType()).isEqualTo("Warning");
+            assertThat(event.getReason()).isEqualTo("InvalidWeight");
+            assertThat(event.getNote()).contains("ringmaster.dev/weight=\"heavy\"").contains("weight 1");
+            assertThat(event.getRegarding().getKind()).isEqualTo("Lease");
+            assertThat(event.getRegarding().getApiVersion()).isEqualTo("coordination.k8s.io/v1");
+            assertThat(event.getRegarding().getName()).isEqualTo(SHARD);
+            assertThat(event.getRegarding().getNamespace()).isEqualTo(namespace);
+            assertThat(event.getReportingController()).isEqualTo(LeaseEvents.REPORTING_CONTROLLER);
+            assertThat(event.getReportingInstance()).isNotBlank();
+            assertThat(event.getAction()).isNotBlank();
+            assertThat(event.getEventTime().getTime()).isEqualTo("2026-01-01T00:00:00.000000Z");
+        });
+
+        annotateWeight("0");
+        reconciler.reconcile(key);
+        reconciler.reconcile(key);
+        assertThat(warnings()).hasSize(2);
+
+        annotateWeight("5");
+        reconciler.reconcile(key);
+        assertThat(weight()).isEqualTo(5);
+
+        annotateWeight("0");
+        reconciler.reconcile(key);
+        assertThat(weight()).isEqualTo(1);
+        assertThat(warnings()).hasSize(3);
+    }
+
+    @Test
+    void aValidOrMissingWeightIsTakenWithoutWarning() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.WEIGHT_ANNOTATION, "1000").endMetadata());
+        create(client, shardLease(namespace, "shard-1", RING, T0, DURATION));
+        reconciler.reconcile(key);
+        reconciler.reconcile(new LeaseKey(namespace, "shard-1"));
+
+        assertThat(reconciler.membership().shards(RING)).extracting(ShardInfo::weight).containsExactly(1000, 1);
+        assertThat(warnings()).isEmpty();
+    }
+
+    @Test
+    void theDetectorInForceIsAskedOnEveryPass() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
+        passAt(T0, ShardState.READY, Duration.ofSeconds(10));
+
+        detector.set((lease, now) -> new ShardStatus(ShardState.DEAD, now.plusSeconds(30)));
+        passAt(T0, ShardState.DEAD, Duration.ofSeconds(30));
+
+        // no detector bound: nothing is decided and nothing written
+        detector.set(null);
+        String resourceVersion = get(client, namespace, SHARD).getMetadata().getResourceVersion();
+        assertThat(reconciler.reconcile(key)).isEqualTo(Result.done());
+        assertThat(get(client, namespace, SHARD).getMetadata().getResourceVersion()).isEqualTo(resourceVersion);
+        assertThat(reconciler.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1));
+    }
+
+    /** Runs a pass at {@code at} and checks the verdict, the label and the requeue delay. */
+    private void passAt(Instant at, ShardState state, Duration requeue) {
+        clock.set(at);
+        assertThat(reconciler.reconcile(key)).as("pass at %s", at).isEqualTo(Result.requeueAfter(requeue));
+        assertThat(stateLabel(get(client, namespace, SHARD))).isEqualTo(state.label());
+        assertThat(reconciler.membership().shards(RING)).extracting(ShardInfo::state).containsExactly(state);
+    }
+
+    private int weight() {
+        return reconciler.membership().shards(RING).get(0).weight();
+    }
+
+    private void annotateWeight(String value) {
+        client.leases().inNamespace(namespace).withName(SHARD).edit(lease -> {
+            lease.getMetadata().getAnnotations().put(RingContract.WEIGHT_ANNOTATION, value);
+            return lease;
+        });
+    }
+
+    private List<Event> warnings() {
+        return client.events().v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(event -> "InvalidWeight".equals(event.getReason()))
+                .toList();
+    }
+
+    /** The requests with this method the server received so far (drains the server's record). */
+    private List<RecordedRequest> requests(String method) {
+        List<RecordedRequest> matching = new ArrayList<>();
+        try {
+            for (RecordedRequest request = server.takeRequest(10, TimeUnit.MILLISECONDS); request != null;
+                    request = server.takeRequest(10, TimeUnit.MILLISECONDS)) {
+                if (request.getMethod().equals(method)) {
+                    matching.add(request);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        return matching;
+    }
+}

@@ -1,0 +1,63 @@
+package dev.ringmaster.sharder.lease;
+
+import dev.ringmaster.ring.RingContract;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Shard leases as a shard (shard-client) writes them, and a namespace per test. */
+final class TestLeases {
+
+    private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+    private TestLeases() {
+    }
+
+    static String newNamespace() {
+        return "lease-test-" + NAMESPACES.incrementAndGet();
+    }
+
+    /** A lease of ring {@code ring} held by the shard itself, renewed at {@code renewed}. */
+    static LeaseBuilder shardLease(String namespace, String name, String ring, Instant renewed, int durationSeconds) {
+        return new LeaseBuilder()
+                .withNewMetadata()
+                    .withNamespace(namespace)
+                    .withName(name)
+                    .addToLabels(RingContract.RING_LABEL, ring)
+                .endMetadata()
+                .withNewSpec()
+                    .withHolderIdentity(name)
+                    .withAcquireTime(utc(renewed))
+                    .withRenewTime(utc(renewed))
+                    .withLeaseDurationSeconds(durationSeconds)
+                .endSpec();
+    }
+
+    static Lease create(KubernetesClient client, LeaseBuilder lease) {
+        Lease built = lease.build();
+        return client.leases().inNamespace(built.getMetadata().getNamespace()).resource(built).create();
+    }
+
+    static Lease get(KubernetesClient client, String namespace, String name) {
+        return client.leases().inNamespace(namespace).withName(name).get();
+    }
+
+    /** The shard renews its lease at {@code at}, as shard-client does. */
+    static Lease renew(KubernetesClient client, String namespace, String name, Instant at) {
+        return client.leases().inNamespace(namespace).withName(name).edit(lease -> new LeaseBuilder(lease)
+                .editSpec().withHolderIdentity(name).withRenewTime(utc(at)).endSpec()
+                .build());
+    }
+
+    static ZonedDateTime utc(Instant instant) {
+        return ZonedDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+
+    static String stateLabel(Lease lease) {
+        return lease.getMetadata().getLabels().get(RingContract.STATE_LABEL);
+    }
+}
