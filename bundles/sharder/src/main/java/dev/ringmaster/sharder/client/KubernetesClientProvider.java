@@ -22,11 +22,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes the {@link KubernetesClient} the sharder talks to the API server with. Without
- * configuration fabric8 finds the cluster as kubectl does: in-cluster service account, else
+ * Publishes the {@link KubernetesClient} the sharder talks to the API server with, once a
+ * configuration exists (so offline commands such as {@code simulate} never build one). With empty
+ * settings fabric8 finds the cluster as kubectl does: in-cluster service account, else
  * {@code $KUBECONFIG} or {@code ~/.kube/config}. A configuration change replaces the client.
  */
-@Component(configurationPid = KubernetesClientProvider.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL,
+@Component(configurationPid = KubernetesClientProvider.PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
         service = {})
 @Designate(ocd = KubernetesClientProvider.Settings.class)
 public class KubernetesClientProvider {
