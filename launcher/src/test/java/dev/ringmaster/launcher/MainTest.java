@@ -1,0 +1,64 @@
+package dev.ringmaster.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The launcher on an empty distribution: a real Felix framework with no bundles. */
+class MainTest {
+
+    @TempDir
+    Path home;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @BeforeEach
+    void emptyDistribution() throws Exception {
+        for (String folder : FelixRuntime.BUNDLE_FOLDERS) {
+            Files.createDirectories(home.resolve(folder));
+        }
+    }
+
+    private int run(String... args) {
+        return new Main(home, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void withoutArgumentsItPrintsUsageAndFails() {
+        assertThat(run()).isEqualTo(2);
+        assertThat(err()).startsWith("usage: ringmaster COMMAND");
+    }
+
+    @Test
+    void helpGoesToStdoutAndSucceeds() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("simulate");
+    }
+
+    @Test
+    void anUnknownCommandIsAOneLineError() {
+        assertThat(run("frobnicate")).isEqualTo(2);
+        assertThat(err()).isEqualTo("ringmaster: unknown command 'frobnicate'; commands: " + System.lineSeparator());
+    }
+
+    @Test
+    void aJarThatIsNoBundleIsSkippedWithAReason() throws Exception {
+        Files.writeString(home.resolve("deploy").resolve("broken.jar"), "not a zip");
+        assertThat(run("simulate")).isEqualTo(2);
+        assertThat(err()).contains("ringmaster: skipping deploy/broken.jar:")
+                .contains("ringmaster: unknown command 'simulate'");
+    }
+}
