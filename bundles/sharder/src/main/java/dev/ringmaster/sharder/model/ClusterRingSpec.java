@@ -1,21 +1,37 @@
 package dev.ringmaster.sharder.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.ringmaster.ring.RingContract;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** What a ClusterRing shards and how. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ClusterRingSpec {
 
+    /** Namespace label the API server sets on every namespace to its name. */
+    public static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+
     /** The main resources of the sharded controller, each with the resources it controls. */
+    @Required
+    @Size(min = 1)
+    @JsonPropertyDescription("The main resources of the sharded controller, each with the resources its objects control.")
     private List<RingResourceSpec> resources = new ArrayList<>();
 
     /** Namespaces whose objects are sharded; empty: all but kube-system and sharding-system. */
+    @JsonPropertyDescription("Namespaces whose objects are sharded. Empty or omitted: all namespaces but kube-system"
+            + " and sharding-system.")
     private LabelSelector namespaceSelector;
 
     /** Ringmaster extension: partitioning strategy by name; empty: the sharder's default. */
+    @JsonPropertyDescription("Name of the partitioning strategy (Ringmaster extension). Empty or omitted: the"
+            + " sharder's default strategy.")
     private String strategy;
 
     public List<RingResourceSpec> getResources() {
@@ -40,5 +56,34 @@ public class ClusterRingSpec {
 
     public void setStrategy(String strategy) {
         this.strategy = strategy;
+    }
+
+    /**
+     * The namespaces whose objects the ring shards: the ring's selector, or when it is omitted or empty
+     * the default that keeps the sharder out of kube-system and its own namespace (sharding objects
+     * there could lock the cluster or the sharder out). Not a bean getter, so neither Jackson nor the
+     * CRD generator sees it.
+     */
+    public LabelSelector namespaceSelectorOrDefault() {
+        boolean empty = namespaceSelector == null
+                || (isEmpty(namespaceSelector.getMatchLabels()) && isEmpty(namespaceSelector.getMatchExpressions()));
+        if (!empty) {
+            return namespaceSelector;
+        }
+        return new LabelSelectorBuilder()
+                .addNewMatchExpression()
+                .withKey(NAMESPACE_NAME_LABEL)
+                .withOperator("NotIn")
+                .withValues("kube-system", RingContract.SYSTEM_NAMESPACE)
+                .endMatchExpression()
+                .build();
+    }
+
+    private static boolean isEmpty(Map<?, ?> map) {
+        return map == null || map.isEmpty();
+    }
+
+    private static boolean isEmpty(List<?> list) {
+        return list == null || list.isEmpty();
     }
 }

@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,11 +10,15 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ClusterRingStatus {
 
+    @JsonPropertyDescription("The generation of the ring the sharder last acted on.")
     private Long observedGeneration;
     /** Leases carrying the ring label. */
+    @JsonPropertyDescription("Number of shard Leases of the ring.")
     private Integer shards;
     /** Shards in state ready, expired or uncertain. */
+    @JsonPropertyDescription("Number of shards objects may be assigned to (ready, expired or uncertain).")
     private Integer availableShards;
+    @JsonPropertyDescription("Conditions of the ring; Ready tells whether the sharder is sharding it.")
     private List<Condition> conditions = new ArrayList<>();
 
     public Long getObservedGeneration() {

@@ -1,18 +1,24 @@
 package dev.ringmaster.sharder.model;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Required;
 import java.util.Objects;
 
 /** A resource by API group (empty for core) and plural name. */
 public class GroupResource {
 
+    @JsonPropertyDescription("API group of the resource; empty for the core group.")
     private String group = "";
+
+    @Required
+    @JsonPropertyDescription("Plural resource name, e.g. configmaps.")
     private String resource;
 
     public GroupResource() {
     }
 
     public GroupResource(String group, String resource) {
-        this.group = group;
+        this.group = group == null ? "" : group;
         this.resource = resource;
     }
 

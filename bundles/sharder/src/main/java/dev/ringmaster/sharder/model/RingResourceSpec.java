@@ -1,11 +1,14 @@
 package dev.ringmaster.sharder.model;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.ArrayList;
 import java.util.List;
 
 /** A main resource of a ring and the resources its objects control (via owner references). */
 public class RingResourceSpec extends GroupResource {
 
+    @JsonPropertyDescription("Resources whose objects are sharded with their controller (the owner reference with"
+            + " controller=true), so an object and its children land on the same shard.")
     private List<GroupResource> controlledResources = new ArrayList<>();
 
     public RingResourceSpec() {

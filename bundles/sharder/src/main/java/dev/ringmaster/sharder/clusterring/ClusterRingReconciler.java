@@ -1,0 +1,243 @@
+package dev.ringmaster.sharder.clusterring;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.ClusterRingStatus;
+import dev.ringmaster.sharder.runtime.Reconciler;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.time.Clock;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ClusterRing controller's logic (keyed by ring name): validates the ring, checks that its
+ * partitioning strategy is available, keeps its MutatingWebhookConfiguration in line and reports the
+ * outcome in the ring's status and, when it is not Ready, in a Warning event.
+ *
+ * <p>Level-based: every pass re-reads the ring and the membership and writes only what differs. A
+ * deleted ring needs nothing: its webhook configuration carries a controller owner reference, so the
+ * garbage collector removes it.
+ */
+public final class ClusterRingReconciler implements Reconciler<String> {
+
+    public static final String CONDITION_READY = "Ready";
+    public static final String REASON_SUCCEEDED = "ReconciliationSucceeded";
+    public static final String REASON_FAILED = "ReconciliationFailed";
+    public static final String REASON_INVALID_SPEC = "InvalidSpec";
+    public static final String REASON_STRATEGY_UNAVAILABLE = "StrategyUnavailable";
+    /** Reporting component of the sharder's events. */
+    public static final String COMPONENT = LockedJsonPatch.FIELD_MANAGER;
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterRingReconciler.class);
+    /** Events of cluster-scoped objects live here, as client-go's recorder puts them. */
+    private static final String EVENT_NAMESPACE = "default";
+    private static final int MAX_CONDITION_MESSAGE = 32768;
+    private static final int MAX_EVENT_MESSAGE = 1024;
+    private static final int HTTP_CONFLICT = 409;
+
+    private final KubernetesClient client;
+    private final Supplier<Membership> membership;
+    private final Predicate<String> strategyAvailable;
+    private final Supplier<String> defaultStrategy;
+    private final WebhookConfigurations webhookConfigurations;
+    private final Clock clock;
+
+    /**
+     * @param client            API access
+     * @param membership        the shard lease controller's current view of all rings' shards
+     * @param strategyAvailable whether a partitioning strategy of the given name is registered now
+     * @param defaultStrategy   the sharder's default strategy name, for rings that name none
+     * @param webhookSettings   how the API server reaches the sharder's webhook
+     * @param clock             for condition and event timestamps
+     */
+    public ClusterRingReconciler(KubernetesClient client, Supplier<Membership> membership,
+            Predicate<String> strategyAvailable, Supplier<String> defaultStrategy, WebhookSettings webhookSettings,
+            Clock clock) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.membership = Objects.requireNonNull(membership, "membership");
+        this.strategyAvailable = Objects.requireNonNull(strategyAvailable, "strategyAvailable");
+        this.defaultStrategy = Objects.requireNonNull(defaultStrategy, "defaultStrategy");
+        this.webhookConfigurations = new WebhookConfigurations(client, webhookSettings);
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** The outcome of one pass, as it goes into the Ready condition. */
+    private record Verdict(boolean ready, String reason, String message) {
+
+        static Verdict notReady(String reason, String message) {
+            return new Verdict(false, reason, message);
+        }
+    }
+
+    @Override
+    public Result reconcile(String name) {
+        ClusterRing ring = client.resources(ClusterRing.class).withName(name).get();
+        if (ring == null || ring.getMetadata().getDeletionTimestamp() != null) {
+            // Nothing to clean up: the garbage collector follows the owner reference.
+            LOG.debug("ClusterRing {} is gone or going", name);
+            return Result.done();
+        }
+        Verdict verdict;
+        try {
+            verdict = evaluate(ring);
+        } catch (RuntimeException e) {
+            if (e instanceof KubernetesClientException kce && kce.getCode() == HTTP_CONFLICT) {
+                // Someone (cert-manager, say) wrote between our read and our locked write: not a
+                // failure worth flipping Ready for; the controller retries at once with fresh state.
+                throw e;
+            }
+            // Report where possible, then let the controller retry with backoff.
+            try {
+                report(ring, Verdict.notReady(REASON_FAILED, describe(e)));
+            } catch (RuntimeException reportFailure) {
+                e.addSuppressed(reportFailure);
+            }
+            throw e;
+        }
+        report(ring, verdict);
+        return Result.done();
+    }
+
+    private Verdict evaluate(ClusterRing ring) {
+        List<String> problems = ClusterRingValidation.validate(ring);
+        if (!problems.isEmpty()) {
+            // Leave any existing webhook configuration as it is: nothing moves on an invalid spec.
+            return Verdict.notReady(REASON_INVALID_SPEC, "the ClusterRing is invalid: " + String.join("; ", problems));
+        }
+        String specStrategy = ring.getSpec().getStrategy();
+        boolean fromSpec = specStrategy != null && !specStrategy.isEmpty();
+        String strategy = fromSpec ? specStrategy : defaultStrategy.get();
+        if (strategy == null || strategy.isEmpty()) {
+            return Verdict.notReady(REASON_STRATEGY_UNAVAILABLE,
+                    "the ring names no strategy (spec.strategy) and the sharder has no default strategy");
+        }
+        String source = fromSpec ? "spec.strategy" : "the sharder's default";
+        if (!strategyAvailable.test(strategy)) {
+            return Verdict.notReady(REASON_STRATEGY_UNAVAILABLE, "partitioning strategy \"" + strategy + "\" ("
+                    + source + ") is not available; objects are neither assigned nor moved until it is");
+        }
+        webhookConfigurations.apply(ring);
+        return new Verdict(true, REASON_SUCCEEDED, "sharding with strategy \"" + strategy + "\" (" + source + ")");
+    }
+
+    /** Writes the status if it changed, and a Warning event when the ring newly fails for a reason. */
+    private void report(ClusterRing ring, Verdict verdict) {
+        String name = ring.getMetadata().getName();
+        Long generation = ring.getMetadata().getGeneration();
+        ClusterRingStatus current = ring.getStatus();
+        List<Condition> currentConditions = current == null || current.getConditions() == null
+                ? List.of() : current.getConditions();
+        Condition previous = currentConditions.stream()
+                .filter(condition -> CONDITION_READY.equals(condition.getType()))
+                .findFirst()
+                .orElse(null);
+        String status = verdict.ready() ? "True" : "False";
+        Condition ready = new ConditionBuilder()
+                .withType(CONDITION_READY)
+                .withStatus(status)
+                .withReason(verdict.reason())
+                .withMessage(truncate(verdict.message(), MAX_CONDITION_MESSAGE))
+                .withObservedGeneration(generation)
+                // Transition time marks a change of status, not of reason or message.
+                .withLastTransitionTime(previous != null && status.equals(previous.getStatus())
+                        && previous.getLastTransitionTime() != null
+                        ? previous.getLastTransitionTime() : now())
+                .build();
+        List<Condition> conditions = new ArrayList<>();
+        for (Condition condition : currentConditions) {
+            if (!CONDITION_READY.equals(condition.getType())) {
+                conditions.add(condition); // conditions of other writers stay
+            }
+        }
+        conditions.add(ready);
+
+        Membership shards = membership.get();
+        ClusterRingStatus desired = new ClusterRingStatus();
+        desired.setObservedGeneration(generation);
+        desired.setShards(shards.shards(name).size());
+        desired.setAvailableShards(shards.availableShards(name).size());
+        desired.setConditions(conditions);
+
+        KubernetesSerialization json = client.getKubernetesSerialization();
+        if (!Objects.equals(json.convertValue(current, JsonNode.class), json.convertValue(desired, JsonNode.class))) {
+            // Through the status subresource, locked to the generation we evaluated: if the spec
+            // changed meanwhile, the write fails with 409 and the next pass reports on the new spec.
+            LockedJsonPatch patch = new LockedJsonPatch(ring.getMetadata().getResourceVersion()).set("/status", desired);
+            client.resources(ClusterRing.class).resource(ring).status()
+                    .patch(LockedJsonPatch.statusContext(), patch.toJson(json));
+            if (previous == null || !status.equals(previous.getStatus())) {
+                LOG.info("ClusterRing {} is {}Ready: {}: {}", name, verdict.ready() ? "" : "not ", verdict.reason(),
+                        verdict.message());
+            }
+        }
+        boolean sameFailure = previous != null && "False".equals(previous.getStatus())
+                && Objects.equals(previous.getReason(), ready.getReason())
+                && Objects.equals(previous.getMessage(), ready.getMessage());
+        if (!verdict.ready() && !sameFailure) {
+            warn(ring, verdict);
+        }
+    }
+
+    /** Best effort: an event that cannot be written must not fail the pass (the status says it all). */
+    private void warn(ClusterRing ring, Verdict verdict) {
+        String timestamp = now();
+        try {
+            client.v1().events().inNamespace(EVENT_NAMESPACE).resource(new EventBuilder()
+                            .withNewMetadata()
+                            .withGenerateName(ring.getMetadata().getName() + ".")
+                            .withNamespace(EVENT_NAMESPACE)
+                            .endMetadata()
+                            .withNewInvolvedObject()
+                            .withApiVersion(HasMetadata.getApiVersion(ClusterRing.class))
+                            .withKind(HasMetadata.getKind(ClusterRing.class))
+                            .withName(ring.getMetadata().getName())
+                            .withUid(ring.getMetadata().getUid())
+                            .withResourceVersion(ring.getMetadata().getResourceVersion())
+                            .endInvolvedObject()
+                            .withType("Warning")
+                            .withReason(verdict.reason())
+                            .withMessage(truncate(verdict.message(), MAX_EVENT_MESSAGE))
+                            .withNewSource().withComponent(COMPONENT).endSource()
+                            .withReportingComponent(COMPONENT)
+                            .withFirstTimestamp(timestamp)
+                            .withLastTimestamp(timestamp)
+                            .withCount(1)
+                            .build())
+                    .create();
+        } catch (KubernetesClientException e) {
+            LOG.warn("cannot record a {} event on ClusterRing {}: {}", verdict.reason(), ring.getMetadata().getName(),
+                    e.getMessage());
+        }
+    }
+
+    /** The API server's own message where there is one: shorter and clearer than the client's. */
+    private static String describe(RuntimeException e) {
+        if (e instanceof KubernetesClientException kce && kce.getStatus() != null
+                && kce.getStatus().getMessage() != null) {
+            return "reconciling the ClusterRing failed (" + kce.getCode() + "): " + kce.getStatus().getMessage();
+        }
+        return "reconciling the ClusterRing failed: " + e.getMessage();
+    }
+
+    private String now() {
+        return DateTimeFormatter.ISO_INSTANT.format(clock.instant().truncatedTo(ChronoUnit.SECONDS));
+    }
+
+    private static String truncate(String message, int max) {
+        return message.length() <= max ? message : message.substring(0, max - 3) + "...";
+    }
+}

@@ -1,0 +1,199 @@
+package dev.ringmaster.sharder.clusterring;
+
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.ClusterRingSpec;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingResourceSpec;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Checks a ClusterRing for everything the CRD schema cannot (or a lenient API server did not) reject.
+ * A pure function: the problems are reported as the ring's {@code Ready=False/InvalidSpec} message,
+ * so each names the field and says what is wrong in words a user can act on.
+ */
+public final class ClusterRingValidation {
+
+    private static final int MAX_LABEL_NAME_LENGTH = 63;
+    private static final int MAX_DNS_SUBDOMAIN_LENGTH = 253;
+    private static final Pattern LABEL_NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+    private static final Pattern DNS_SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    private static final Set<String> SET_OPERATORS = Set.of("In", "NotIn");
+    private static final Set<String> EXISTENCE_OPERATORS = Set.of("Exists", "DoesNotExist");
+
+    private ClusterRingValidation() {
+    }
+
+    /** The problems of the ring, in field order; empty when it is valid. */
+    public static List<String> validate(ClusterRing ring) {
+        List<String> problems = new ArrayList<>();
+        String name = ring.getMetadata() == null ? null : ring.getMetadata().getName();
+        if (name != null && name.length() > ClusterRing.MAX_NAME_LENGTH) {
+            problems.add("metadata.name: \"" + name + "\" is " + name.length() + " characters long, but a ClusterRing"
+                    + " name must be at most " + ClusterRing.MAX_NAME_LENGTH
+                    + " characters because shard Leases carry it as a label value");
+        }
+        ClusterRingSpec spec = ring.getSpec();
+        if (spec == null) {
+            problems.add("spec: is missing; a ClusterRing needs spec.resources");
+            return problems;
+        }
+        validateResources(spec.getResources(), problems);
+        if (spec.getNamespaceSelector() != null) {
+            validateSelector("spec.namespaceSelector", spec.getNamespaceSelector(), problems);
+        }
+        String strategy = spec.getStrategy();
+        if (strategy != null && !strategy.isEmpty() && !isValidStrategyName(strategy)) {
+            problems.add("spec.strategy: \"" + strategy + "\" is not a valid strategy name: use at most 63 lowercase"
+                    + " letters, digits and '-', starting and ending with a letter or digit (omit it for the"
+                    + " sharder's default strategy)");
+        }
+        return problems;
+    }
+
+    /** Whether {@code name} may name a partitioning strategy: a lowercase DNS label. */
+    public static boolean isValidStrategyName(String name) {
+        return name != null && name.length() <= MAX_LABEL_NAME_LENGTH && DNS_LABEL.matcher(name).matches();
+    }
+
+    private static void validateResources(List<RingResourceSpec> resources, List<String> problems) {
+        if (resources == null || resources.isEmpty()) {
+            problems.add("spec.resources: lists no resource; a ClusterRing needs at least one main resource");
+            return;
+        }
+        // Where each resource was first seen, by role: a resource may appear once in the whole ring,
+        // since every object of it must follow exactly one rule (its own key, or its controller's).
+        Map<GroupResource, String> mains = new LinkedHashMap<>();
+        Map<GroupResource, String> controlled = new LinkedHashMap<>();
+        for (int i = 0; i < resources.size(); i++) {
+            String path = "spec.resources[" + i + "]";
+            RingResourceSpec main = resources.get(i);
+            if (main == null) {
+                problems.add(path + ": must not be null");
+                continue;
+            }
+            if (checkResourceName(path, main, problems)) {
+                String first = mains.putIfAbsent(key(main), path);
+                if (first != null) {
+                    problems.add(path + ": " + main + " is listed twice as a main resource (first in " + first + ")");
+                }
+            }
+            List<GroupResource> children = main.getControlledResources();
+            for (int j = 0; children != null && j < children.size(); j++) {
+                String childPath = path + ".controlledResources[" + j + "]";
+                GroupResource child = children.get(j);
+                if (child == null) {
+                    problems.add(childPath + ": must not be null");
+                } else if (checkResourceName(childPath, child, problems)) {
+                    String first = controlled.putIfAbsent(key(child), childPath);
+                    if (first != null) {
+                        problems.add(childPath + ": " + child + " is listed twice as a controlled resource (first in "
+                                + first + "); list it once: a controlled object follows its controller, whatever"
+                                + " the controller's kind");
+                    }
+                }
+            }
+        }
+        // Checked after collecting both roles, so the order in the list does not matter.
+        controlled.forEach((resource, childPath) -> {
+            String mainPath = mains.get(resource);
+            if (mainPath != null) {
+                problems.add(childPath + ": " + resource + " is listed both as a main resource (" + mainPath
+                        + ") and as a controlled resource; each resource may have only one role in a ring");
+            }
+        });
+    }
+
+    private static boolean checkResourceName(String path, GroupResource resource, List<String> problems) {
+        if (resource.getResource() == null || resource.getResource().isBlank()) {
+            problems.add(path + ".resource: must name a resource (the plural, e.g. configmaps)");
+            return false;
+        }
+        return true;
+    }
+
+    private static GroupResource key(GroupResource resource) {
+        return new GroupResource(resource.getGroup(), resource.getResource());
+    }
+
+    private static void validateSelector(String path, LabelSelector selector, List<String> problems) {
+        Map<String, String> matchLabels = selector.getMatchLabels();
+        if (matchLabels != null) {
+            matchLabels.forEach((key, value) -> {
+                String labelPath = path + ".matchLabels[\"" + key + "\"]";
+                checkLabelKey(labelPath, key, problems);
+                checkLabelValue(labelPath, value, problems);
+            });
+        }
+        List<LabelSelectorRequirement> expressions = selector.getMatchExpressions();
+        for (int i = 0; expressions != null && i < expressions.size(); i++) {
+            String expressionPath = path + ".matchExpressions[" + i + "]";
+            LabelSelectorRequirement expression = expressions.get(i);
+            checkLabelKey(expressionPath + ".key", expression.getKey(), problems);
+            String operator = expression.getOperator();
+            List<String> values = expression.getValues() == null ? List.of() : expression.getValues();
+            if (SET_OPERATORS.contains(operator)) {
+                if (values.isEmpty()) {
+                    problems.add(expressionPath + ".values: operator " + operator + " needs at least one value");
+                }
+            } else if (EXISTENCE_OPERATORS.contains(operator)) {
+                if (!values.isEmpty()) {
+                    problems.add(expressionPath + ".values: operator " + operator + " takes no values");
+                }
+            } else {
+                problems.add(expressionPath + ".operator: \"" + operator
+                        + "\" is not an operator; use In, NotIn, Exists or DoesNotExist");
+            }
+            for (int j = 0; j < values.size(); j++) {
+                checkLabelValue(expressionPath + ".values[" + j + "]", values.get(j), problems);
+            }
+        }
+    }
+
+    /** A label key: an optional DNS-subdomain prefix and '/', then a name of at most 63 characters. */
+    private static void checkLabelKey(String path, String key, List<String> problems) {
+        if (key == null || key.isEmpty()) {
+            problems.add(path + ": the label key must not be empty");
+            return;
+        }
+        String[] parts = key.split("/", -1);
+        if (parts.length > 2) {
+            problems.add(path + ": label key \"" + key + "\" may contain at most one '/'");
+            return;
+        }
+        String name = parts[parts.length - 1];
+        if (parts.length == 2) {
+            String prefix = parts[0];
+            if (prefix.isEmpty() || prefix.length() > MAX_DNS_SUBDOMAIN_LENGTH
+                    || !DNS_SUBDOMAIN.matcher(prefix).matches()) {
+                problems.add(path + ": label key prefix \"" + prefix + "\" must be a DNS subdomain of at most "
+                        + MAX_DNS_SUBDOMAIN_LENGTH + " characters (lowercase letters, digits, '-' and '.')");
+            }
+        }
+        if (name.isEmpty() || name.length() > MAX_LABEL_NAME_LENGTH || !LABEL_NAME.matcher(name).matches()) {
+            problems.add(path + ": label key name \"" + name + "\" must be 1 to " + MAX_LABEL_NAME_LENGTH
+                    + " characters of letters, digits, '-', '_' and '.', starting and ending with a letter or"
+                    + " digit");
+        }
+    }
+
+    /** A label value: empty, or at most 63 characters with the charset of a label name. */
+    private static void checkLabelValue(String path, String value, List<String> problems) {
+        if (value == null || value.isEmpty()) {
+            return;
+        }
+        if (value.length() > MAX_LABEL_NAME_LENGTH || !LABEL_NAME.matcher(value).matches()) {
+            problems.add(path + ": label value \"" + value + "\" must be at most " + MAX_LABEL_NAME_LENGTH
+                    + " characters of letters, digits, '-', '_' and '.', starting and ending with a letter or"
+                    + " digit");
+        }
+    }
+}

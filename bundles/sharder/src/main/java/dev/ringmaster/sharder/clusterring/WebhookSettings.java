@@ -1,0 +1,164 @@
+package dev.ringmaster.sharder.clusterring;
+
+import dev.ringmaster.ring.RingContract;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How the API server reaches the sharder's webhook, from the sharder's configuration: either a
+ * Service in the cluster or a URL (a sharder running outside the cluster), and how it trusts the
+ * sharder's certificate: a CA bundle read from a PEM file, cert-manager's CA injection from a
+ * Certificate, or neither (the API server's system trust roots, for a URL with a public certificate).
+ *
+ * @param service                the Service in front of the sharder, or {@code null} when {@code url} is set
+ * @param url                    https base URL of the sharder (the webhook path is appended), or
+ *                               {@code null} when {@code service} is set
+ * @param caBundleFile           PEM file with the CA that signed the sharder's certificate, or {@code null}
+ * @param certManagerCertificate {@code <namespace>/<certificate>} whose CA cert-manager injects, or {@code null}
+ */
+public record WebhookSettings(ServiceReference service, String url, Path caBundleFile, String certManagerCertificate) {
+
+    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    private static final Pattern DNS_SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final String PEM_CERTIFICATE = "-----BEGIN CERTIFICATE-----";
+
+    // After the patterns: building it runs ServiceReference's checks, which use them.
+    /** The Service the sharder's own manifests create. */
+    public static final ServiceReference DEFAULT_SERVICE =
+            new ServiceReference(RingContract.SYSTEM_NAMESPACE, "sharder", 443);
+
+    /**
+     * A Service reference.
+     *
+     * @param namespace the Service's namespace
+     * @param name      the Service's name
+     * @param port      the Service port serving the webhook over HTTPS
+     */
+    public record ServiceReference(String namespace, String name, int port) {
+
+        public ServiceReference {
+            requireDnsLabel("webhook service namespace", namespace);
+            requireDnsLabel("webhook service name", name);
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("webhook service port " + port + " is not between 1 and 65535");
+            }
+        }
+    }
+
+    public WebhookSettings {
+        if (service == null && url == null) {
+            throw new IllegalArgumentException("configure the webhook client as a service or as a URL");
+        }
+        if (service != null && url != null) {
+            throw new IllegalArgumentException("configure the webhook client either as a service or as a URL, not both");
+        }
+        if (url != null) {
+            requireHttpsUrl(url);
+        }
+        if (caBundleFile != null && certManagerCertificate != null) {
+            throw new IllegalArgumentException("configure either a CA bundle file or a cert-manager certificate, not both");
+        }
+        if (caBundleFile != null) {
+            readPem(caBundleFile);
+        }
+        if (certManagerCertificate != null) {
+            requireNamespacedName(certManagerCertificate);
+        }
+    }
+
+    /** The defaults: the Service {@code sharding-system/sharder:443}, no CA bundle. */
+    public static WebhookSettings defaults() {
+        return service(DEFAULT_SERVICE);
+    }
+
+    /** Reach the sharder through a Service. */
+    public static WebhookSettings service(ServiceReference service) {
+        return new WebhookSettings(Objects.requireNonNull(service, "service"), null, null, null);
+    }
+
+    /** Reach the sharder at an https base URL. */
+    public static WebhookSettings url(String baseUrl) {
+        return new WebhookSettings(null, Objects.requireNonNull(baseUrl, "baseUrl"), null, null);
+    }
+
+    /** The same client, trusting the CA in a PEM file (read again whenever the configuration is built). */
+    public WebhookSettings withCaBundleFile(Path file) {
+        return new WebhookSettings(service, url, file, null);
+    }
+
+    /** The same client, with the CA injected by cert-manager from {@code <namespace>/<certificate>}. */
+    public WebhookSettings withCertManagerCertificate(String namespaceAndName) {
+        return new WebhookSettings(service, url, null, namespaceAndName);
+    }
+
+    /** Whether the sharder writes the CA bundle itself; otherwise it leaves whatever is there alone. */
+    public boolean ownsCaBundle() {
+        return caBundleFile != null;
+    }
+
+    /** The CA bundle's PEM bytes, read now so a rotated file is picked up; {@code null} without a file. */
+    public byte[] readCaBundle() {
+        return caBundleFile == null ? null : readPem(caBundleFile);
+    }
+
+    /** The URL of the ring's webhook in URL mode. */
+    public String webhookUrl(String ring) {
+        String base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        return base + RingContract.webhookPath(ring);
+    }
+
+    private static byte[] readPem(Path file) {
+        if (!Files.isReadable(file)) {
+            throw new IllegalArgumentException("the webhook CA bundle file " + file + " is not a readable file");
+        }
+        try {
+            byte[] pem = Files.readAllBytes(file);
+            if (!new String(pem, StandardCharsets.US_ASCII).contains(PEM_CERTIFICATE)) {
+                throw new IllegalArgumentException("the webhook CA bundle file " + file
+                        + " holds no PEM certificate (" + PEM_CERTIFICATE + ")");
+            }
+            return pem;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the webhook CA bundle file " + file, e);
+        }
+    }
+
+    private static void requireHttpsUrl(String url) {
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("webhook URL " + url + " is not a URL: " + e.getMessage(), e);
+        }
+        // The API server calls webhooks over TLS only and rejects user info, queries and fragments.
+        if (!"https".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null) {
+            throw new IllegalArgumentException("webhook URL " + url + " must be an https URL with a host");
+        }
+        if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new IllegalArgumentException("webhook URL " + url + " must not have user info, a query or a fragment");
+        }
+    }
+
+    private static void requireNamespacedName(String value) {
+        String[] parts = value.split("/", -1);
+        if (parts.length != 2 || !DNS_LABEL.matcher(parts[0]).matches() || parts[0].length() > 63
+                || !DNS_SUBDOMAIN.matcher(parts[1]).matches() || parts[1].length() > 253) {
+            throw new IllegalArgumentException("cert-manager certificate \"" + value
+                    + "\" must be <namespace>/<certificate name>");
+        }
+    }
+
+    private static void requireDnsLabel(String what, String value) {
+        if (value == null || value.length() > 63 || !DNS_LABEL.matcher(value).matches()) {
+            throw new IllegalArgumentException(what + " \"" + value + "\" must be a lowercase DNS label");
+        }
+    }
+}

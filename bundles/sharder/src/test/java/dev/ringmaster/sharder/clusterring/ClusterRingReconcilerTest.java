@@ -1,0 +1,633 @@
+package dev.ringmaster.sharder.clusterring;
+
+import static dev.ringmaster.sharder.clusterring.ClusterRingValidationTest.main;
+import static dev.ringmaster.sharder.clusterring.ClusterRingValidationTest.ring;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.runtime.Reconciler;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.RuleWithOperations;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The ClusterRing controller against fabric8's mock API server in CRUD mode, with a fake clock. */
+@EnableKubernetesMockClient(crud = true)
+class ClusterRingReconcilerTest {
+
+    private static final String RING = "example";
+    private static final String WEBHOOK_CONFIGURATION = "sharding-clusterring-50d858e0-example";
+    private static final String SHARD_LABEL = "shard.alpha.sharding.timebertt.dev/clusterring-50d858e0-example";
+    private static final Instant START = Instant.parse("2030-01-02T03:04:05.678Z");
+    private static final String START_TIME = "2030-01-02T03:04:05Z";
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+
+    @TempDir
+    Path dir;
+
+    private final TestClock clock = new TestClock(START);
+    private final AtomicReference<Membership> membership = new AtomicReference<>(new Membership(Map.of(RING, List.of(
+            new ShardInfo("shard-a", ShardState.READY, 1),
+            new ShardInfo("shard-b", ShardState.UNCERTAIN, 1),
+            new ShardInfo("shard-c", ShardState.DEAD, 1)))));
+    private final Set<String> strategies = new HashSet<>(Set.of("consistent", "rendezvous"));
+    private final List<String> strategiesAsked = new ArrayList<>();
+    private final AtomicReference<String> defaultStrategy = new AtomicReference<>("consistent");
+
+    @BeforeEach
+    void installCrd() throws IOException {
+        // The generated CRD itself: the mock learns from it that ClusterRings have a status subresource.
+        try (InputStream crd = getClass().getClassLoader()
+                .getResourceAsStream("META-INF/fabric8/clusterrings.sharding.timebertt.dev-v1.yml")) {
+            client.apiextensions().v1().customResourceDefinitions().load(crd).create();
+        }
+    }
+
+    @Test
+    void validRingIsReadyWithShardCountsFromMembership() {
+        ClusterRing ring = create(exampleRing());
+
+        assertThat(reconciler(WebhookSettings.defaults()).reconcile(RING)).isEqualTo(Reconciler.Result.done());
+
+        ClusterRing read = read();
+        assertThat(read.getStatus().getObservedGeneration()).isEqualTo(1L);
+        assertThat(read.getStatus().getShards()).isEqualTo(3);
+        assertThat(read.getStatus().getAvailableShards()).isEqualTo(2);
+        assertThat(read.getStatus().getConditions()).singleElement().satisfies(ready -> {
+            assertThat(ready.getType()).isEqualTo("Ready");
+            assertThat(ready.getStatus()).isEqualTo("True");
+            assertThat(ready.getReason()).isEqualTo("ReconciliationSucceeded");
+            assertThat(ready.getMessage()).isEqualTo("sharding with strategy \"consistent\" (the sharder's default)");
+            assertThat(ready.getObservedGeneration()).isEqualTo(1L);
+            assertThat(ready.getLastTransitionTime()).isEqualTo(START_TIME);
+        });
+        assertThat(strategiesAsked).containsExactly("consistent");
+        assertThat(read.getMetadata().getUid()).isEqualTo(ring.getMetadata().getUid());
+        assertThat(events()).isEmpty();
+    }
+
+    @Test
+    void ringStrategyWinsOverTheDefault() {
+        ClusterRing ring = exampleRing();
+        ring.getSpec().setStrategy("rendezvous");
+        create(ring);
+
+        reconciler(WebhookSettings.defaults()).reconcile(RING);
+
+        assertThat(strategiesAsked).containsExactly("rendezvous");
+        assertThat(ready(read()).getMessage()).isEqualTo("sharding with strategy \"rendezvous\" (spec.strategy)");
+    }
+
+    @Test
+    void serviceModeWebhookConfiguration() throws IOException {
+        Path ca = Files.writeString(dir.resolve("ca.pem"), WebhookSettingsTest.PEM);
+        ClusterRing ring = create(exampleRing());
+
+        reconciler(WebhookSettings.defaults().withCaBundleFile(ca)).reconcile(RING);
+
+        MutatingWebhookConfiguration configuration = webhookConfiguration();
+        assertOwnedByRing(configuration, ring);
+        assertThat(configuration.getMetadata().getAnnotations()).isNullOrEmpty();
+        MutatingWebhook webhook = singleWebhook(configuration);
+        assertThat(webhook.getRules()).hasSize(4);
+        assertThat(webhook.getClientConfig().getUrl()).isNull();
+        assertThat(webhook.getClientConfig().getService().getNamespace()).isEqualTo("sharding-system");
+        assertThat(webhook.getClientConfig().getService().getName()).isEqualTo("sharder");
+        assertThat(webhook.getClientConfig().getService().getPort()).isEqualTo(443);
+        assertThat(webhook.getClientConfig().getService().getPath()).isEqualTo("/webhooks/sharder/clusterring/example");
+        assertThat(webhook.getClientConfig().getCaBundle())
+                .isEqualTo(Base64.getEncoder().encodeToString(WebhookSettingsTest.PEM.getBytes(StandardCharsets.US_ASCII)));
+        assertThat(webhook.getNamespaceSelector().getMatchLabels()).isNullOrEmpty();
+        assertThat(webhook.getNamespaceSelector().getMatchExpressions())
+                .extracting(LabelSelectorRequirement::getKey, LabelSelectorRequirement::getOperator,
+                        LabelSelectorRequirement::getValues)
+                .containsExactly(tuple("kubernetes.io/metadata.name", "NotIn", List.of("kube-system", "sharding-system")));
+    }
+
+    @Test
+    void urlModeWebhookConfigurationWithCertManagerAndRingNamespaceSelector() {
+        ClusterRing ring = exampleRing();
+        ring.getSpec().setNamespaceSelector(new LabelSelectorBuilder().addToMatchLabels("role", "project").build());
+        ring = create(ring);
+
+        reconciler(WebhookSettings.url("https://sharder.example:9443")
+                .withCertManagerCertificate("sharding-system/webhook-ca")).reconcile(RING);
+
+        MutatingWebhookConfiguration configuration = webhookConfiguration();
+        assertOwnedByRing(configuration, ring);
+        assertThat(configuration.getMetadata().getAnnotations())
+                .isEqualTo(Map.of("cert-manager.io/inject-ca-from", "sharding-system/webhook-ca"));
+        MutatingWebhook webhook = singleWebhook(configuration);
+        assertThat(webhook.getRules()).hasSize(4);
+        assertThat(webhook.getClientConfig().getService()).isNull();
+        assertThat(webhook.getClientConfig().getUrl())
+                .isEqualTo("https://sharder.example:9443/webhooks/sharder/clusterring/example");
+        assertThat(webhook.getClientConfig().getCaBundle()).as("cert-manager injects it").isNull();
+        assertThat(webhook.getNamespaceSelector().getMatchLabels()).isEqualTo(Map.of("role", "project"));
+        assertThat(webhook.getNamespaceSelector().getMatchExpressions()).isNullOrEmpty();
+    }
+
+    @Test
+    void caBundleInjectedByCertManagerSurvivesReconciliation() {
+        create(exampleRing());
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults()
+                .withCertManagerCertificate("sharding-system/webhook-ca"));
+        reconciler.reconcile(RING);
+        String injected = Base64.getEncoder().encodeToString("injected by cainjector".getBytes(StandardCharsets.UTF_8));
+        webhookConfigurationResource().edit(configuration -> {
+            configuration.getWebhooks().get(0).getClientConfig().setCaBundle(injected);
+            return configuration;
+        });
+        String injectedVersion = webhookConfiguration().getMetadata().getResourceVersion();
+
+        List<String> requests = requestsDuring(() -> reconciler.reconcile(RING));
+
+        assertThat(requests).as("nothing to write").allMatch(request -> request.startsWith("GET "));
+        assertThat(webhookConfiguration().getMetadata().getResourceVersion()).isEqualTo(injectedVersion);
+
+        // A spec change rewrites the rules and still keeps the injected CA.
+        ringResource().edit(ring -> {
+            ring.getSpec().getResources().add(main("batch", "jobs"));
+            return ring;
+        });
+        reconciler.reconcile(RING);
+
+        MutatingWebhook webhook = singleWebhook(webhookConfiguration());
+        assertThat(webhook.getRules()).hasSize(5).last().satisfies(rule -> {
+            assertThat(rule.getApiGroups()).containsExactly("batch");
+            assertThat(rule.getResources()).containsExactly("jobs");
+        });
+        assertThat(webhook.getClientConfig().getCaBundle()).isEqualTo(injected);
+        assertThat(webhookConfiguration().getMetadata().getAnnotations())
+                .containsEntry("cert-manager.io/inject-ca-from", "sharding-system/webhook-ca");
+    }
+
+    @Test
+    void caBundleFileModeWritesTheRotatedFile() throws IOException {
+        Path ca = Files.writeString(dir.resolve("ca.pem"), WebhookSettingsTest.PEM);
+        create(exampleRing());
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults().withCaBundleFile(ca));
+        reconciler.reconcile(RING);
+        String rotated = WebhookSettingsTest.PEM + WebhookSettingsTest.PEM;
+        Files.writeString(ca, rotated);
+
+        reconciler.reconcile(RING);
+
+        assertThat(singleWebhook(webhookConfiguration()).getClientConfig().getCaBundle())
+                .isEqualTo(Base64.getEncoder().encodeToString(rotated.getBytes(StandardCharsets.US_ASCII)));
+    }
+
+    @Test
+    void foreignLabelsAnnotationsAndOwnersAreKept() {
+        create(exampleRing());
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        reconciler.reconcile(RING);
+        webhookConfigurationResource().edit(configuration -> {
+            configuration.getMetadata().getLabels().put("team", "platform");
+            configuration.getMetadata().setAnnotations(Map.of("note", "kept"));
+            configuration.getMetadata().getOwnerReferences().add(new OwnerReferenceBuilder().withApiVersion("v1")
+                    .withKind("ConfigMap").withName("keeper").withUid("keeper-uid").build());
+            configuration.getWebhooks().get(0).setTimeoutSeconds(30); // drift the sharder must undo
+            return configuration;
+        });
+
+        reconciler.reconcile(RING);
+
+        MutatingWebhookConfiguration configuration = webhookConfiguration();
+        assertThat(configuration.getMetadata().getLabels()).containsEntry("team", "platform")
+                .containsEntry("app.kubernetes.io/managed-by", "ringmaster-sharder");
+        assertThat(configuration.getMetadata().getAnnotations()).isEqualTo(Map.of("note", "kept"));
+        assertThat(configuration.getMetadata().getOwnerReferences())
+                .extracting(OwnerReference::getName).containsExactly(RING, "keeper");
+        assertThat(singleWebhook(configuration).getTimeoutSeconds()).isEqualTo(5);
+    }
+
+    @Test
+    void invalidRingIsNotReadyAndGetsNoWebhookConfiguration() {
+        create(ring(RING, main("apps", "deployments", new GroupResource("apps", "replicasets")),
+                main("apps", "replicasets")));
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+
+        reconciler.reconcile(RING);
+
+        Condition ready = ready(read());
+        assertThat(ready.getStatus()).isEqualTo("False");
+        assertThat(ready.getReason()).isEqualTo("InvalidSpec");
+        assertThat(ready.getMessage()).isEqualTo("the ClusterRing is invalid: spec.resources[0].controlledResources[0]:"
+                + " replicasets.apps is listed both as a main resource (spec.resources[1]) and as a controlled"
+                + " resource; each resource may have only one role in a ring");
+        assertThat(webhookConfigurationResource().get()).isNull();
+        assertThat(strategiesAsked).isEmpty();
+        assertThat(events()).singleElement().satisfies(event -> {
+            assertThat(event.getType()).isEqualTo("Warning");
+            assertThat(event.getReason()).isEqualTo("InvalidSpec");
+            assertThat(event.getMessage()).isEqualTo(ready.getMessage());
+            assertThat(event.getInvolvedObject().getKind()).isEqualTo("ClusterRing");
+            assertThat(event.getInvolvedObject().getApiVersion()).isEqualTo("sharding.timebertt.dev/v1alpha1");
+            assertThat(event.getInvolvedObject().getName()).isEqualTo(RING);
+            assertThat(event.getInvolvedObject().getUid()).isEqualTo(read().getMetadata().getUid());
+            assertThat(event.getSource().getComponent()).isEqualTo("ringmaster-sharder");
+            assertThat(event.getFirstTimestamp()).isEqualTo(START_TIME);
+        });
+
+        clock.advance(Duration.ofMinutes(1));
+        reconciler.reconcile(RING);
+
+        assertThat(events()).as("the same failure is not announced again").hasSize(1);
+        assertThat(ready(read()).getLastTransitionTime()).isEqualTo(START_TIME);
+    }
+
+    @Test
+    void invalidSpecLeavesAnExistingWebhookConfigurationAlone() {
+        create(exampleRing());
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        reconciler.reconcile(RING);
+        MutatingWebhookConfiguration before = webhookConfiguration();
+        ringResource().edit(ring -> {
+            ring.getSpec().getResources().add(main("", "configmaps"));
+            return ring;
+        });
+
+        reconciler.reconcile(RING);
+
+        assertThat(ready(read()).getReason()).isEqualTo("InvalidSpec");
+        assertThat(webhookConfiguration().getMetadata().getResourceVersion())
+                .isEqualTo(before.getMetadata().getResourceVersion());
+    }
+
+    @Test
+    void unavailableStrategyMakesTheRingNotReadyUntilItIsBack() {
+        ClusterRing ring = exampleRing();
+        ring.getSpec().setStrategy("jump");
+        create(ring);
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+
+        reconciler.reconcile(RING);
+
+        Condition ready = ready(read());
+        assertThat(ready.getStatus()).isEqualTo("False");
+        assertThat(ready.getReason()).isEqualTo("StrategyUnavailable");
+        assertThat(ready.getMessage()).contains("\"jump\"", "spec.strategy", "not available");
+        assertThat(ready.getLastTransitionTime()).isEqualTo(START_TIME);
+        assertThat(webhookConfigurationResource().get()).isNull();
+        assertThat(events()).extracting(Event::getReason).containsExactly("StrategyUnavailable");
+        assertThat(read().getStatus().getShards()).as("counts are reported anyway").isEqualTo(3);
+
+        strategies.add("jump");
+        clock.advance(Duration.ofMinutes(5));
+        reconciler.reconcile(RING);
+
+        assertThat(ready(read()).getStatus()).isEqualTo("True");
+        assertThat(ready(read()).getLastTransitionTime()).isEqualTo("2030-01-02T03:09:05Z");
+        assertThat(webhookConfigurationResource().get()).isNotNull();
+        assertThat(events()).hasSize(1);
+    }
+
+    @Test
+    void missingDefaultStrategyIsReported() {
+        defaultStrategy.set(null);
+        create(exampleRing());
+
+        reconciler(WebhookSettings.defaults()).reconcile(RING);
+
+        assertThat(ready(read()).getReason()).isEqualTo("StrategyUnavailable");
+        assertThat(ready(read()).getMessage()).contains("no default strategy");
+    }
+
+    @Test
+    void lastTransitionTimeChangesOnlyWithTheStatusValue() {
+        create(exampleRing());
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        reconciler.reconcile(RING);
+
+        clock.advance(Duration.ofMinutes(1));
+        membership.set(new Membership(Map.of(RING, List.of(new ShardInfo("shard-a", ShardState.READY, 1)))));
+        reconciler.reconcile(RING);
+
+        assertThat(read().getStatus().getShards()).isEqualTo(1);
+        assertThat(ready(read()).getLastTransitionTime()).isEqualTo(START_TIME);
+
+        clock.advance(Duration.ofMinutes(1));
+        strategies.clear();
+        reconciler.reconcile(RING);
+        assertThat(ready(read()).getLastTransitionTime()).isEqualTo("2030-01-02T03:06:05Z");
+
+        clock.advance(Duration.ofMinutes(1));
+        ringResource().edit(ring -> {
+            ring.getSpec().setStrategy("Invalid");
+            return ring;
+        });
+        reconciler.reconcile(RING);
+        Condition ready = ready(read());
+        assertThat(ready.getReason()).as("reason changed, status did not").isEqualTo("InvalidSpec");
+        assertThat(ready.getLastTransitionTime()).isEqualTo("2030-01-02T03:06:05Z");
+        assertThat(events()).extracting(Event::getReason).containsExactlyInAnyOrder("StrategyUnavailable", "InvalidSpec");
+    }
+
+    @Test
+    void unchangedStatusAndConfigurationAreNotRewritten() {
+        create(exampleRing());
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        reconciler.reconcile(RING);
+        String ringVersion = read().getMetadata().getResourceVersion();
+        String configurationVersion = webhookConfiguration().getMetadata().getResourceVersion();
+        clock.advance(Duration.ofHours(1));
+
+        List<String> requests = requestsDuring(() -> reconciler.reconcile(RING));
+
+        assertThat(requests).containsExactly(
+                "GET /apis/sharding.timebertt.dev/v1alpha1/clusterrings/example",
+                "GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/" + WEBHOOK_CONFIGURATION);
+        assertThat(read().getMetadata().getResourceVersion()).isEqualTo(ringVersion);
+        assertThat(webhookConfiguration().getMetadata().getResourceVersion()).isEqualTo(configurationVersion);
+    }
+
+    @Test
+    void statusIsWrittenThroughTheStatusSubresource() {
+        create(exampleRing());
+
+        List<String> requests = requestsDuring(() -> reconciler(WebhookSettings.defaults()).reconcile(RING));
+
+        assertThat(requests).contains("PATCH /apis/sharding.timebertt.dev/v1alpha1/clusterrings/example/status");
+        assertThat(requests).noneMatch(request -> request.startsWith("PUT ")
+                || request.equals("PATCH /apis/sharding.timebertt.dev/v1alpha1/clusterrings/example"));
+    }
+
+    @Test
+    void observedGenerationFollowsTheGeneration() {
+        create(exampleRing());
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        reconciler.reconcile(RING);
+        ringResource().edit(ring -> {
+            ring.getSpec().getResources().add(main("batch", "jobs"));
+            return ring;
+        });
+        assertThat(read().getMetadata().getGeneration()).isEqualTo(2L);
+
+        reconciler.reconcile(RING);
+
+        ClusterRing read = read();
+        assertThat(read.getStatus().getObservedGeneration()).isEqualTo(2L);
+        assertThat(ready(read).getObservedGeneration()).isEqualTo(2L);
+        assertThat(singleWebhook(webhookConfiguration()).getRules()).hasSize(5);
+    }
+
+    @Test
+    void apiErrorIsReportedAndRethrown() {
+        create(exampleRing());
+        server.expect().get()
+                .withPath("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/" + WEBHOOK_CONFIGURATION)
+                // Not a 5xx: the client itself retries those before giving up.
+                .andReturn(403, new StatusBuilder().withStatus("Failure").withCode(403).withReason("Forbidden")
+                        .withMessage("mutatingwebhookconfigurations is forbidden: the sharder lacks RBAC").build())
+                .once();
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+
+        assertThatThrownBy(() -> reconciler.reconcile(RING)).isInstanceOf(KubernetesClientException.class);
+
+        Condition ready = ready(read());
+        assertThat(ready.getStatus()).isEqualTo("False");
+        assertThat(ready.getReason()).isEqualTo("ReconciliationFailed");
+        assertThat(ready.getMessage()).isEqualTo("reconciling the ClusterRing failed (403):"
+                + " mutatingwebhookconfigurations is forbidden: the sharder lacks RBAC");
+        assertThat(events()).extracting(Event::getReason).containsExactly("ReconciliationFailed");
+
+        clock.advance(Duration.ofSeconds(10));
+        reconciler.reconcile(RING);
+
+        assertThat(ready(read()).getStatus()).isEqualTo("True");
+        assertThat(ready(read()).getLastTransitionTime()).isEqualTo("2030-01-02T03:04:15Z");
+    }
+
+    @Test
+    void conflictIsRetriedWithoutFlippingReady() {
+        create(exampleRing());
+        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        reconciler.reconcile(RING);
+        ringResource().edit(ring -> {
+            ring.getSpec().getResources().add(main("batch", "jobs"));
+            return ring;
+        });
+        server.expect().patch()
+                .withPath("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/" + WEBHOOK_CONFIGURATION
+                        + "?fieldManager=ringmaster-sharder")
+                .andReturn(409, new StatusBuilder().withStatus("Failure").withCode(409).withReason("Conflict")
+                        .withMessage("the object has been modified").build())
+                .once();
+
+        assertThatThrownBy(() -> reconciler.reconcile(RING))
+                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+
+        assertThat(ready(read()).getStatus()).isEqualTo("True");
+        assertThat(read().getStatus().getObservedGeneration()).as("not yet acted on").isEqualTo(1L);
+        assertThat(events()).isEmpty();
+
+        reconciler.reconcile(RING);
+
+        assertThat(read().getStatus().getObservedGeneration()).isEqualTo(2L);
+        assertThat(singleWebhook(webhookConfiguration()).getRules()).hasSize(5);
+    }
+
+    @Test
+    void deletedRingNeedsNothing() {
+        List<String> requests = requestsDuring(() ->
+                assertThat(reconciler(WebhookSettings.defaults()).reconcile(RING)).isEqualTo(Reconciler.Result.done()));
+
+        assertThat(requests).containsExactly("GET /apis/sharding.timebertt.dev/v1alpha1/clusterrings/example");
+    }
+
+    @Test
+    void writesAreLockedToTheResourceVersionTheyWereComputedFrom() {
+        create(exampleRing());
+        String stale = read().getMetadata().getResourceVersion();
+        ringResource().edit(ring -> {
+            ring.getSpec().setStrategy("rendezvous");
+            return ring;
+        });
+        String patch = new LockedJsonPatch(stale).set("/status", Map.of("shards", 7))
+                .toJson(client.getKubernetesSerialization());
+
+        assertThatThrownBy(() -> ringResource().status().patch(LockedJsonPatch.statusContext(), patch))
+                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+    }
+
+    private ClusterRing exampleRing() {
+        return ring(RING, main("", "configmaps", new GroupResource("", "secrets")),
+                main("apps", "deployments", new GroupResource("apps", "replicasets")));
+    }
+
+    private ClusterRingReconciler reconciler(WebhookSettings settings) {
+        return new ClusterRingReconciler(client, membership::get, name -> {
+            strategiesAsked.add(name);
+            return strategies.contains(name);
+        }, defaultStrategy::get, settings, clock);
+    }
+
+    private ClusterRing create(ClusterRing ring) {
+        return client.resources(ClusterRing.class).resource(ring).create();
+    }
+
+    private Resource<ClusterRing> ringResource() {
+        return client.resources(ClusterRing.class).withName(RING);
+    }
+
+    private ClusterRing read() {
+        return ringResource().get();
+    }
+
+    private static Condition ready(ClusterRing ring) {
+        return ring.getStatus().getConditions().stream().filter(c -> c.getType().equals("Ready")).findFirst()
+                .orElseThrow();
+    }
+
+    private Resource<MutatingWebhookConfiguration> webhookConfigurationResource() {
+        return client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WEBHOOK_CONFIGURATION);
+    }
+
+    private MutatingWebhookConfiguration webhookConfiguration() {
+        MutatingWebhookConfiguration configuration = webhookConfigurationResource().get();
+        assertThat(configuration).as("webhook configuration " + WEBHOOK_CONFIGURATION).isNotNull();
+        return configuration;
+    }
+
+    private List<Event> events() {
+        return client.v1().events().inNamespace("default").list().getItems();
+    }
+
+    /** The parts every ring's configuration shares, whatever the client config. */
+    private static MutatingWebhook singleWebhook(MutatingWebhookConfiguration configuration) {
+        assertThat(configuration.getWebhooks()).hasSize(1);
+        MutatingWebhook webhook = configuration.getWebhooks().get(0);
+        assertThat(webhook.getName()).isEqualTo("sharder.sharding.timebertt.dev");
+        assertThat(webhook.getRules())
+                .extracting(RuleWithOperations::getApiGroups, RuleWithOperations::getResources,
+                        RuleWithOperations::getApiVersions, RuleWithOperations::getOperations,
+                        RuleWithOperations::getScope)
+                .as("the example ring's resources, and any added after them")
+                .startsWith(
+                        rule("", "configmaps"),
+                        rule("", "secrets"),
+                        rule("apps", "deployments"),
+                        rule("apps", "replicasets"));
+        assertThat(webhook.getObjectSelector().getMatchLabels()).isNullOrEmpty();
+        assertThat(webhook.getObjectSelector().getMatchExpressions())
+                .extracting(LabelSelectorRequirement::getKey, LabelSelectorRequirement::getOperator,
+                        LabelSelectorRequirement::getValues)
+                .containsExactly(tuple(SHARD_LABEL, "DoesNotExist", List.of()));
+        assertThat(webhook.getFailurePolicy()).isEqualTo("Ignore");
+        assertThat(webhook.getTimeoutSeconds()).isEqualTo(5);
+        assertThat(webhook.getSideEffects()).isEqualTo("None");
+        assertThat(webhook.getAdmissionReviewVersions()).containsExactly("v1");
+        assertThat(webhook.getMatchPolicy()).isEqualTo("Equivalent");
+        assertThat(webhook.getReinvocationPolicy()).isEqualTo("Never");
+        assertThat(webhook.getMatchConditions()).isNullOrEmpty();
+        return webhook;
+    }
+
+    private static org.assertj.core.groups.Tuple rule(String group, String resource) {
+        return tuple(List.of(group), List.of(resource), List.of("*"), List.of("CREATE", "UPDATE"), "*");
+    }
+
+    private static void assertOwnedByRing(MutatingWebhookConfiguration configuration, ClusterRing ring) {
+        assertThat(configuration.getMetadata().getName()).isEqualTo(WEBHOOK_CONFIGURATION);
+        assertThat(configuration.getMetadata().getLabels())
+                .isEqualTo(Map.of("app.kubernetes.io/managed-by", "ringmaster-sharder"));
+        assertThat(configuration.getMetadata().getOwnerReferences()).singleElement().satisfies(owner -> {
+            assertThat(owner.getApiVersion()).isEqualTo("sharding.timebertt.dev/v1alpha1");
+            assertThat(owner.getKind()).isEqualTo("ClusterRing");
+            assertThat(owner.getName()).isEqualTo(RING);
+            assertThat(owner.getUid()).isEqualTo(ring.getMetadata().getUid()).isNotBlank();
+            assertThat(owner.getController()).isTrue();
+            assertThat(owner.getBlockOwnerDeletion()).isTrue();
+        });
+    }
+
+    /** Method and path of every request the action sent. */
+    private List<String> requestsDuring(Runnable action) {
+        try {
+            while (server.takeRequest(1, TimeUnit.MILLISECONDS) != null) {
+                // drop what came before
+            }
+            action.run();
+            List<String> requests = new ArrayList<>();
+            RecordedRequest request;
+            while ((request = server.takeRequest(50, TimeUnit.MILLISECONDS)) != null) {
+                requests.add(request.getMethod() + " " + request.getPath());
+            }
+            return requests;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A clock that stands still until the test moves it. */
+    private static final class TestClock extends Clock {
+
+        private Instant now;
+
+        TestClock(Instant start) {
+            this.now = start;
+        }
+
+        void advance(Duration duration) {
+            now = now.plus(duration);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException();
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package dev.ringmaster.sharder.clusterring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingResourceSpec;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ClusterRingValidationTest {
+
+    static ClusterRing ring(String name, RingResourceSpec... resources) {
+        ClusterRing ring = new ClusterRing();
+        ring.setMetadata(new ObjectMetaBuilder().withName(name).build());
+        ring.getSpec().setResources(new ArrayList<>(List.of(resources)));
+        return ring;
+    }
+
+    static RingResourceSpec main(String group, String resource, GroupResource... controlled) {
+        return new RingResourceSpec(group, resource, new ArrayList<>(List.of(controlled)));
+    }
+
+    private static ClusterRing valid() {
+        return ring("example", main("", "configmaps", new GroupResource("", "secrets")),
+                main("apps", "deployments", new GroupResource("apps", "replicasets")));
+    }
+
+    private static List<String> problemsWithSelector(LabelSelector selector) {
+        ClusterRing ring = valid();
+        ring.getSpec().setNamespaceSelector(selector);
+        return ClusterRingValidation.validate(ring);
+    }
+
+    @Test
+    void validRingHasNoProblems() {
+        ClusterRing ring = valid();
+        ring.getSpec().setStrategy("rendezvous");
+        ring.getSpec().setNamespaceSelector(new LabelSelectorBuilder()
+                .addToMatchLabels("example.com/role", "project")
+                .addToMatchLabels("tier", "")
+                .addNewMatchExpression().withKey("env").withOperator("In").withValues("dev", "prod_1").endMatchExpression()
+                .addNewMatchExpression().withKey("skip").withOperator("DoesNotExist").endMatchExpression()
+                .build());
+        assertThat(ClusterRingValidation.validate(ring)).isEmpty();
+    }
+
+    @Test
+    void nameOf63CharactersIsValidButNot64() {
+        assertThat(ClusterRingValidation.validate(ring("a".repeat(63), main("", "configmaps")))).isEmpty();
+        assertThat(ClusterRingValidation.validate(ring("a".repeat(64), main("", "configmaps"))))
+                .singleElement().asString()
+                .startsWith("metadata.name: ")
+                .contains("is 64 characters long", "at most 63 characters");
+    }
+
+    @Test
+    void ringWithoutResourcesIsInvalid() {
+        assertThat(ClusterRingValidation.validate(ring("example")))
+                .containsExactly("spec.resources: lists no resource; a ClusterRing needs at least one main resource");
+        ClusterRing withoutList = ring("example");
+        withoutList.getSpec().setResources(null);
+        assertThat(ClusterRingValidation.validate(withoutList)).hasSize(1);
+        ClusterRing withoutSpec = ring("example");
+        withoutSpec.setSpec(null);
+        assertThat(ClusterRingValidation.validate(withoutSpec)).singleElement().asString().startsWith("spec: ");
+    }
+
+    @Test
+    void emptyResourceNamesAreInvalid() {
+        assertThat(ClusterRingValidation.validate(ring("example", main("apps", ""),
+                main("", "configmaps", new GroupResource("", null)))))
+                .containsExactly(
+                        "spec.resources[0].resource: must name a resource (the plural, e.g. configmaps)",
+                        "spec.resources[1].controlledResources[0].resource: must name a resource (the plural, e.g."
+                                + " configmaps)");
+    }
+
+    @Test
+    void resourceListedTwiceIsInvalid() {
+        assertThat(ClusterRingValidation.validate(ring("example", main("", "configmaps"), main("", "configmaps"))))
+                .containsExactly("spec.resources[1]: configmaps is listed twice as a main resource (first in"
+                        + " spec.resources[0])");
+        assertThat(ClusterRingValidation.validate(ring("example",
+                main("", "configmaps", new GroupResource("", "secrets")),
+                main("apps", "deployments", new GroupResource("", "secrets")))))
+                .singleElement().asString()
+                .startsWith("spec.resources[1].controlledResources[0]: secrets is listed twice as a controlled"
+                        + " resource (first in spec.resources[0].controlledResources[0])");
+    }
+
+    @Test
+    void sameResourceInAnotherGroupIsNotADuplicate() {
+        assertThat(ClusterRingValidation.validate(ring("example", main("", "events"), main("events.k8s.io", "events"))))
+                .isEmpty();
+    }
+
+    @Test
+    void resourceBothMainAndControlledIsInvalid() {
+        // Controlled before main in the list: still found.
+        assertThat(ClusterRingValidation.validate(ring("example",
+                main("apps", "deployments", new GroupResource("apps", "replicasets")),
+                main("apps", "replicasets"))))
+                .containsExactly("spec.resources[0].controlledResources[0]: replicasets.apps is listed both as a main"
+                        + " resource (spec.resources[1]) and as a controlled resource; each resource may have only one"
+                        + " role in a ring");
+        assertThat(ClusterRingValidation.validate(ring("example",
+                main("", "configmaps", new GroupResource("", "configmaps")))))
+                .singleElement().asString().contains("listed both as a main resource (spec.resources[0])");
+    }
+
+    @Test
+    void invalidOperatorIsReported() {
+        assertThat(problemsWithSelector(new LabelSelectorBuilder()
+                .addNewMatchExpression().withKey("env").withOperator("Equals").withValues("dev").endMatchExpression()
+                .build()))
+                .containsExactly("spec.namespaceSelector.matchExpressions[0].operator: \"Equals\" is not an operator;"
+                        + " use In, NotIn, Exists or DoesNotExist");
+    }
+
+    @Test
+    void setOperatorsNeedValues() {
+        assertThat(problemsWithSelector(new LabelSelectorBuilder()
+                .addNewMatchExpression().withKey("env").withOperator("In").endMatchExpression()
+                .addNewMatchExpression().withKey("env").withOperator("NotIn").withValues().endMatchExpression()
+                .build()))
+                .containsExactly(
+                        "spec.namespaceSelector.matchExpressions[0].values: operator In needs at least one value",
+                        "spec.namespaceSelector.matchExpressions[1].values: operator NotIn needs at least one value");
+    }
+
+    @Test
+    void existenceOperatorsTakeNoValues() {
+        assertThat(problemsWithSelector(new LabelSelectorBuilder()
+                .addNewMatchExpression().withKey("env").withOperator("Exists").withValues("dev").endMatchExpression()
+                .addNewMatchExpression().withKey("env").withOperator("DoesNotExist").withValues("x").endMatchExpression()
+                .build()))
+                .containsExactly(
+                        "spec.namespaceSelector.matchExpressions[0].values: operator Exists takes no values",
+                        "spec.namespaceSelector.matchExpressions[1].values: operator DoesNotExist takes no values");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "-env", "env-", "with space", "a/b/c", "/env", "Example.com/env", "ex_ample.com/env",
+            "example.com/", "x.", "ünïcode"})
+    void invalidLabelKeysAreReported(String key) {
+        assertThat(problemsWithSelector(new LabelSelectorBuilder().addToMatchLabels(key, "v").build()))
+                .singleElement().asString().startsWith("spec.namespaceSelector.matchLabels[\"" + key + "\"]: ");
+        assertThat(problemsWithSelector(new LabelSelectorBuilder()
+                .addNewMatchExpression().withKey(key).withOperator("Exists").endMatchExpression().build()))
+                .singleElement().asString().startsWith("spec.namespaceSelector.matchExpressions[0].key: ");
+    }
+
+    @Test
+    void labelKeyLengthLimits() {
+        String prefix253 = ("a".repeat(63) + ".").repeat(3) + "a".repeat(61);
+        assertThat(prefix253).hasSize(253);
+        assertThat(problemsWithSelector(new LabelSelectorBuilder()
+                .addToMatchLabels(prefix253 + "/" + "n".repeat(63), "v").build())).isEmpty();
+        assertThat(problemsWithSelector(new LabelSelectorBuilder()
+                .addToMatchLabels(prefix253 + "a/n", "v").build()))
+                .singleElement().asString().contains("must be a DNS subdomain of at most 253 characters");
+        assertThat(problemsWithSelector(new LabelSelectorBuilder()
+                .addToMatchLabels("n".repeat(64), "v").build()))
+                .singleElement().asString().contains("must be 1 to 63 characters");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-dev", "dev-", "dev ops", "dev/ops", "dév"})
+    void invalidLabelValuesAreReported(String value) {
+        assertThat(problemsWithSelector(new LabelSelectorBuilder().addToMatchLabels("env", value).build()))
+                .singleElement().asString()
+                .startsWith("spec.namespaceSelector.matchLabels[\"env\"]: label value \"" + value + "\"");
+        assertThat(problemsWithSelector(new LabelSelectorBuilder()
+                .addNewMatchExpression().withKey("env").withOperator("In").withValues("ok", value).endMatchExpression()
+                .build()))
+                .singleElement().asString().startsWith("spec.namespaceSelector.matchExpressions[0].values[1]: ");
+    }
+
+    @Test
+    void labelValueLengthLimit() {
+        assertThat(problemsWithSelector(new LabelSelectorBuilder().addToMatchLabels("env", "v".repeat(63)).build()))
+                .isEmpty();
+        assertThat(problemsWithSelector(new LabelSelectorBuilder().addToMatchLabels("env", "v".repeat(64)).build()))
+                .singleElement().asString().contains("at most 63 characters");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"Rendezvous", "jump_hash", "-consistent", "consistent-", "con.sistent", "a b"})
+    void invalidStrategyNamesAreReported(String strategy) {
+        ClusterRing ring = valid();
+        ring.getSpec().setStrategy(strategy);
+        assertThat(ClusterRingValidation.validate(ring))
+                .containsExactly("spec.strategy: \"" + strategy + "\" is not a valid strategy name: use at most 63"
+                        + " lowercase letters, digits and '-', starting and ending with a letter or digit (omit it"
+                        + " for the sharder's default strategy)");
+    }
+
+    @Test
+    void strategyNames() {
+        assertThat(ClusterRingValidation.isValidStrategyName("consistent")).isTrue();
+        assertThat(ClusterRingValidation.isValidStrategyName("jump-hash2")).isTrue();
+        assertThat(ClusterRingValidation.isValidStrategyName("s".repeat(63))).isTrue();
+        assertThat(ClusterRingValidation.isValidStrategyName("s".repeat(64))).isFalse();
+        assertThat(ClusterRingValidation.isValidStrategyName(null)).isFalse();
+        ClusterRing ring = valid();
+        ring.getSpec().setStrategy("");
+        assertThat(ClusterRingValidation.validate(ring)).as("empty means the default").isEmpty();
+    }
+
+    @Test
+    void everyProblemIsReportedAtOnce() {
+        ClusterRing ring = ring("n".repeat(70), main("", "configmaps"), main("", "configmaps"));
+        ring.getSpec().setStrategy("Bad");
+        ring.getSpec().setNamespaceSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("-k", "v")).build());
+        assertThat(ClusterRingValidation.validate(ring))
+                .extracting(problem -> problem.substring(0, problem.indexOf(':')))
+                .containsExactly("metadata.name", "spec.resources[1]", "spec.namespaceSelector.matchLabels[\"-k\"]",
+                        "spec.strategy");
+    }
+}

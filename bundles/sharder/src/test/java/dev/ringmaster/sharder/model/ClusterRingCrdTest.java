@@ -1,0 +1,188 @@
+package dev.ringmaster.sharder.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ClusterRing CRD generated at build time (into the bundle, under META-INF/fabric8/) and its
+ * committed copy in manifests/crd/.
+ */
+class ClusterRingCrdTest {
+
+    static final String CRD_FILE = "clusterrings.sharding.timebertt.dev-v1.yml";
+    static final String CRD_RESOURCE = "META-INF/fabric8/" + CRD_FILE;
+    /** Run the test with this property set to true to refresh the committed copy. */
+    private static final String UPDATE_PROPERTY = "ringmaster.crd.update";
+
+    private final KubernetesSerialization serialization = new KubernetesSerialization();
+
+    @Test
+    void committedCopyMatchesTheGeneratedCrd() throws IOException {
+        String generated = generatedCrd();
+        Path committed = Path.of(System.getProperty("basedir", ".")).resolve("../../manifests/crd/" + CRD_FILE)
+                .normalize();
+        if (Boolean.getBoolean(UPDATE_PROPERTY)) {
+            Files.writeString(committed, generated, StandardCharsets.UTF_8);
+        }
+        assertThat(committed).exists();
+        assertThat(Files.readString(committed, StandardCharsets.UTF_8))
+                .as("%s differs from the CRD generated from the model; copy target/classes/%s there"
+                        + " (or run this test with -D%s=true)", committed, CRD_RESOURCE, UPDATE_PROPERTY)
+                .isEqualTo(generated);
+    }
+
+    @Test
+    void crdIsClusterScopedWithStatusSubresourceAndPrinterColumns() throws IOException {
+        CustomResourceDefinition crd = crd();
+        assertThat(crd.getApiVersion()).isEqualTo("apiextensions.k8s.io/v1");
+        assertThat(crd.getMetadata().getName()).isEqualTo("clusterrings.sharding.timebertt.dev");
+        assertThat(crd.getSpec().getGroup()).isEqualTo("sharding.timebertt.dev");
+        assertThat(crd.getSpec().getScope()).isEqualTo("Cluster");
+        assertThat(crd.getSpec().getNames().getKind()).isEqualTo("ClusterRing");
+        assertThat(crd.getSpec().getNames().getPlural()).isEqualTo("clusterrings");
+        assertThat(crd.getSpec().getNames().getSingular()).isEqualTo("clusterring");
+        assertThat(crd.getSpec().getVersions()).hasSize(1);
+        CustomResourceDefinitionVersion version = crd.getSpec().getVersions().get(0);
+        assertThat(version.getName()).isEqualTo("v1alpha1");
+        assertThat(version.getServed()).isTrue();
+        assertThat(version.getStorage()).isTrue();
+        assertThat(version.getSubresources().getStatus()).isNotNull();
+        assertThat(version.getSubresources().getScale()).isNull();
+        assertThat(version.getAdditionalPrinterColumns())
+                .extracting(c -> c.getName(), c -> c.getType(), c -> c.getJsonPath(), c -> c.getPriority())
+                .containsExactlyInAnyOrder(
+                        tuple("Ready", "string", ".status.conditions[?(@.type == \"Ready\")].status", 0),
+                        tuple("Available", "integer", ".status.availableShards", 0),
+                        tuple("Shards", "integer", ".status.shards", 0),
+                        tuple("Age", "date", ".metadata.creationTimestamp", 0));
+    }
+
+    @Test
+    void schemaRequiresResourcesAndLimitsTheName() throws IOException {
+        JSONSchemaProps root = crd().getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema();
+        assertThat(root.getType()).isEqualTo("object");
+        assertThat(root.getRequired()).containsExactly("spec");
+        assertThat(root.getXKubernetesValidations())
+                .singleElement()
+                .satisfies(rule -> {
+                    assertThat(rule.getRule()).isEqualTo("self.metadata.name.size() <= 63");
+                    assertThat(rule.getMessage()).contains("63");
+                });
+
+        JSONSchemaProps spec = root.getProperties().get("spec");
+        assertThat(spec.getRequired()).containsExactly("resources");
+        assertThat(spec.getProperties()).containsOnlyKeys("resources", "namespaceSelector", "strategy");
+        JSONSchemaProps resources = spec.getProperties().get("resources");
+        assertThat(resources.getType()).isEqualTo("array");
+        assertThat(resources.getMinItems()).isEqualTo(1L);
+        JSONSchemaProps resource = resources.getItems().getSchema();
+        assertThat(resource.getRequired()).containsExactly("resource");
+        assertThat(resource.getProperties()).containsOnlyKeys("group", "resource", "controlledResources");
+        JSONSchemaProps controlled = resource.getProperties().get("controlledResources").getItems().getSchema();
+        assertThat(controlled.getRequired()).containsExactly("resource");
+        assertThat(controlled.getProperties()).containsOnlyKeys("group", "resource");
+
+        JSONSchemaProps selector = spec.getProperties().get("namespaceSelector");
+        assertThat(selector.getProperties()).containsOnlyKeys("matchLabels", "matchExpressions");
+        assertThat(spec.getProperties().get("strategy").getType()).isEqualTo("string");
+
+        JSONSchemaProps status = root.getProperties().get("status");
+        assertThat(status.getProperties())
+                .containsOnlyKeys("observedGeneration", "shards", "availableShards", "conditions");
+    }
+
+    /** A real API server rejects non-structural schemas: every node needs a type. */
+    @Test
+    void schemaIsStructural() throws IOException {
+        JSONSchemaProps root = crd().getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema();
+        List<String> untyped = new ArrayList<>();
+        collectUntyped("", root, untyped);
+        assertThat(untyped).isEmpty();
+    }
+
+    @Test
+    void designExampleRoundTrips() {
+        String yaml = """
+                apiVersion: sharding.timebertt.dev/v1alpha1
+                kind: ClusterRing
+                metadata: {name: example}
+                spec:
+                  resources:
+                  - group: ""
+                    resource: configmaps
+                    controlledResources:
+                    - group: ""
+                      resource: secrets
+                  namespaceSelector: {matchLabels: {role: project}}
+                  strategy: rendezvous
+                """;
+        ClusterRing ring = serialization.unmarshal(yaml, ClusterRing.class);
+        assertThat(ring.getSpec().getResources()).singleElement().satisfies(main -> {
+            assertThat(main).isEqualTo(new GroupResource("", "configmaps"));
+            assertThat(main.getControlledResources()).containsExactly(new GroupResource("", "secrets"));
+        });
+        assertThat(ring.getSpec().getNamespaceSelector().getMatchLabels()).isEqualTo(Map.of("role", "project"));
+        assertThat(ring.getSpec().getStrategy()).isEqualTo("rendezvous");
+        ClusterRing again = serialization.unmarshal(serialization.asJson(ring), ClusterRing.class);
+        assertThat(serialization.asJson(again)).isEqualTo(serialization.asJson(ring));
+    }
+
+    @Test
+    void omittedOrEmptyNamespaceSelectorMeansAllButSystemNamespaces() {
+        ClusterRingSpec spec = new ClusterRingSpec();
+        assertThat(spec.namespaceSelectorOrDefault().getMatchExpressions()).singleElement().satisfies(e -> {
+            assertThat(e.getKey()).isEqualTo("kubernetes.io/metadata.name");
+            assertThat(e.getOperator()).isEqualTo("NotIn");
+            assertThat(e.getValues()).containsExactly("kube-system", "sharding-system");
+        });
+        spec.setNamespaceSelector(new LabelSelector());
+        assertThat(spec.namespaceSelectorOrDefault().getMatchExpressions()).hasSize(1);
+        LabelSelector own = new LabelSelectorBuilder().addToMatchLabels("role", "project").build();
+        spec.setNamespaceSelector(own);
+        assertThat(spec.namespaceSelectorOrDefault()).isSameAs(own);
+    }
+
+    private static void collectUntyped(String path, JSONSchemaProps schema, List<String> untyped) {
+        boolean exempt = Boolean.TRUE.equals(schema.getXKubernetesIntOrString())
+                || Boolean.TRUE.equals(schema.getXKubernetesPreserveUnknownFields());
+        if (schema.getType() == null && !exempt) {
+            untyped.add(path.isEmpty() ? "<root>" : path);
+        }
+        if (schema.getProperties() != null) {
+            schema.getProperties().forEach((name, child) -> collectUntyped(path + "." + name, child, untyped));
+        }
+        if (schema.getItems() != null && schema.getItems().getSchema() != null) {
+            collectUntyped(path + "[]", schema.getItems().getSchema(), untyped);
+        }
+        if (schema.getAdditionalProperties() != null && schema.getAdditionalProperties().getSchema() != null) {
+            collectUntyped(path + "{}", schema.getAdditionalProperties().getSchema(), untyped);
+        }
+    }
+
+    private CustomResourceDefinition crd() throws IOException {
+        return serialization.unmarshal(generatedCrd(), CustomResourceDefinition.class);
+    }
+
+    static String generatedCrd() throws IOException {
+        try (InputStream in = ClusterRingCrdTest.class.getClassLoader().getResourceAsStream(CRD_RESOURCE)) {
+            assertThat(in).as("the build generates %s (crd-generator-maven-plugin)", CRD_RESOURCE).isNotNull();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}
