@@ -1,8 +1,8 @@
 package dev.ringmaster.sharder.rebalance;
 
 import dev.ringmaster.ring.ObjectReference;
-import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.sharder.kube.LabelSelectors;
+import dev.ringmaster.sharder.model.ClusterRingSpec;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Namespace;
 import java.util.Collection;
@@ -12,13 +12,11 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * Which objects a ring's namespace selector covers, matching the webhook's namespaceSelector: objects
- * in matching namespaces, Namespace objects that match themselves, and every other cluster-scoped
- * object. Without a selector, every namespace but kube-system and sharding-system.
+ * Which objects a ring covers, by the same rule as the ring's webhook namespaceSelector
+ * ({@link ClusterRingSpec#namespaceSelectorOrDefault()}): objects in matching namespaces, Namespace
+ * objects that match themselves, and every other cluster-scoped object.
  */
 public final class NamespaceScope {
-
-    static final Set<String> EXCLUDED_BY_DEFAULT = Set.of("kube-system", RingContract.SYSTEM_NAMESPACE);
 
     private final Supplier<Collection<Namespace>> namespaces;
 
@@ -27,12 +25,11 @@ public final class NamespaceScope {
         this.namespaces = namespaces;
     }
 
-    /** The objects in scope now, for a ring's namespace selector (null: the default scope). */
-    public Predicate<ObjectReference> matching(LabelSelector selector) {
+    /** The objects of the ring in scope now. */
+    public Predicate<ObjectReference> matching(ClusterRingSpec ring) {
+        LabelSelector selector = ring.namespaceSelectorOrDefault();
         Set<String> names = namespaces.get().stream()
-                .filter(namespace -> selector == null
-                        ? !EXCLUDED_BY_DEFAULT.contains(namespace.getMetadata().getName())
-                        : LabelSelectors.matches(selector, namespace.getMetadata().getLabels()))
+                .filter(namespace -> LabelSelectors.matches(selector, namespace.getMetadata().getLabels()))
                 .map(namespace -> namespace.getMetadata().getName())
                 .collect(Collectors.toUnmodifiableSet());
         return object -> {

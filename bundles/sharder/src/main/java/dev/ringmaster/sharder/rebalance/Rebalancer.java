@@ -95,7 +95,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     PassSummary pass(ClusterRing ring, RingSnapshot snapshot) {
         String name = ring.getMetadata().getName();
         Pass pass = new Pass(name, RingContract.shardLabel(name), RingContract.drainLabel(name),
-                snapshot, namespaces.matching(ring.getSpec().getNamespaceSelector()));
+                snapshot, namespaces.matching(ring.getSpec()));
         Map<ResolvedResource, Role> resources = resolve(ring, pass);
         long draining = resources.entrySet().stream().filter(entry -> entry.getValue() == Role.MAIN)
                 .mapToLong(entry -> pass.count(entry.getKey(), pass.drainLabel)).sum();

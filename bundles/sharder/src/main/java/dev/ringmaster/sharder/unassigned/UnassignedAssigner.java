@@ -64,7 +64,7 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
             return Result.done();
         }
         ObjectReference reference = watched.resource().reference(object.get().getMetadata());
-        if (!namespaces.matching(ring.get().getSpec().getNamespaceSelector()).test(reference)) {
+        if (!namespaces.matching(ring.get().getSpec()).test(reference)) {
             return Result.done();
         }
         RingResource resource = new RingResource(watched.resource().group(), watched.resource().resource(),

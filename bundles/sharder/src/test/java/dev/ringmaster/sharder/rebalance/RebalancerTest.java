@@ -11,6 +11,7 @@ import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.metrics.SharderMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -26,7 +27,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -67,8 +67,7 @@ class RebalancerTest {
                 .addNewResource().withName("persistentvolumes").withKind("PersistentVolume").withNamespaced(false).endResource()
                 .build()).always();
         for (String namespace : List.of("default", "team", "kube-system")) {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
-                    .addToLabels("team", String.valueOf(namespace.equals("team"))).endMetadata().build()).create();
+            TestNamespaces.create(client, namespace, Map.of("team", String.valueOf(namespace.equals("team"))));
         }
         ring = new ClusterRing();
         ring.getMetadata().setName(RING);

@@ -9,6 +9,7 @@ import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.metrics.SharderMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -24,7 +25,6 @@ import dev.ringmaster.sharder.runtime.Controller;
 import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -60,8 +60,7 @@ class UnassignedWatchesTest {
                 .addNewResource().withName("secrets").withKind("Secret").withNamespaced(true).endResource()
                 .build()).always();
         for (String namespace : List.of("default", "kube-system")) {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
-                    .build()).create();
+            TestNamespaces.create(client, namespace, Map.of());
         }
         ring.getMetadata().setName(RING);
         ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of(new GroupResource("", "secrets"))));
