@@ -18,6 +18,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -53,7 +54,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     private final Supplier<Membership> membership;
     private final Predicate<String> strategyAvailable;
     private final Supplier<String> defaultStrategy;
-    private final WebhookConfigurations webhookConfigurations;
+    private final Optional<WebhookConfigurations> webhookConfigurations;
     private final Clock clock;
 
     /**
@@ -61,17 +62,18 @@ public final class ClusterRingReconciler implements Reconciler<String> {
      * @param membership        the shard lease controller's current view of all rings' shards
      * @param strategyAvailable whether a partitioning strategy of the given name is registered now
      * @param defaultStrategy   the sharder's default strategy name, for rings that name none
-     * @param webhookSettings   how the API server reaches the sharder's webhook
+     * @param webhookSettings   how the API server reaches the sharder's webhook; empty when the webhook
+     *                          is switched off (the unassigned-object watch then assigns every object)
      * @param clock             for condition and event timestamps
      */
     public ClusterRingReconciler(KubernetesClient client, Supplier<Membership> membership,
-            Predicate<String> strategyAvailable, Supplier<String> defaultStrategy, WebhookSettings webhookSettings,
-            Clock clock) {
+            Predicate<String> strategyAvailable, Supplier<String> defaultStrategy,
+            Optional<WebhookSettings> webhookSettings, Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
         this.membership = Objects.requireNonNull(membership, "membership");
         this.strategyAvailable = Objects.requireNonNull(strategyAvailable, "strategyAvailable");
         this.defaultStrategy = Objects.requireNonNull(defaultStrategy, "defaultStrategy");
-        this.webhookConfigurations = new WebhookConfigurations(client, webhookSettings);
+        this.webhookConfigurations = webhookSettings.map(settings -> new WebhookConfigurations(client, settings));
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -130,7 +132,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
             return Verdict.notReady(REASON_STRATEGY_UNAVAILABLE, "partitioning strategy \"" + strategy + "\" ("
                     + source + ") is not available; objects are neither assigned nor moved until it is");
         }
-        webhookConfigurations.apply(ring);
+        webhookConfigurations.ifPresent(configurations -> configurations.apply(ring));
         return new Verdict(true, REASON_SUCCEEDED, "sharding with strategy \"" + strategy + "\" (" + source + ")");
     }
 

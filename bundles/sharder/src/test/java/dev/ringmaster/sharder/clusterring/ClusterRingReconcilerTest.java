@@ -42,6 +42,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -492,6 +493,15 @@ class ClusterRingReconcilerTest {
                 .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
     }
 
+    @Test
+    void withTheWebhookSwitchedOffTheRingIsReadyAndNoConfigurationIsCreated() {
+        create(exampleRing());
+        reconciler(null).reconcile(RING);
+        assertThat(client.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems()).isEmpty();
+        assertThat(client.resources(ClusterRing.class).withName(RING).get().getStatus().getConditions())
+                .anySatisfy(condition -> assertThat(condition.getStatus()).isEqualTo("True"));
+    }
+
     private ClusterRing exampleRing() {
         return ring(RING, main("", "configmaps", new GroupResource("", "secrets")),
                 main("apps", "deployments", new GroupResource("apps", "replicasets")));
@@ -501,7 +511,7 @@ class ClusterRingReconcilerTest {
         return new ClusterRingReconciler(client, membership::get, name -> {
             strategiesAsked.add(name);
             return strategies.contains(name);
-        }, defaultStrategy::get, settings, clock);
+        }, defaultStrategy::get, Optional.ofNullable(settings), clock);
     }
 
     private ClusterRing create(ClusterRing ring) {
