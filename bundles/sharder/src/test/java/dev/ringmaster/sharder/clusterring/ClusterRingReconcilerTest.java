@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.clusterring;
 
+import dev.ringmaster.sharder.testing.MutableClock;
 import static dev.ringmaster.sharder.clusterring.ClusterRingValidationTest.main;
 import static dev.ringmaster.sharder.clusterring.ClusterRingValidationTest.ring;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,11 +34,8 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
@@ -67,7 +65,7 @@ class ClusterRingReconcilerTest {
     @TempDir
     Path dir;
 
-    private final TestClock clock = new TestClock(START);
+    private final MutableClock clock = new MutableClock(START);
     private final AtomicReference<Membership> membership = new AtomicReference<>(new Membership(Map.of(RING, List.of(
             new ShardInfo("shard-a", ShardState.READY, 1),
             new ShardInfo("shard-b", ShardState.UNCERTAIN, 1),
@@ -612,32 +610,4 @@ class ClusterRingReconcilerTest {
         }
     }
 
-    /** A clock that stands still until the test moves it. */
-    private static final class TestClock extends Clock {
-
-        private Instant now;
-
-        TestClock(Instant start) {
-            this.now = start;
-        }
-
-        void advance(Duration duration) {
-            now = now.plus(duration);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-    }
 }

@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.lease;
 
+import dev.ringmaster.sharder.testing.MutableClock;
 import static dev.ringmaster.sharder.lease.TestLeases.create;
 import static dev.ringmaster.sharder.lease.TestLeases.get;
 import static dev.ringmaster.sharder.lease.TestLeases.renew;

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.lease;
+package dev.ringmaster.sharder.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -8,19 +8,19 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** A clock that stands still until a test moves it. */
-final class MutableClock extends Clock {
+public final class MutableClock extends Clock {
 
     private final AtomicReference<Instant> now;
 
-    MutableClock(Instant start) {
+    public MutableClock(Instant start) {
         this.now = new AtomicReference<>(start);
     }
 
-    void set(Instant instant) {
+    public void set(Instant instant) {
         now.set(instant);
     }
 
-    void advance(Duration duration) {
+    public void advance(Duration duration) {
         now.updateAndGet(instant -> instant.plus(duration));
     }
 
