@@ -45,6 +45,8 @@ public final class ShardLeaseController implements AutoCloseable {
     private final AtomicReference<Membership> membership = new AtomicReference<>(Membership.EMPTY);
     private final List<Consumer<Membership>> listeners = new CopyOnWriteArrayList<>();
     private final Object publishLock = new Object();
+    /** Guarded by publishLock. */
+    private boolean initiallyClassified;
 
     /** A controller with {@value #DEFAULT_WORKERS} workers and the default backoff. */
     public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock) {
@@ -157,9 +159,17 @@ public final class ShardLeaseController implements AutoCloseable {
     /**
      * Rebuilds the membership from the reconciler's verdicts and publishes it if it changed. Under a
      * lock, so concurrent passes publish one after the other and listeners see changes in order.
+     * Nothing is published until every lease of the initial list has been classified: a ring built
+     * from the first few leases would move objects only to move them back a moment later.
      */
     private void publish() {
         synchronized (publishLock) {
+            if (!initiallyClassified) {
+                if (!informer.hasSynced() || !reconciler.hasClassified(cachedLeases())) {
+                    return;
+                }
+                initiallyClassified = true;
+            }
             Membership next = reconciler.membership();
             if (next.equals(membership.get())) {
                 return;

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -118,6 +119,11 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
                 yield revisit(now, status.revisitAt());
             }
         };
+    }
+
+    /** Whether every one of these leases has been classified at least once. */
+    boolean hasClassified(Collection<LeaseKey> leases) {
+        return observations.keySet().containsAll(leases);
     }
 
     /** Every ring's shards, sorted by name, as the last pass over each of their leases classified them. */

@@ -82,20 +82,22 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     public Result reconcile(String ringName) {
         Optional<ClusterRing> ring = rings.apply(ringName);
         Optional<RingSnapshot> snapshot = registry.snapshot(ringName);
-        if (ring.isEmpty() || !validSpec.test(ring.get()) || snapshot.isEmpty()) {
-            // gone, invalid or strategy missing: nothing moves; a change of any of these requeues the ring
+        ResourceInterpreter keys = interpreter.get();
+        if (ring.isEmpty() || !validSpec.test(ring.get()) || snapshot.isEmpty() || keys == null) {
+            // gone, invalid, strategy or interpreter missing: nothing moves; a change of any of these
+            // requeues the ring
             return Result.done();
         }
-        PassSummary summary = pass(ring.get(), snapshot.get());
+        PassSummary summary = pass(ring.get(), snapshot.get(), keys);
         LOG.info("rebalanced ring {}: {}", ringName, summary);
         return Result.requeueAfter(summary.pending() ? limits.pendingRetry() : limits.resync());
     }
 
     /** One pass over every resource of the ring. */
-    PassSummary pass(ClusterRing ring, RingSnapshot snapshot) {
+    PassSummary pass(ClusterRing ring, RingSnapshot snapshot, ResourceInterpreter keys) {
         String name = ring.getMetadata().getName();
         Pass pass = new Pass(name, RingContract.shardLabel(name), RingContract.drainLabel(name),
-                snapshot, namespaces.matching(ring.getSpec()));
+                snapshot, keys, namespaces.matching(ring.getSpec()));
         Map<ResolvedResource, Role> resources = resolve(ring, pass);
         long draining = resources.entrySet().stream().filter(entry -> entry.getValue() == Role.MAIN)
                 .mapToLong(entry -> pass.count(entry.getKey(), pass.drainLabel)).sum();
@@ -131,6 +133,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         final String shardLabel;
         final String drainLabel;
         final RingSnapshot snapshot;
+        final ResourceInterpreter keys;
         final Set<String> available;
         final Predicate<ObjectReference> inScope;
         final AtomicLong budget = new AtomicLong();
@@ -140,11 +143,13 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         final AtomicLong conflicts = new AtomicLong();
         int unresolved;
 
-        Pass(String ring, String shardLabel, String drainLabel, RingSnapshot snapshot, Predicate<ObjectReference> inScope) {
+        Pass(String ring, String shardLabel, String drainLabel, RingSnapshot snapshot, ResourceInterpreter keys,
+                Predicate<ObjectReference> inScope) {
             this.ring = ring;
             this.shardLabel = shardLabel;
             this.drainLabel = drainLabel;
             this.snapshot = snapshot;
+            this.keys = keys;
             this.available = snapshot.shards().shards().stream().map(Shard::name).collect(Collectors.toSet());
             this.inScope = inScope;
             for (Class<? extends Move> kind : List.of(Move.Assign.class, Move.Drain.class, Move.Reassign.class)) {
@@ -183,7 +188,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         }
 
         private Optional<String> desired(ObjectReference object, RingResource ringResource) {
-            PartitionKey key = interpreter.get().keyFor(object, ringResource);
+            PartitionKey key = keys.keyFor(object, ringResource);
             if (key instanceof PartitionKey.Key found) {
                 return snapshot.shardFor(found.value());
             }

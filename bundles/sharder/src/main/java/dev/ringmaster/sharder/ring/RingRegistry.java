@@ -64,6 +64,10 @@ public final class RingRegistry {
         listeners.add(listener);
     }
 
+    public void removeListener(Consumer<Set<String>> listener) {
+        listeners.remove(listener);
+    }
+
     /** The ring's state, empty for a ring the registry does not know. */
     public Optional<RingState> ring(String ring) {
         return Optional.ofNullable(state.get().rings.get(ring));

@@ -59,8 +59,10 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
         Optional<HasMetadata> object = cache.apply(key);
         Optional<ClusterRing> ring = rings.apply(watched.ring());
         Optional<RingSnapshot> snapshot = registry.snapshot(watched.ring());
-        if (object.isEmpty() || ring.isEmpty() || snapshot.isEmpty()) {
-            // assigned or deleted meanwhile, ring gone, or no strategy: a later event brings it back
+        ResourceInterpreter keys = interpreter.get();
+        if (object.isEmpty() || ring.isEmpty() || snapshot.isEmpty() || keys == null) {
+            // assigned or deleted meanwhile, ring gone, no strategy or interpreter: a later event
+            // (or the ring's requeue when they return) brings it back
             return Result.done();
         }
         ObjectReference reference = watched.resource().reference(object.get().getMetadata());
@@ -69,7 +71,7 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
         }
         RingResource resource = new RingResource(watched.resource().group(), watched.resource().resource(),
                 watched.role());
-        Optional<String> desired = interpreter.get().keyFor(reference, resource) instanceof PartitionKey.Key partitionKey
+        Optional<String> desired = keys.keyFor(reference, resource) instanceof PartitionKey.Key partitionKey
                 ? snapshot.get().shardFor(partitionKey.value())
                 : Optional.empty();
         String shardLabel = RingContract.shardLabel(watched.ring());

@@ -1,11 +1,10 @@
 package dev.ringmaster.sharder.lease;
 
-import dev.ringmaster.sharder.testing.MutableClock;
-import static dev.ringmaster.sharder.lease.TestLeases.create;
-import static dev.ringmaster.sharder.lease.TestLeases.get;
-import static dev.ringmaster.sharder.lease.TestLeases.renew;
-import static dev.ringmaster.sharder.lease.TestLeases.shardLease;
-import static dev.ringmaster.sharder.lease.TestLeases.stateLabel;
+import static dev.ringmaster.sharder.testing.TestLeases.create;
+import static dev.ringmaster.sharder.testing.TestLeases.get;
+import static dev.ringmaster.sharder.testing.TestLeases.renew;
+import static dev.ringmaster.sharder.testing.TestLeases.shardLease;
+import static dev.ringmaster.sharder.testing.TestLeases.stateLabel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,6 +15,8 @@ import dev.ringmaster.ring.spi.ShardStatus;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.runtime.Backoff;
+import dev.ringmaster.sharder.testing.MutableClock;
+import dev.ringmaster.sharder.testing.TestLeases;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -63,6 +64,16 @@ class ShardLeaseControllerTest {
     @AfterEach
     void tearDown() {
         controller.close();
+    }
+
+    @Test
+    void theFirstMembershipHoldsEveryLeaseThatExistedAtStart() {
+        for (int i = 0; i < 8; i++) {
+            create(client, shardLease(namespace, "shard-" + i, "example", T0, DURATION));
+        }
+        controller.start();
+        await().atMost(TIMEOUT).until(() -> !published.isEmpty());
+        assertThat(published.get(0).shards("example")).as("no ring is built from part of the fleet").hasSize(8);
     }
 
     @Test

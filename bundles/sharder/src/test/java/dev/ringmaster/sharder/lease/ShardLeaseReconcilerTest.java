@@ -1,11 +1,10 @@
 package dev.ringmaster.sharder.lease;
 
-import dev.ringmaster.sharder.testing.MutableClock;
-import static dev.ringmaster.sharder.lease.TestLeases.create;
-import static dev.ringmaster.sharder.lease.TestLeases.get;
-import static dev.ringmaster.sharder.lease.TestLeases.renew;
-import static dev.ringmaster.sharder.lease.TestLeases.shardLease;
-import static dev.ringmaster.sharder.lease.TestLeases.stateLabel;
+import static dev.ringmaster.sharder.testing.TestLeases.create;
+import static dev.ringmaster.sharder.testing.TestLeases.get;
+import static dev.ringmaster.sharder.testing.TestLeases.renew;
+import static dev.ringmaster.sharder.testing.TestLeases.shardLease;
+import static dev.ringmaster.sharder.testing.TestLeases.stateLabel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
@@ -16,6 +15,8 @@ import dev.ringmaster.ring.spi.ShardStatus;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.runtime.Reconciler.Result;
+import dev.ringmaster.sharder.testing.MutableClock;
+import dev.ringmaster.sharder.testing.TestLeases;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.events.v1.Event;

@@ -112,7 +112,7 @@ class RebalancerTest {
     }
 
     private PassSummary pass() {
-        return rebalancer(LIMITS).pass(ring, registry.snapshot(RING).orElseThrow());
+        return rebalancer(LIMITS).pass(ring, registry.snapshot(RING).orElseThrow(), interpreter);
     }
 
     private ConfigMap configMap(String namespace, String name, Map<String, String> labels) {

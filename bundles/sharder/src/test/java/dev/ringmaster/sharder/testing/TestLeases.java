@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.lease;
+package dev.ringmaster.sharder.testing;
 
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -10,19 +10,19 @@ import java.time.ZonedDateTime;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Shard leases as a shard (shard-client) writes them, and a namespace per test. */
-final class TestLeases {
+public final class TestLeases {
 
     private static final AtomicInteger NAMESPACES = new AtomicInteger();
 
     private TestLeases() {
     }
 
-    static String newNamespace() {
+    public static String newNamespace() {
         return "lease-test-" + NAMESPACES.incrementAndGet();
     }
 
     /** A lease of ring {@code ring} held by the shard itself, renewed at {@code renewed}. */
-    static LeaseBuilder shardLease(String namespace, String name, String ring, Instant renewed, int durationSeconds) {
+    public static LeaseBuilder shardLease(String namespace, String name, String ring, Instant renewed, int durationSeconds) {
         return new LeaseBuilder()
                 .withNewMetadata()
                     .withNamespace(namespace)
@@ -37,27 +37,27 @@ final class TestLeases {
                 .endSpec();
     }
 
-    static Lease create(KubernetesClient client, LeaseBuilder lease) {
+    public static Lease create(KubernetesClient client, LeaseBuilder lease) {
         Lease built = lease.build();
         return client.leases().inNamespace(built.getMetadata().getNamespace()).resource(built).create();
     }
 
-    static Lease get(KubernetesClient client, String namespace, String name) {
+    public static Lease get(KubernetesClient client, String namespace, String name) {
         return client.leases().inNamespace(namespace).withName(name).get();
     }
 
     /** The shard renews its lease at {@code at}, as shard-client does. */
-    static Lease renew(KubernetesClient client, String namespace, String name, Instant at) {
+    public static Lease renew(KubernetesClient client, String namespace, String name, Instant at) {
         return client.leases().inNamespace(namespace).withName(name).edit(lease -> new LeaseBuilder(lease)
                 .editSpec().withHolderIdentity(name).withRenewTime(utc(at)).endSpec()
                 .build());
     }
 
-    static ZonedDateTime utc(Instant instant) {
+    public static ZonedDateTime utc(Instant instant) {
         return ZonedDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
 
-    static String stateLabel(Lease lease) {
+    public static String stateLabel(Lease lease) {
         return lease.getMetadata().getLabels().get(RingContract.STATE_LABEL);
     }
 }

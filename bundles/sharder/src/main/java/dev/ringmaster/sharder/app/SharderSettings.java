@@ -1,0 +1,59 @@
+package dev.ringmaster.sharder.app;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
+
+/** Configuration of the sharder (PID {@value SharderComponent#PID}). */
+@ObjectClassDefinition(name = "Ringmaster sharder", description = "Assignment and rebalancing of ClusterRings")
+public @interface SharderSettings {
+
+    @AttributeDefinition(description = "Partitioning strategy of rings without spec.strategy")
+    String defaultStrategy() default "consistent-hash";
+
+    @AttributeDefinition(description = "Name of the lease detector service that judges shards")
+    String leaseDetector() default "default";
+
+    @AttributeDefinition(description = "Name of the resource interpreter service that keys objects")
+    String resourceInterpreter() default "default";
+
+    @AttributeDefinition(description = "Objects per list request while rebalancing", min = "1")
+    int pageSize() default 500;
+
+    @AttributeDefinition(description = "Label writes in flight at once while rebalancing", min = "1")
+    int concurrentMoves() default 100;
+
+    @AttributeDefinition(description = "Objects of one ring in drain at once; more wait for a later pass", min = "0")
+    int moveBudget() default 500;
+
+    @AttributeDefinition(description = "Seconds between periodic rebalancing passes of a ring", min = "1")
+    int resyncSeconds() default 300;
+
+    @AttributeDefinition(description = "Namespace of the leader election Lease")
+    String leaderElectionNamespace() default "sharding-system";
+
+    @AttributeDefinition(description = "Name of the leader election Lease")
+    String leaderElectionLease() default "sharder";
+
+    @AttributeDefinition(description = "This replica's identity in leader election; empty: $HOSTNAME")
+    String identity() default "";
+
+    @AttributeDefinition(description = "How the API server reaches the webhook: the in-cluster service, a URL, or off",
+            options = {@Option(value = "service"), @Option(value = "url"), @Option(value = "off")})
+    String webhookMode() default "service";
+
+    String webhookServiceNamespace() default "sharding-system";
+
+    String webhookServiceName() default "sharder";
+
+    int webhookServicePort() default 443;
+
+    @AttributeDefinition(description = "Base https URL of the webhook in url mode; the ring's path is appended")
+    String webhookUrl() default "";
+
+    @AttributeDefinition(description = "PEM file with the CA that signed the webhook's certificate")
+    String webhookCaBundleFile() default "";
+
+    @AttributeDefinition(description = "namespace/name of a cert-manager Certificate whose CA cert-manager injects")
+    String webhookCertManagerCertificate() default "";
+}
