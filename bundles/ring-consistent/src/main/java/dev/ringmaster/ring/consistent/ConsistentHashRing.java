@@ -10,8 +10,10 @@ import java.util.Optional;
 
 /**
  * Consistent hashing with virtual nodes, identical to the reference sharder: token {@code i} of
- * shard S sits at XXH64(S + decimal(i)); a key belongs to the shard of the first token at or after
- * XXH64(key), wrapping around. A shard of weight w owns {@code w * tokensPerShard} tokens.
+ * shard S sits at XXH64(S + separator + decimal(i)); a key belongs to the shard of the first token at
+ * or after XXH64(key), wrapping around. A shard of weight w owns {@code w * tokensPerShard} tokens.
+ * Without a separator, names ending in digits can share tokens ({@code shard-1} + {@code 10} is
+ * {@code shard-11} + {@code 0}); the reference's current release uses {@code "-"}.
  */
 public final class ConsistentHashRing implements ShardRing {
 
@@ -23,11 +25,31 @@ public final class ConsistentHashRing implements ShardRing {
     private final long[] tokens;
     /** owners[i] is the shard owning tokens[i]. */
     private final String[] owners;
+    /** Top bits of a hash that select its bucket. */
+    private final int bucketBits;
+    /**
+     * bucketStart[b] is the index of the first token whose top {@code bucketBits} bits are at least b:
+     * a lookup starts there and scans about one token, instead of a binary search over all of them.
+     */
+    private final int[] bucketStart;
 
     private ConsistentHashRing(List<Shard> shards, long[] tokens, String[] owners) {
         this.shards = shards;
         this.tokens = tokens;
         this.owners = owners;
+        this.bucketBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(Math.max(1, tokens.length - 1)));
+        this.bucketStart = new int[(1 << bucketBits) + 1];
+        int token = 0;
+        for (int bucket = 0; bucket < bucketStart.length; bucket++) {
+            while (token < tokens.length && bucketOf(tokens[token] ^ Long.MIN_VALUE) < bucket) {
+                token++;
+            }
+            bucketStart[bucket] = token;
+        }
+    }
+
+    private long bucketOf(long hash) {
+        return hash >>> (Long.SIZE - bucketBits);
     }
 
     /**
@@ -35,6 +57,11 @@ public final class ConsistentHashRing implements ShardRing {
      * the shard whose name sorts last, so the result never depends on the input order.
      */
     public static ConsistentHashRing build(Collection<Shard> shards, int tokensPerShard) {
+        return build(shards, tokensPerShard, "");
+    }
+
+    /** Builds the ring with {@code separator} between a shard's name and its token numbers. */
+    public static ConsistentHashRing build(Collection<Shard> shards, int tokensPerShard, String separator) {
         if (tokensPerShard < 1) {
             throw new IllegalArgumentException("tokensPerShard must be at least 1, got " + tokensPerShard);
         }
@@ -52,7 +79,7 @@ public final class ConsistentHashRing implements ShardRing {
         for (int owner = 0; owner < sorted.size(); owner++) {
             Shard shard = sorted.get(owner);
             for (int i = 0; i < shard.weight() * tokensPerShard; i++) {
-                placed[next] = XxHash64.hash(shard.name() + i) ^ Long.MIN_VALUE;
+                placed[next] = XxHash64.hash(shard.name() + separator + i) ^ Long.MIN_VALUE;
                 placedOwner[next++] = owner;
             }
         }
@@ -86,14 +113,13 @@ public final class ConsistentHashRing implements ShardRing {
         if (tokens.length == 0) {
             return Optional.empty();
         }
-        int index = Arrays.binarySearch(tokens, XxHash64.hash(key) ^ Long.MIN_VALUE);
-        if (index < 0) {
-            index = -index - 1;
-            if (index == tokens.length) {
-                index = 0;
-            }
+        long hash = XxHash64.hash(key);
+        long position = hash ^ Long.MIN_VALUE;
+        int index = bucketStart[(int) bucketOf(hash)];
+        while (index < tokens.length && tokens[index] < position) {
+            index++;
         }
-        return Optional.of(owners[index]);
+        return Optional.of(owners[index == tokens.length ? 0 : index]);
     }
 
     /** Number of distinct token positions on the ring. */

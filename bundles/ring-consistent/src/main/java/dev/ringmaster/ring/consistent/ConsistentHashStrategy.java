@@ -35,20 +35,28 @@ public class ConsistentHashStrategy implements PartitioningStrategy {
                 description = "Virtual nodes per shard of weight 1; the reference sharder uses 100",
                 min = "1")
         int tokensPerShard() default DEFAULT_TOKENS_PER_SHARD;
+
+        @AttributeDefinition(description = "Text between a shard's name and its token number when placing tokens: "
+                + "empty as DESIGN.md specifies, \"-\" as the reference sharder's current release does")
+        String tokenSeparator() default "";
     }
 
     static final int DEFAULT_TOKENS_PER_SHARD = 100;
 
-    private volatile int tokensPerShard = DEFAULT_TOKENS_PER_SHARD;
+    private record Settings(int tokensPerShard, String tokenSeparator) {
+    }
+
+    private volatile Settings settings = new Settings(DEFAULT_TOKENS_PER_SHARD, "");
 
     @Activate
     @Modified
     void configure(Config config) {
-        tokensPerShard = config.tokensPerShard();
+        settings = new Settings(config.tokensPerShard(), config.tokenSeparator());
     }
 
     @Override
     public ShardRing build(Collection<Shard> shards) {
-        return ConsistentHashRing.build(shards, tokensPerShard);
+        Settings current = settings;
+        return ConsistentHashRing.build(shards, current.tokensPerShard(), current.tokenSeparator());
     }
 }

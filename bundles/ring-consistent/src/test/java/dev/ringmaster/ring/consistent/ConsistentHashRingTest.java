@@ -36,6 +36,28 @@ class ConsistentHashRingTest extends PartitioningStrategyContract {
         assertThat(build(shards(3)).shardFor(key)).contains(shard);
     }
 
+    /**
+     * The same keys with the token format of the reference's current source ({@code "%s-%d"});
+     * computed with an independent sorted-map reimplementation of its ring, not by running it.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "/ConfigMap/default/foo, shard-0",
+        "/ConfigMap/default/bar, shard-1",
+        "apps/Deployment/default/web, shard-2",
+        "/ConfigMap/default/baz, shard-1",
+    })
+    void matchesTheReferencesHyphenatedTokens(String key, String shard) {
+        assertThat(ConsistentHashRing.build(shards(3), 100, "-").shardFor(key)).contains(shard);
+    }
+
+    @Test
+    void aSeparatorKeepsNumberedNamesFromSharingTokens() {
+        List<Shard> numbered = shards(20);
+        assertThat(ConsistentHashRing.build(numbered, 100).tokenCount()).isLessThan(2000);
+        assertThat(ConsistentHashRing.build(numbered, 100, "-").tokenCount()).isEqualTo(2000);
+    }
+
     @Test
     void weightMultipliesTokens() {
         ConsistentHashRing ring = ConsistentHashRing.build(List.of(new Shard("a", 3), Shard.of("b")), 50);
