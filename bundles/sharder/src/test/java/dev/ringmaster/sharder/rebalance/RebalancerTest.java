@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.rebalance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingSnapshot;
@@ -29,7 +30,10 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
@@ -99,8 +103,16 @@ class RebalancerTest {
         registry.update(inputs -> inputs.withMembership(new Membership(Map.of(RING, infos))));
     }
 
+    /** The client the sharder uses; tests may swap in one configured differently. */
+    private KubernetesClient sharderClient() {
+        return sharderClient == null ? client : sharderClient;
+    }
+
+    private KubernetesClient sharderClient;
+
     private Rebalancer rebalancer(RebalanceLimits limits) {
         stop();
+        KubernetesClient client = sharderClient();
         rebalancer = new Rebalancer(name -> Optional.of(ring), candidate -> true, registry, () -> interpreter,
                 new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
                 new NamespaceScope(() -> client.namespaces().list().getItems()), limits, metrics);
@@ -281,6 +293,29 @@ class RebalancerTest {
                 .endMetadata().build()).create();
         rebalance(LIMITS);
         assertThat(labels(client.secrets().inNamespace("default").withName("free").get())).doesNotContainKey(SHARD);
+    }
+
+    @Test
+    void anApiServerFailureMidPassKeepsTheWorkDoneAndTheNextPassFinishes() {
+        for (int i = 0; i < 5; i++) {
+            secretOf(configMap("default", "cm-" + i, Map.of()), Map.of());
+        }
+        // the API server fails the first list of the pass's second resource, and the client has
+        // no retries left (fabric8 retries 5xx on its own otherwise)
+        sharderClient = new KubernetesClientBuilder().withConfig(
+                new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0)
+                        .build()).build();
+        server.expect().get().withPath("/api/v1/secrets?limit=7&resourceVersion=0").andReturn(500, "etcd unavailable").once();
+        assertThatThrownBy(() -> rebalance(LIMITS))
+                .isInstanceOf(KubernetesClientException.class).hasMessageContaining("500");
+        assertThat(labels(getConfigMap("default", "cm-0"))).as("main objects were assigned before the failure")
+                .containsKey(SHARD);
+        assertThat(labels(client.secrets().inNamespace("default").withName("checksums-cm-0").get())).doesNotContainKey(SHARD);
+
+        assertThat(rebalance(LIMITS)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.resync()));
+        assertThat(labels(client.secrets().inNamespace("default").withName("checksums-cm-0").get()))
+                .containsEntry(SHARD, labels(getConfigMap("default", "cm-0")).get(SHARD));
+        sharderClient.close();
     }
 
     @Test
