@@ -19,7 +19,7 @@ import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.testing.MutableClock;
 import dev.ringmaster.sharder.testing.TestLeases;
-import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import dev.ringmaster.sharder.testing.TestDiscovery;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -60,10 +60,7 @@ class LeaderControllersTest {
                 .getResourceAsStream("META-INF/fabric8/clusterrings.sharding.timebertt.dev-v1.yml")) {
             client.apiextensions().v1().customResourceDefinitions().load(crd).create();
         }
-        server.expect().get().withPath("/api/v1").andReturn(200, new APIResourceListBuilder().withGroupVersion("v1")
-                .addNewResource().withName("configmaps").withKind("ConfigMap").withNamespaced(true).endResource()
-                .addNewResource().withName("secrets").withKind("Secret").withNamespaced(true).endResource()
-                .build()).always();
+        TestDiscovery.serveCoreV1(server, TestDiscovery.CONFIG_MAPS, TestDiscovery.SECRETS);
         TestNamespaces.create(client, "default", Map.of());
         registry.update(inputs -> inputs.withDefaultStrategy("rendezvous")
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of()))));

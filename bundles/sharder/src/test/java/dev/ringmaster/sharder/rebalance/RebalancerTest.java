@@ -23,7 +23,7 @@ import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.runtime.Reconciler;
-import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import dev.ringmaster.sharder.testing.TestDiscovery;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -65,11 +65,7 @@ class RebalancerTest {
 
     @BeforeEach
     void cluster() {
-        server.expect().get().withPath("/api/v1").andReturn(200, new APIResourceListBuilder().withGroupVersion("v1")
-                .addNewResource().withName("configmaps").withKind("ConfigMap").withNamespaced(true).endResource()
-                .addNewResource().withName("secrets").withKind("Secret").withNamespaced(true).endResource()
-                .addNewResource().withName("persistentvolumes").withKind("PersistentVolume").withNamespaced(false).endResource()
-                .build()).always();
+        TestDiscovery.serveCoreV1(server, TestDiscovery.CONFIG_MAPS, TestDiscovery.SECRETS, TestDiscovery.PERSISTENT_VOLUMES);
         for (String namespace : List.of("default", "team", "kube-system")) {
             TestNamespaces.create(client, namespace, Map.of("team", String.valueOf(namespace.equals("team"))));
         }

@@ -22,7 +22,7 @@ import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
-import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import dev.ringmaster.sharder.testing.TestDiscovery;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -55,10 +55,7 @@ class UnassignedWatchesTest {
 
     @BeforeEach
     void start() {
-        server.expect().get().withPath("/api/v1").andReturn(200, new APIResourceListBuilder().withGroupVersion("v1")
-                .addNewResource().withName("configmaps").withKind("ConfigMap").withNamespaced(true).endResource()
-                .addNewResource().withName("secrets").withKind("Secret").withNamespaced(true).endResource()
-                .build()).always();
+        TestDiscovery.serveCoreV1(server, TestDiscovery.CONFIG_MAPS, TestDiscovery.SECRETS);
         for (String namespace : List.of("default", "kube-system")) {
             TestNamespaces.create(client, namespace, Map.of());
         }
