@@ -1,0 +1,222 @@
+package dev.ringmaster.itests;
+
+import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.zip.ZipEntry;
+
+/**
+ * The fabric8 mock API server (CRUD plus expectations) with the cluster {@link SharderIT} starts from,
+ * and the shards' lease renewals. <strong>Test JVM only</strong>: the mock server runs on Vert.x, whose
+ * jars are not bundles (BOM trap 10), so this class must never be loaded inside the framework. Only
+ * the driver side of {@link SharderIT} (its {@code @Configuration} method) and
+ * {@link SharderPaxExam} touch it, and they hand the framework nothing but the URL.
+ *
+ * <p>The cluster: namespaces {@code default} and {@code sharding-system} (with the
+ * {@code kubernetes.io/metadata.name} label a real API server sets), the ClusterRing CRD read from the
+ * distribution's sharder bundle, two shard Leases of ring {@code example} renewed every
+ * {@value #RENEW_SECONDS} s (the sharder judges them against real time), the ring itself (ConfigMaps
+ * as main resource, Secrets controlled, no {@code spec.strategy}), and {@value SharderIT#OBJECTS} ConfigMaps,
+ * each controlling one Secret.
+ */
+final class MockApiServer {
+
+    private static final String RING = SharderIT.RING;
+    private static final String NAMESPACE = SharderIT.NAMESPACE;
+    private static final List<String> SHARDS = SharderIT.SHARDS;
+    private static final int OBJECTS = SharderIT.OBJECTS;
+    static final String CRD_ENTRY = "META-INF/fabric8/clusterrings.sharding.timebertt.dev-v1.yml";
+    /** What the API server serves of the core group: what the sharder's discovery needs. */
+    private static final String[][] CORE_RESOURCES = {
+            {"configmaps", "ConfigMap", "true"},
+            {"secrets", "Secret", "true"},
+            {"namespaces", "Namespace", "false"},
+            {"events", "Event", "true"},
+    };
+    private static final String RING_LABEL = "alpha.sharding.timebertt.dev/clusterring";
+    private static final int LEASE_SECONDS = 15;
+    private static final int RENEW_SECONDS = 2;
+
+    /** The mock logs every request at INFO (java.util.logging); held so the level sticks. */
+    private static final Logger MOCK_LOG = Logger.getLogger("io.fabric8.mockwebserver");
+
+    private static MockApiServer running;
+
+    private final KubernetesMockServer server;
+    private final KubernetesClient client;
+    private final ScheduledExecutorService renewals;
+
+    private MockApiServer() {
+        MOCK_LOG.setLevel(Level.WARNING);
+        Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+        // Mixed: expectations first (discovery below), CRUD for everything else; https as a real server.
+        server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses,
+                new KubernetesMixedDispatcher(responses), true);
+        server.init();
+        // Vert.x, the mock's own HTTP stack (the JDK client is on this class path too, for the probe)
+        client = server.createClient(new VertxHttpClientFactory());
+        renewals = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "itests-shard-lease-renewals");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Starts the server and creates the cluster once per JVM; the URL the framework's client uses. */
+    static synchronized String start() {
+        if (running == null) {
+            MockApiServer server = new MockApiServer();
+            try {
+                server.createCluster();
+            } catch (RuntimeException | Error e) {
+                server.close();
+                throw e;
+            }
+            running = server;
+        }
+        return running.url();
+    }
+
+    /** Stops renewing and shuts the server down, if it runs. */
+    static synchronized void stop() {
+        if (running != null) {
+            try {
+                running.close();
+            } finally {
+                running = null;
+            }
+        }
+    }
+
+    private String url() {
+        return server.url("/");
+    }
+
+    private void createCluster() {
+        APIResourceListBuilder core = new APIResourceListBuilder().withGroupVersion("v1");
+        for (String[] resource : CORE_RESOURCES) {
+            core.addNewResource().withName(resource[0]).withKind(resource[1])
+                    .withNamespaced(Boolean.parseBoolean(resource[2])).endResource();
+        }
+        server.expect().get().withPath("/api/v1").andReturn(200, core.build()).always();
+        try (InputStream crd = crdOfShippedSharder()) {
+            client.apiextensions().v1().customResourceDefinitions().load(crd).create();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        namespace(NAMESPACE);
+        namespace("sharding-system");
+        for (String shard : SHARDS) {
+            client.leases().inNamespace(NAMESPACE).resource(new LeaseBuilder()
+                    .withNewMetadata().withNamespace(NAMESPACE).withName(shard).addToLabels(RING_LABEL, RING).endMetadata()
+                    .withNewSpec().withHolderIdentity(shard).withAcquireTime(now()).withRenewTime(now())
+                    .withLeaseDurationSeconds(LEASE_SECONDS).endSpec()
+                    .build()).create();
+        }
+        renewals.scheduleWithFixedDelay(this::renewShardLeases, RENEW_SECONDS, RENEW_SECONDS, TimeUnit.SECONDS);
+        client.genericKubernetesResources("sharding.timebertt.dev/v1alpha1", "ClusterRing")
+                .resource(clusterRing()).create();
+        for (int i = 0; i < OBJECTS; i++) {
+            ConfigMap owner = client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder()
+                    .withNewMetadata().withNamespace(NAMESPACE).withName("cm-" + i).endMetadata()
+                    .addToData("index", Integer.toString(i)).build()).create();
+            client.secrets().inNamespace(NAMESPACE).resource(new SecretBuilder().withNewMetadata()
+                    .withNamespace(NAMESPACE).withName("checksums-cm-" + i)
+                    .addNewOwnerReference().withApiVersion("v1").withKind("ConfigMap")
+                    .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
+                    .withController(true).endOwnerReference()
+                    .endMetadata().build()).create();
+        }
+    }
+
+    /** The ClusterRing CRD as it ships: generated into the sharder bundle of the distribution. */
+    private static InputStream crdOfShippedSharder() throws IOException {
+        Path jar = Distribution.jar("bundle", "sharder-");
+        try (JarFile file = new JarFile(jar.toFile())) {
+            ZipEntry entry = file.getEntry(CRD_ENTRY);
+            if (entry == null) {
+                throw new IllegalStateException(jar + " does not contain " + CRD_ENTRY);
+            }
+            try (InputStream in = file.getInputStream(entry)) {
+                return new ByteArrayInputStream(in.readAllBytes());
+            }
+        }
+    }
+
+    private static GenericKubernetesResource clusterRing() {
+        GenericKubernetesResource ring = new GenericKubernetesResource();
+        ring.setApiVersion("sharding.timebertt.dev/v1alpha1");
+        ring.setKind("ClusterRing");
+        ring.setMetadata(new ObjectMetaBuilder().withName(RING).build());
+        // no spec.strategy: the sharder's default strategy is the ring's
+        ring.setAdditionalProperty("spec", Map.of("resources", List.of(Map.of(
+                "group", "",
+                "resource", "configmaps",
+                "controlledResources", List.of(Map.of("group", "", "resource", "secrets"))))));
+        return ring;
+    }
+
+    private void namespace(String name) {
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
+                .addToLabels("kubernetes.io/metadata.name", name).endMetadata().build()).create();
+    }
+
+    /** What a running shard does: keep holding its lease. */
+    private void renewShardLeases() {
+        for (String shard : SHARDS) {
+            try {
+                client.leases().inNamespace(NAMESPACE).withName(shard).edit(lease -> new LeaseBuilder(lease)
+                        .editSpec().withHolderIdentity(shard).withRenewTime(now()).endSpec().build());
+            } catch (KubernetesClientException e) {
+                // a conflicting write of the sharder (state label): the next round renews
+            }
+        }
+    }
+
+    private static ZonedDateTime now() {
+        return ZonedDateTime.now(ZoneOffset.UTC);
+    }
+
+    private void close() {
+        renewals.shutdownNow();
+        try {
+            renewals.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        client.close();
+        server.destroy();
+    }
+}

@@ -1,0 +1,526 @@
+package dev.ringmaster.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+import static org.ops4j.pax.exam.CoreOptions.workingDirectory;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.spi.PartitioningStrategy;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import javax.inject.Inject;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.FixMethodOrder;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.junit.runners.MethodSorters;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.options.FrameworkPropertyOption;
+import org.ops4j.pax.exam.options.extra.WorkingDirectoryOption;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.startlevel.BundleStartLevel;
+import org.osgi.service.cm.ConfigurationAdmin;
+
+/**
+ * The sharder in the distribution's Felix, against the fabric8 mock API server: assignment, ring
+ * status, leader election and metrics; a strategy bundle swapped out and in under a running ring; a
+ * configuration change applied live through the drain protocol. One framework for the class, never
+ * restarted; the tests build on each other and run in name order.
+ *
+ * <p>Where things run: the mock server (Vert.x, not bundles) and the cluster it starts with live in
+ * the test JVM ({@link MockApiServer}, started by {@link #config()}, which Pax Exam calls in the test
+ * JVM before the framework boots, and stopped by {@link SharderPaxExam}). Its URL reaches
+ * the framework as the system property {@value #MOCK_URL}; the tests themselves run in the probe
+ * bundle, configure the sharder through Config Admin and read the cluster with a fabric8 client built
+ * from the distribution's own fabric8 bundles (the probe imports them dynamically; no fabric8 class of
+ * the test class path enters the framework, as implicit boot delegation is off).
+ */
+@RunWith(SharderPaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+@FixMethodOrder(MethodSorters.NAME_ASCENDING)
+public class SharderIT {
+
+    static final String MOCK_URL = "ringmaster.itests.mock.url";
+
+    // The cluster MockApiServer creates. Defined here, not there: the probe must never load MockApiServer.
+    static final String RING = "example";
+    static final String NAMESPACE = "default";
+    static final List<String> SHARDS = List.of("shard-0", "shard-1");
+    /** ConfigMaps the cluster starts with, each controlling one Secret. */
+    static final int OBJECTS = 12;
+    private static final String SHARD_LABEL = RingContract.shardLabel(RING);
+    private static final String DRAIN_LABEL = RingContract.drainLabel(RING);
+
+    private static final String KUBERNETES_PID = "dev.ringmaster.kubernetes";
+    private static final String SHARDER_PID = "dev.ringmaster.sharder";
+    private static final String OPS_HTTP_PID = "dev.ringmaster.ops.http";
+    private static final String OPS_HTTP_PORT = "dev.ringmaster.ops.http.port";
+    private static final String IDENTITY = "sharder-itest";
+    private static final String ELECTION_NAMESPACE = "sharding-system";
+    private static final String ELECTION_LEASE = "sharder";
+    private static final String RENDEZVOUS = "rendezvous";
+    private static final String CONSISTENT_HASH = "consistent-hash";
+    private static final String RENDEZVOUS_BSN = "dev.ringmaster.ring.rendezvous";
+
+    private static final ResourceDefinitionContext CLUSTER_RINGS = new ResourceDefinitionContext.Builder()
+            .withGroup(RingContract.API_GROUP).withVersion(RingContract.API_VERSION)
+            .withKind(RingContract.CLUSTER_RING_KIND).withPlural("clusterrings").withNamespaced(false).build();
+
+    /** Longest wait for the sharder to act; the whole class takes well under a minute. */
+    private static final Duration SOON = Duration.ofSeconds(30);
+    /** How long an object must stay unassigned while the ring's strategy is missing. */
+    private static final Duration UNASSIGNED_FOR = Duration.ofSeconds(3);
+
+    @Inject
+    private BundleContext context;
+
+    private KubernetesClient client;
+
+    /**
+     * Runs in the test JVM. The options of {@link StrategyHotSwapIT} (the distribution's boot/ and
+     * bundle/ jars, no implicit boot delegation, ...) with a working directory of this class, and the
+     * mock server's URL.
+     */
+    @org.ops4j.pax.exam.Configuration
+    public Option[] config() {
+        Path work = Distribution.work("pax-exam").resolve(getClass().getSimpleName());
+        List<Option> options = new ArrayList<>();
+        for (Option option : new StrategyHotSwapIT().config()) {
+            boolean ownWorkingDirectory = option instanceof WorkingDirectoryOption
+                    || option instanceof FrameworkPropertyOption property
+                    && Constants.FRAMEWORK_STORAGE.equals(property.getKey());
+            if (!ownWorkingDirectory) {
+                options.add(option);
+            }
+        }
+        options.add(workingDirectory(work.toString()));
+        options.add(frameworkProperty(Constants.FRAMEWORK_STORAGE).value(work.resolve("felix-cache").toString()));
+        options.add(systemProperty(MOCK_URL).value(MockApiServer.start()));
+        return options.toArray(Option[]::new);
+    }
+
+    @Before
+    public void sharderRunsWithRendezvousAsDefault() throws IOException {
+        String url = System.getProperty(MOCK_URL);
+        assertNotNull("the test JVM passes the mock server's URL as " + MOCK_URL, url);
+        client = newClient(url);
+        configure(KUBERNETES_PID, Map.of("masterUrl", url, "trustCerts", Boolean.TRUE));
+        configure(OPS_HTTP_PID, Map.of("host", "127.0.0.1", "port", 0));
+        configureSharder(RENDEZVOUS, "service");
+    }
+
+    @After
+    public void closeClient() {
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    /** Every object assigned, the ring reported, the leader known, the assignments counted. */
+    @Test
+    public void a_assignsEveryObjectAndReportsTheRing() throws Exception {
+        assertEquals("the contract's test vector", "shard.alpha.sharding.timebertt.dev/clusterring-50d858e0-example",
+                SHARD_LABEL);
+        RingStatus ready = awaitRing("Ready=True with 2 available shards",
+                status -> status.ready() && Integer.valueOf(2).equals(status.availableShards()));
+        assertEquals(Integer.valueOf(2), ready.shards());
+        assertTrue(ready.toString(), ready.message().contains("\"" + RENDEZVOUS + "\""));
+
+        Map<String, String> assigned = awaitEveryObjectOnItsShard(RENDEZVOUS);
+        assertEquals("both shards got objects: " + assigned, Set.copyOf(SHARDS), Set.copyOf(assigned.values()));
+
+        Lease leader = client.leases().inNamespace(ELECTION_NAMESPACE).withName(ELECTION_LEASE).get();
+        assertNotNull("the leader election lease " + ELECTION_NAMESPACE + "/" + ELECTION_LEASE, leader);
+        assertEquals(IDENTITY, leader.getSpec().getHolderIdentity());
+
+        for (String shard : SHARDS) {
+            Until.holds(SOON, "shard lease " + shard + " labelled ready", () -> "ready".equals(
+                    labels(client.leases().inNamespace(NAMESPACE).withName(shard).get()).get(RingContract.STATE_LABEL)));
+        }
+
+        MutatingWebhookConfiguration webhook = client.admissionRegistration().v1().mutatingWebhookConfigurations()
+                .withName(RingContract.webhookConfigurationName(RING)).get();
+        assertNotNull("webhookMode=service: the ring's MutatingWebhookConfiguration", webhook);
+        MutatingWebhook hook = webhook.getWebhooks().get(0);
+        assertEquals(RingContract.WEBHOOK_NAME, hook.getName());
+        assertEquals(RingContract.webhookPath(RING), hook.getClientConfig().getService().getPath());
+
+        int objects = assigned.size() * 2; // every ConfigMap and its Secret
+        Until.holds(SOON, "controller.sharding.assignments >= " + objects, () -> meterCount(
+                "controller.sharding.assignments") >= objects);
+        String scrape = scrapeMetrics();
+        assertTrue("/metrics serves controller_sharding_assignments_total of the ring",
+                scrape.lines().anyMatch(line -> line.startsWith("controller_sharding_assignments_total{")
+                        && line.contains("clusterring=\"" + RING + "\"")));
+    }
+
+    /**
+     * The ring's strategy bundle uninstalled under the running sharder stops assignment (the
+     * ring says why), and its reinstallation from the distribution resumes it. No framework restart.
+     */
+    @Test
+    public void b_aRingWaitsForItsStrategyBundleAndResumesWhenItIsBack() throws Exception {
+        awaitRing("Ready=True", RingStatus::ready);
+        Bundle rendezvous = installedBundle(RENDEZVOUS_BSN).orElseThrow();
+        try {
+            rendezvous.stop();
+            rendezvous.uninstall();
+            RingStatus unavailable = awaitRing("Ready=False, StrategyUnavailable",
+                    status -> !status.ready() && "StrategyUnavailable".equals(status.reason()));
+            assertTrue(unavailable.toString(), unavailable.message().contains("\"" + RENDEZVOUS + "\""));
+
+            Map<String, Map<String, String>> assigned = labelsOfAllObjects();
+            createObject("late-0");
+            Until.stays(UNASSIGNED_FOR, "late-0 and its Secret unassigned, and nothing else moved, while the"
+                    + " strategy is missing", () -> !labels(configMap("late-0")).containsKey(SHARD_LABEL)
+                            && !labels(secret("checksums-late-0")).containsKey(SHARD_LABEL)
+                            && labelsOfAllObjects().equals(withLate0Unlabelled(assigned)));
+
+            Bundle reinstalled = installRendezvous();
+            assertNotEquals(rendezvous.getBundleId(), reinstalled.getBundleId());
+            awaitRing("Ready=True again", status -> status.ready() && status.message().contains("\"" + RENDEZVOUS + "\""));
+            awaitEveryObjectOnItsShard(RENDEZVOUS);
+            assertTrue(labels(configMap("late-0")).containsKey(SHARD_LABEL));
+        } finally {
+            if (installedBundle(RENDEZVOUS_BSN).isEmpty()) {
+                installRendezvous(); // leave the framework as the distribution boots it
+            }
+        }
+    }
+
+    /**
+     * A new default strategy, applied live through Config Admin (with the webhook switched off
+     * in the same update), rebalances the ring through the drain protocol: main objects whose shard
+     * changes are drained on their live shard, controlled ones move at once; once the shards let go
+     * (done here, as shard-client does), everything lands where consistent-hash puts it, and new
+     * objects are assigned with it.
+     */
+    @Test
+    public void c_aNewDefaultStrategyRebalancesThroughTheDrainProtocol() throws Exception {
+        awaitRing("Ready=True with rendezvous", status -> status.ready() && status.message().contains("\"" + RENDEZVOUS + "\""));
+        Map<String, String> before = awaitEveryObjectOnItsShard(RENDEZVOUS);
+        Map<String, String> after = desiredShards(CONSISTENT_HASH, before.keySet());
+        Set<String> moving = before.keySet().stream().filter(name -> !before.get(name).equals(after.get(name)))
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertFalse("some ConfigMap has another shard under consistent-hash: " + before + " vs " + after,
+                moving.isEmpty());
+        double drainsBefore = meterCount("controller.sharding.drains");
+
+        // one live update: another default strategy, and the webhook off (the unassigned watch assigns)
+        configureSharder(CONSISTENT_HASH, "off");
+        awaitRing("Ready=True with consistent-hash",
+                status -> status.ready() && status.message().contains("\"" + CONSISTENT_HASH + "\""));
+        Until.holds(SOON, "drain labels on exactly " + moving, () -> drained().equals(moving));
+        for (String name : moving) {
+            assertEquals(name + " stays with its old shard until the shard lets go", before.get(name),
+                    labels(configMap(name)).get(SHARD_LABEL));
+            Until.holds(SOON, "controlled Secret of " + name + " on its new shard at once",
+                    () -> after.get(name).equals(labels(secret("checksums-" + name)).get(SHARD_LABEL)));
+        }
+        Until.holds(SOON, "controller.sharding.drains counted " + moving.size() + " more",
+                () -> meterCount("controller.sharding.drains") >= drainsBefore + moving.size());
+
+        for (String name : moving) { // what each shard does when it sees the drain label: an optimistic update
+            Until.holds(SOON, name + " let go by its shard", () -> {
+                ConfigMap draining = configMap(name);
+                client.configMaps().resource(new ConfigMapBuilder(draining).editMetadata()
+                        .removeFromLabels(SHARD_LABEL).removeFromLabels(DRAIN_LABEL).endMetadata().build()).update();
+                return true; // a conflict throws: read again and retry
+            });
+        }
+        Map<String, String> rebalanced = awaitEveryObjectOnItsShard(CONSISTENT_HASH);
+        assertEquals(after, rebalanced);
+        assertEquals(Set.of(), drained());
+
+        createObject("late-1"); // assigned by the new term's unassigned watch, with consistent-hash
+        Map<String, String> withLate1 = awaitEveryObjectOnItsShard(CONSISTENT_HASH);
+        assertTrue(withLate1.toString(), withLate1.containsKey("late-1"));
+        awaitRing("still Ready=True with 2 available shards",
+                status -> status.ready() && Integer.valueOf(2).equals(status.availableShards()));
+    }
+
+    // --- the cluster, seen through the distribution's fabric8 bundles -------------------------------
+
+    private static KubernetesClient newClient(String url) {
+        Config config = new ConfigBuilder(Config.empty()).withMasterUrl(url).withTrustCerts(true)
+                .withDisableHostnameVerification(true).build();
+        // named, not found through ServiceLoader (which OSGi class loading can miss)
+        return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory()).build();
+    }
+
+    /**
+     * Waits until every ConfigMap of the namespace carries the shard label the given strategy picks
+     * for it (over both shards), no drain label, and its Secret carries the same; answers the
+     * ConfigMaps' shards by name.
+     */
+    private Map<String, String> awaitEveryObjectOnItsShard(String strategy) {
+        AtomicReference<Map<String, String>> found = new AtomicReference<>();
+        AtomicReference<String> problem = new AtomicReference<>();
+        Until.holds(SOON, () -> "every object on its " + strategy + " shard; last problem: " + problem.get(), () -> {
+            Map<String, ConfigMap> configMaps = client.configMaps().inNamespace(NAMESPACE).list().getItems().stream()
+                    .collect(Collectors.toMap(cm -> cm.getMetadata().getName(), cm -> cm, (a, b) -> a, TreeMap::new));
+            Map<String, String> desired = desiredShards(strategy, configMaps.keySet());
+            Map<String, String> shards = new TreeMap<>();
+            for (ConfigMap configMap : configMaps.values()) {
+                String name = configMap.getMetadata().getName();
+                Map<String, String> labels = labels(configMap);
+                if (!desired.get(name).equals(labels.get(SHARD_LABEL)) || labels.containsKey(DRAIN_LABEL)) {
+                    problem.set("ConfigMap " + name + " has " + labels + ", wants " + desired.get(name));
+                    return false;
+                }
+                shards.put(name, labels.get(SHARD_LABEL));
+            }
+            for (Secret secret : client.secrets().inNamespace(NAMESPACE).list().getItems()) {
+                String owner = controller(secret).map(OwnerReference::getName).orElse(null);
+                if (owner != null && !Objects.equals(shards.get(owner), labels(secret).get(SHARD_LABEL))) {
+                    problem.set("Secret " + secret.getMetadata().getName() + " has " + labels(secret)
+                            + ", its owner " + shards.get(owner));
+                    return false;
+                }
+            }
+            if (shards.size() < OBJECTS) {
+                problem.set("only " + shards.keySet());
+                return false;
+            }
+            found.set(shards);
+            return true;
+        });
+        return found.get();
+    }
+
+    /** Where the named strategy service puts each ConfigMap of the namespace among both shards. */
+    private Map<String, String> desiredShards(String strategy, Collection<String> configMaps) {
+        ServiceReference<PartitioningStrategy> reference = awaitService(PartitioningStrategy.class,
+                "(" + PartitioningStrategy.NAME + "=" + strategy + ")");
+        PartitioningStrategy service = context.getService(reference);
+        try {
+            var ring = service.build(SHARDS.stream().map(Shard::of).toList());
+            Map<String, String> desired = new LinkedHashMap<>();
+            for (String name : configMaps) {
+                desired.put(name, ring.shardFor("/ConfigMap/" + NAMESPACE + "/" + name).orElseThrow());
+            }
+            return desired;
+        } finally {
+            context.ungetService(reference);
+        }
+    }
+
+    /** A ConfigMap and the Secret it controls, as a controller would create them. */
+    private void createObject(String name) {
+        ConfigMap owner = client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder()
+                .withNewMetadata().withNamespace(NAMESPACE).withName(name).endMetadata().build()).create();
+        client.secrets().inNamespace(NAMESPACE).resource(new SecretBuilder().withNewMetadata()
+                .withNamespace(NAMESPACE).withName("checksums-" + name)
+                .addNewOwnerReference().withApiVersion("v1").withKind("ConfigMap").withName(name)
+                .withUid(owner.getMetadata().getUid()).withController(true).endOwnerReference()
+                .endMetadata().build()).create();
+    }
+
+    /** The labels of every ConfigMap and Secret of the namespace, by kind and name. */
+    private Map<String, Map<String, String>> labelsOfAllObjects() {
+        Map<String, Map<String, String>> labels = new TreeMap<>();
+        client.configMaps().inNamespace(NAMESPACE).list().getItems()
+                .forEach(object -> labels.put("ConfigMap " + object.getMetadata().getName(), labels(object)));
+        client.secrets().inNamespace(NAMESPACE).list().getItems()
+                .forEach(object -> labels.put("Secret " + object.getMetadata().getName(), labels(object)));
+        return labels;
+    }
+
+    private static Map<String, Map<String, String>> withLate0Unlabelled(Map<String, Map<String, String>> labels) {
+        Map<String, Map<String, String>> expected = new TreeMap<>(labels);
+        expected.put("ConfigMap late-0", Map.of());
+        expected.put("Secret checksums-late-0", Map.of());
+        return expected;
+    }
+
+    private Set<String> drained() {
+        return client.configMaps().inNamespace(NAMESPACE).withLabel(DRAIN_LABEL).list().getItems().stream()
+                .map(cm -> cm.getMetadata().getName()).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private ConfigMap configMap(String name) {
+        return client.configMaps().inNamespace(NAMESPACE).withName(name).get();
+    }
+
+    private Secret secret(String name) {
+        return client.secrets().inNamespace(NAMESPACE).withName(name).get();
+    }
+
+    private static Map<String, String> labels(HasMetadata object) {
+        return object == null || object.getMetadata().getLabels() == null ? Map.of() : object.getMetadata().getLabels();
+    }
+
+    private static Optional<OwnerReference> controller(HasMetadata object) {
+        return object.getMetadata().getOwnerReferences() == null ? Optional.empty()
+                : object.getMetadata().getOwnerReferences().stream()
+                        .filter(reference -> Boolean.TRUE.equals(reference.getController())).findFirst();
+    }
+
+    /** The parts of a ClusterRing's status the tests look at. */
+    private record RingStatus(String readyStatus, String reason, String message, Integer shards,
+            Integer availableShards) {
+
+        boolean ready() {
+            return "True".equals(readyStatus);
+        }
+
+        @SuppressWarnings("unchecked")
+        static RingStatus of(GenericKubernetesResource ring) {
+            Object status = ring == null ? null : ring.getAdditionalProperties().get("status");
+            if (!(status instanceof Map<?, ?> map)) {
+                return new RingStatus(null, null, "", null, null);
+            }
+            Map<String, Object> ready = ((List<Map<String, Object>>) map.get("conditions") == null ? List.<Map<String, Object>>of()
+                    : (List<Map<String, Object>>) map.get("conditions")).stream()
+                    .filter(condition -> "Ready".equals(condition.get("type"))).findFirst().orElse(Map.of());
+            return new RingStatus((String) ready.get("status"), (String) ready.get("reason"),
+                    Objects.toString(ready.get("message"), ""), number(map.get("shards")),
+                    number(map.get("availableShards")));
+        }
+
+        private static Integer number(Object value) {
+            return value instanceof Number number ? Integer.valueOf(number.intValue()) : null;
+        }
+    }
+
+    private RingStatus awaitRing(String what, Predicate<RingStatus> condition) {
+        RingStatus[] last = new RingStatus[1];
+        Until.holds(SOON, () -> "ClusterRing " + RING + " " + what + "; last status " + last[0], () -> {
+            last[0] = RingStatus.of(client.genericKubernetesResources(CLUSTER_RINGS).withName(RING).get());
+            return condition.test(last[0]);
+        });
+        return last[0];
+    }
+
+    // --- the framework ----------------------------------------------------------------------------
+
+    private void configureSharder(String defaultStrategy, String webhookMode) throws IOException {
+        configure(SHARDER_PID, Map.of(
+                "defaultStrategy", defaultStrategy,
+                "webhookMode", webhookMode,
+                "leaderElectionNamespace", ELECTION_NAMESPACE,
+                "leaderElectionLease", ELECTION_LEASE,
+                "identity", IDENTITY));
+    }
+
+    /** Creates or updates a configuration; leaves it alone when it already has these values. */
+    private void configure(String pid, Map<String, Object> values) throws IOException {
+        ServiceReference<ConfigurationAdmin> reference = awaitService(ConfigurationAdmin.class, null);
+        ConfigurationAdmin admin = context.getService(reference);
+        try {
+            org.osgi.service.cm.Configuration configuration = admin.getConfiguration(pid, "?");
+            Dictionary<String, Object> current = configuration.getProperties();
+            boolean same = current != null && values.entrySet().stream()
+                    .allMatch(entry -> entry.getValue().equals(current.get(entry.getKey())));
+            if (!same) {
+                configuration.update(new Hashtable<>(values));
+            }
+        } finally {
+            context.ungetService(reference);
+        }
+    }
+
+    /** Sum of the counters of that name for the ring in the OSGi MeterRegistry service. */
+    private double meterCount(String name) {
+        ServiceReference<MeterRegistry> reference = awaitService(MeterRegistry.class, null);
+        MeterRegistry registry = context.getService(reference);
+        try {
+            return registry.find(name).tag("clusterring", RING).counters().stream().mapToDouble(Counter::count).sum();
+        } finally {
+            context.ungetService(reference);
+        }
+    }
+
+    /** GET /metrics of the ops HTTP server (configured on a free port). */
+    private String scrapeMetrics() throws IOException, InterruptedException {
+        ServiceReference<?> listening = Until.value(SOON, "the ops HTTP listener",
+                () -> references(null, "(" + OPS_HTTP_PORT + "=*)").stream().findFirst());
+        URI uri = URI.create("http://127.0.0.1:" + listening.getProperty(OPS_HTTP_PORT) + "/metrics");
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode());
+        return response.body();
+    }
+
+    private Bundle installRendezvous() throws BundleException {
+        Path jar = Distribution.jar("bundle", "ring-rendezvous-");
+        Bundle bundle = context.installBundle(jar.toUri().toString());
+        bundle.adapt(BundleStartLevel.class).setStartLevel(2);
+        bundle.start();
+        return bundle;
+    }
+
+    private Optional<Bundle> installedBundle(String symbolicName) {
+        return Arrays.stream(context.getBundles()).filter(bundle -> symbolicName.equals(bundle.getSymbolicName()))
+                .findFirst();
+    }
+
+    @SuppressWarnings("unchecked")
+    private <S> ServiceReference<S> awaitService(Class<S> type, String filter) {
+        return (ServiceReference<S>) Until.value(SOON, "a " + type.getSimpleName() + " service "
+                + Objects.toString(filter, ""), () -> references(type.getName(), filter).stream().findFirst());
+    }
+
+    private Collection<ServiceReference<?>> references(String type, String filter) {
+        try {
+            ServiceReference<?>[] references = context.getServiceReferences(type, filter);
+            return references == null ? List.of() : Stream.of(references).toList();
+        } catch (InvalidSyntaxException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
