@@ -80,6 +80,7 @@ public class SharderComponent {
         if (election != null) {
             election.close();
         }
+        metrics.close();
     }
 
     private synchronized void startLeading(LeaderControllers.Settings term) {

@@ -91,8 +91,17 @@ public class KubernetesClientProvider {
         if (settings.trustCerts()) {
             builder.withTrustCerts(true).withDisableHostnameVerification(true);
         }
-        // Naming the HTTP client avoids a ServiceLoader lookup, which OSGi class loading can miss.
-        return new KubernetesClientBuilder().withConfig(builder.build())
-                .withHttpClientFactory(new JdkHttpClientFactory()).build();
+        // fabric8 loads its implementation through the thread's context class loader first; in a
+        // framework that loader may see another fabric8 (a host's class path), so point it at ours.
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(KubernetesClientBuilder.class.getClassLoader());
+        try {
+            // Naming the HTTP client avoids a ServiceLoader lookup, which OSGi class loading can miss.
+            return new KubernetesClientBuilder().withConfig(builder.build())
+                    .withHttpClientFactory(new JdkHttpClientFactory()).build();
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
     }
 }

@@ -132,7 +132,8 @@ public final class ClusterRingReconciler implements Reconciler<String> {
             return Verdict.notReady(REASON_STRATEGY_UNAVAILABLE, "partitioning strategy \"" + strategy + "\" ("
                     + source + ") is not available; objects are neither assigned nor moved until it is");
         }
-        webhookConfigurations.ifPresent(configurations -> configurations.apply(ring));
+        webhookConfigurations.ifPresentOrElse(configurations -> configurations.apply(ring),
+                () -> WebhookConfigurations.remove(client, ring));
         return new Verdict(true, REASON_SUCCEEDED, "sharding with strategy \"" + strategy + "\" (" + source + ")");
     }
 

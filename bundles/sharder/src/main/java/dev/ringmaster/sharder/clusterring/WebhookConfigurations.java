@@ -107,6 +107,29 @@ public final class WebhookConfigurations {
     }
 
     /**
+     * Deletes the ring's webhook configuration when the webhook is switched off, so the API server
+     * stops calling a webhook nobody serves. Only a configuration this sharder manages and the ring
+     * owns is deleted, conditional on the resourceVersion it was read at.
+     *
+     * @return whether it deleted one
+     */
+    public static boolean remove(KubernetesClient client, ClusterRing ring) {
+        Resource<MutatingWebhookConfiguration> resource = client.admissionRegistration().v1()
+                .mutatingWebhookConfigurations().withName(RingContract.webhookConfigurationName(ring.getMetadata().getName()));
+        MutatingWebhookConfiguration current = resource.get();
+        if (current == null || !MANAGED_BY.equals(nonNull(current.getMetadata().getLabels()).get(MANAGED_BY_LABEL))
+                || current.getMetadata().getOwnerReferences() == null
+                || current.getMetadata().getOwnerReferences().stream()
+                        .noneMatch(owner -> ring.getMetadata().getUid().equals(owner.getUid()))) {
+            return false;
+        }
+        resource.lockResourceVersion(current.getMetadata().getResourceVersion()).delete();
+        LOG.info("deleted MutatingWebhookConfiguration {}: the webhook is switched off",
+                current.getMetadata().getName());
+        return true;
+    }
+
+    /**
      * Creates the ring's configuration or brings the fields the sharder owns (its label, the
      * cert-manager annotation, the controller owner reference, the webhooks) in line; writes nothing
      * when they already are. Labels, annotations and non-controller owner references of others stay.

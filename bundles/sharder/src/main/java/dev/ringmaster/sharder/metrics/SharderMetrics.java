@@ -70,6 +70,13 @@ public final class SharderMetrics implements MoveRecorder {
         ringAvailableShards.register(available, true);
     }
 
+    /** Removes the gauges, so a successor registering them anew does not collide with stale ones. */
+    public void close() {
+        shardState.register(List.of(), true);
+        ringShards.register(List.of(), true);
+        ringAvailableShards.register(List.of(), true);
+    }
+
     private static Tags resourceTags(String ring, ResolvedResource resource) {
         return Tags.of("clusterring", ring, "group", resource.group(), "resource", resource.resource());
     }

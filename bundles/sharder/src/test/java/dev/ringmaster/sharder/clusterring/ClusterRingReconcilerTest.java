@@ -1,6 +1,5 @@
 package dev.ringmaster.sharder.clusterring;
 
-import dev.ringmaster.sharder.testing.MutableClock;
 import static dev.ringmaster.sharder.clusterring.ClusterRingValidationTest.main;
 import static dev.ringmaster.sharder.clusterring.ClusterRingValidationTest.ring;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,6 +12,7 @@ import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.runtime.Reconciler;
+import dev.ringmaster.sharder.testing.MutableClock;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.RuleWithOperations;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -498,6 +499,20 @@ class ClusterRingReconcilerTest {
         assertThat(client.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems()).isEmpty();
         assertThat(client.resources(ClusterRing.class).withName(RING).get().getStatus().getConditions())
                 .anySatisfy(condition -> assertThat(condition.getStatus()).isEqualTo("True"));
+    }
+
+    @Test
+    void switchingTheWebhookOffDeletesTheRingsConfigurationButNoOneElses() {
+        create(exampleRing());
+        reconciler(WebhookSettings.defaults()).reconcile(RING);
+        var configurations = client.admissionRegistration().v1().mutatingWebhookConfigurations();
+        assertThat(configurations.withName(WEBHOOK_CONFIGURATION).get()).isNotNull();
+        configurations.resource(new MutatingWebhookConfigurationBuilder().withNewMetadata().withName("someone-elses").endMetadata().build())
+                .create();
+
+        reconciler(null).reconcile(RING);
+        assertThat(configurations.withName(WEBHOOK_CONFIGURATION).get()).isNull();
+        assertThat(configurations.withName("someone-elses").get()).isNotNull();
     }
 
     private ClusterRing exampleRing() {

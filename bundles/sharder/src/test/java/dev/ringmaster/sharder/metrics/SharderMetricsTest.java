@@ -33,4 +33,16 @@ class SharderMetricsTest {
         assertThat(meters.find("controller.sharding.shard.state").tags("shard", "shard-1").gauges()).isEmpty();
         assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "expired")).isEqualTo(1);
     }
+
+    @Test
+    void closingRemovesTheGaugesSoASuccessorStartsClean() {
+        metrics.membership(new Membership(Map.of("example", List.of(new ShardInfo("shard-0", ShardState.READY, 1)))));
+        metrics.close();
+        assertThat(meters.find("controller.sharding.shard.state").gauges()).isEmpty();
+        assertThat(meters.find("controller.sharding.ring.shards").gauges()).isEmpty();
+
+        SharderMetrics successor = new SharderMetrics(meters);
+        successor.membership(new Membership(Map.of("example", List.of(new ShardInfo("shard-0", ShardState.DEAD, 1)))));
+        assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "dead")).isEqualTo(1);
+    }
 }
