@@ -3,9 +3,11 @@ package dev.ringmaster.sharder.leader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
+import java.time.ZonedDateTime;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +45,24 @@ class LeaderElectionTest {
                 .isEqualTo("sharder-b");
         second.close();
         assertThat(runningControllers.get()).isZero();
+    }
+
+    @Test
+    void aStandbyTakesOverADeadLeadersLeaseOnceItExpires() {
+        // the leader died without releasing: its lease was renewed just now and is never renewed again
+        ZonedDateTime lastRenewal = ZonedDateTime.now();
+        client.leases().resource(new LeaseBuilder().withNewMetadata().withNamespace("sharding-system")
+                .withName("sharder").endMetadata().withNewSpec().withHolderIdentity("sharder-dead")
+                .withLeaseDurationSeconds((int) FAST.leaseDuration().toSeconds())
+                .withAcquireTime(lastRenewal).withRenewTime(lastRenewal).endSpec().build()).create();
+        LeaderElection standby = replica("sharder-b");
+        standby.start();
+        await().atMost(FAST.leaseDuration().plusSeconds(5)).until(standby::isLeader);
+        ZonedDateTime takenOver = client.leases().inNamespace("sharding-system").withName("sharder").get()
+                .getSpec().getAcquireTime();
+        assertThat(takenOver).as("taken over only once the dead leader's lease expired")
+                .isAfterOrEqualTo(lastRenewal.plus(FAST.leaseDuration()));
+        standby.close();
     }
 
     @Test
