@@ -5,7 +5,9 @@ import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
 import dev.ringmaster.sharder.clusterring.ClusterRingValidation;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
+import dev.ringmaster.sharder.interpreter.ReportingInterpreter;
 import dev.ringmaster.sharder.kube.LabelWriter;
+import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
@@ -61,6 +63,7 @@ final class LeaderControllers implements AutoCloseable {
     private final Controller<String> watchSync;
     private final Consumer<Set<String>> ringsChanged = this::ringsChanged;
     private static final String WATCHED_RINGS = "all";
+    private static final String REPORTING_CONTROLLER = "ringmaster.dev/sharder";
 
     LeaderControllers(KubernetesClient client, RingRegistry registry, SharderMetrics metrics, Settings settings) {
         this.registry = registry;
@@ -68,6 +71,11 @@ final class LeaderControllers implements AutoCloseable {
         this.namespaces = client.namespaces().runnableInformer(0);
         this.rings = client.resources(ClusterRing.class).runnableInformer(0);
         NamespaceScope scope = new NamespaceScope(() -> namespaces.getStore().list());
+        ObjectEvents events = new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER);
+        Supplier<ResourceInterpreter> interpreter = () -> {
+            ResourceInterpreter current = settings.interpreter().get();
+            return current == null ? null : new ReportingInterpreter(current, events);
+        };
         ResourceCatalog catalog = new ResourceCatalog(client);
         LabelWriter writer = new LabelWriter(client);
         this.leases = new ShardLeaseController(client, settings.detector(), settings.clock());
@@ -75,12 +83,12 @@ final class LeaderControllers implements AutoCloseable {
                 name -> registry.inputs().strategies().containsKey(name), () -> registry.inputs().defaultStrategy(),
                 settings.webhook(), settings.clock()), 2, Backoff.DEFAULT);
         this.rebalancer = new Rebalancer(this::ring, ring -> ClusterRingValidation.validate(ring).isEmpty(), registry,
-                settings.interpreter(), catalog, new ObjectPages(client, settings.limits().pageSize()), writer, scope,
+                interpreter, catalog, new ObjectPages(client, settings.limits().pageSize()), writer, scope,
                 settings.limits(), metrics);
         this.rebalancing = new Controller<>("sharder", rebalancer, 2, Backoff.DEFAULT);
         UnassignedWatches[] watchesOfAssigner = new UnassignedWatches[1];
         this.assigning = new Controller<>("unassigned", new UnassignedAssigner(key -> watchesOfAssigner[0].get(key),
-                this::ring, registry, settings.interpreter(), scope, writer, metrics), 4, Backoff.DEFAULT);
+                this::ring, registry, interpreter, scope, writer, metrics), 4, Backoff.DEFAULT);
         this.watches = new UnassignedWatches(client, catalog, assigning);
         watchesOfAssigner[0] = watches;
         this.watchSync = new Controller<>("unassigned-watches", rings -> {

@@ -6,9 +6,12 @@ import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.LeaseRecord;
 import dev.ringmaster.ring.spi.ShardStatus;
+import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.runtime.Reconciler;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
@@ -52,6 +55,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
 
+    static final String REPORTING_CONTROLLER = "ringmaster.dev/shardlease-controller";
+
     private static final Logger LOG = LoggerFactory.getLogger(ShardLeaseReconciler.class);
 
     /**
@@ -67,7 +72,7 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     private final Function<LeaseKey, Lease> cache;
     private final Supplier<LeaseDetector> detector;
     private final Clock clock;
-    private final LeaseEvents events;
+    private final ObjectEvents events;
 
     /** The verdict of the last pass per lease. */
     private final Map<LeaseKey, Observation> observations = new ConcurrentHashMap<>();
@@ -90,7 +95,7 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
         this.cache = Objects.requireNonNull(cache, "cache");
         this.detector = Objects.requireNonNull(detector, "detector");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.events = new LeaseEvents(client, clock);
+        this.events = new ObjectEvents(client, clock, REPORTING_CONTROLLER);
     }
 
     @Override
@@ -246,7 +251,10 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
                     + "\" is not an integer from 1 to " + Shard.MAX_WEIGHT + "; the shard gets weight "
                     + ShardWeight.DEFAULT;
             LOG.warn("Lease {}: {}", key, note);
-            events.warn(lease, INVALID_WEIGHT, "ReadWeight", note);
+            events.warn(new ObjectReferenceBuilder().withApiVersion(HasMetadata.getApiVersion(Lease.class))
+                    .withKind(HasMetadata.getKind(Lease.class)).withNamespace(key.namespace()).withName(key.name())
+                    .withUid(lease.getMetadata().getUid()).withResourceVersion(lease.getMetadata().getResourceVersion())
+                    .build(), INVALID_WEIGHT, "ReadWeight", note);
         }
         return ShardWeight.DEFAULT;
     }

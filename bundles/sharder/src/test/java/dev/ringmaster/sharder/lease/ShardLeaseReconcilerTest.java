@@ -252,7 +252,7 @@ class ShardLeaseReconcilerTest {
             assertThat(event.getRegarding().getApiVersion()).isEqualTo("coordination.k8s.io/v1");
             assertThat(event.getRegarding().getName()).isEqualTo(SHARD);
             assertThat(event.getRegarding().getNamespace()).isEqualTo(namespace);
-            assertThat(event.getReportingController()).isEqualTo(LeaseEvents.REPORTING_CONTROLLER);
+            assertThat(event.getReportingController()).isEqualTo(ShardLeaseReconciler.REPORTING_CONTROLLER);
             assertThat(event.getReportingInstance()).isNotBlank();
             assertThat(event.getAction()).isNotBlank();
             assertThat(event.getEventTime().getTime()).isEqualTo("2026-01-01T00:00:00.000000Z");
