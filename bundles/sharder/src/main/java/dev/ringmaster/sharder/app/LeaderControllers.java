@@ -24,6 +24,7 @@ import dev.ringmaster.sharder.runtime.Reconciler.Result;
 import dev.ringmaster.sharder.unassigned.UnassignedAssigner;
 import dev.ringmaster.sharder.unassigned.UnassignedObject;
 import dev.ringmaster.sharder.unassigned.UnassignedWatches;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -44,6 +45,9 @@ import java.util.stream.Collectors;
  */
 final class LeaderControllers implements AutoCloseable {
 
+    private static final String WATCHED_RINGS = "all";
+    private static final String REPORTING_CONTROLLER = "ringmaster.dev/sharder";
+
     /** What a term needs from the component that outlives it. */
     record Settings(Supplier<LeaseDetector> detector, Supplier<ResourceInterpreter> interpreter,
             RebalanceLimits limits, Optional<WebhookSettings> webhook, Clock clock) {
@@ -62,8 +66,7 @@ final class LeaderControllers implements AutoCloseable {
     /** Starts and stops the unassigned watches; off the informer threads, as it makes API requests. */
     private final Controller<String> watchSync;
     private final Consumer<Set<String>> ringsChanged = this::ringsChanged;
-    private static final String WATCHED_RINGS = "all";
-    private static final String REPORTING_CONTROLLER = "ringmaster.dev/sharder";
+    private boolean closed;
 
     LeaderControllers(KubernetesClient client, RingRegistry registry, SharderMetrics metrics, Settings settings) {
         this.registry = registry;
@@ -86,11 +89,9 @@ final class LeaderControllers implements AutoCloseable {
                 interpreter, catalog, new ObjectPages(client, settings.limits().pageSize()), writer, scope,
                 settings.limits(), metrics);
         this.rebalancing = new Controller<>("sharder", rebalancer, 2, Backoff.DEFAULT);
-        UnassignedWatches[] watchesOfAssigner = new UnassignedWatches[1];
-        this.assigning = new Controller<>("unassigned", new UnassignedAssigner(key -> watchesOfAssigner[0].get(key),
+        this.assigning = new Controller<>("unassigned", new UnassignedAssigner(this::cachedUnassigned,
                 this::ring, registry, interpreter, scope, writer, metrics), 4, Backoff.DEFAULT);
         this.watches = new UnassignedWatches(client, catalog, assigning);
-        watchesOfAssigner[0] = watches;
         this.watchSync = new Controller<>("unassigned-watches", rings -> {
             watches.sync(this.rings.getStore().list().stream()
                     .filter(ring -> ClusterRingValidation.validate(ring).isEmpty()).toList());
@@ -98,9 +99,28 @@ final class LeaderControllers implements AutoCloseable {
         }, 1, Backoff.DEFAULT);
     }
 
-    void start() {
+    /**
+     * Starts the term. Rings are watched only once the shard leases have all been judged: until then
+     * nothing may act on membership, and the registry holds none (the last term's is stale).
+     */
+    synchronized void start() {
+        registry.update(inputs -> inputs.withMembership(Membership.EMPTY));
         registry.addListener(ringsChanged);
         leases.addListener(this::membershipChanged);
+        clusterRings.start();
+        rebalancing.start();
+        assigning.start();
+        watchSync.start();
+        namespaces.start();
+        leases.initialMembership().thenAccept(this::watchRings);
+        leases.start();
+    }
+
+    private synchronized void watchRings(Membership first) {
+        if (closed) {
+            return;
+        }
+        membershipChanged(first);
         rings.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ClusterRing ring) {
@@ -117,13 +137,11 @@ final class LeaderControllers implements AutoCloseable {
                 ringChanged(ring, true);
             }
         });
-        clusterRings.start();
-        rebalancing.start();
-        assigning.start();
-        watchSync.start();
-        namespaces.start();
         rings.start();
-        leases.start();
+    }
+
+    private Optional<HasMetadata> cachedUnassigned(UnassignedObject object) {
+        return watches.get(object);
     }
 
     private Optional<ClusterRing> ring(String name) {
@@ -183,7 +201,8 @@ final class LeaderControllers implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        closed = true;
         registry.removeListener(ringsChanged);
         rings.close();
         namespaces.close();

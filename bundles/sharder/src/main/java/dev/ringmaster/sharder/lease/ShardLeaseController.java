@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -47,6 +48,7 @@ public final class ShardLeaseController implements AutoCloseable {
     private final Object publishLock = new Object();
     /** Guarded by publishLock. */
     private boolean initiallyClassified;
+    private final CompletableFuture<Membership> initialMembership = new CompletableFuture<>();
 
     /** A controller with {@value #DEFAULT_WORKERS} workers and the default backoff. */
     public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock) {
@@ -108,8 +110,18 @@ public final class ShardLeaseController implements AutoCloseable {
         informer.start().whenComplete((ignored, failure) -> {
             if (failure != null) {
                 LOG.warn("Shard lease informer failed to start: {}", failure.toString());
+            } else {
+                publish(); // with no leases at all, no pass would ever open the gate
             }
         });
+    }
+
+    /**
+     * Completes with the first complete membership: once every lease of the initial list has been
+     * classified (at once if there are none). Until then {@link #membership()} is not to be acted on.
+     */
+    public CompletableFuture<Membership> initialMembership() {
+        return initialMembership;
     }
 
     /** Whether the informer has listed the shard leases once; before that the membership is incomplete. */
@@ -169,6 +181,7 @@ public final class ShardLeaseController implements AutoCloseable {
                     return;
                 }
                 initiallyClassified = true;
+                initialMembership.complete(reconciler.membership());
             }
             Membership next = reconciler.membership();
             if (next.equals(membership.get())) {

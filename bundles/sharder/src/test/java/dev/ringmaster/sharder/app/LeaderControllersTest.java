@@ -5,11 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingSnapshot;
+import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.metrics.SharderMetrics;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
@@ -78,10 +81,14 @@ class LeaderControllersTest {
                     .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid()).withController(true)
                     .endOwnerReference().endMetadata().build()).create();
         }
-        controllers = new LeaderControllers(client, registry, new SharderMetrics(new SimpleMeterRegistry()),
+        controllers = newTerm();
+        controllers.start();
+    }
+
+    private LeaderControllers newTerm() {
+        return new LeaderControllers(client, registry, new SharderMetrics(new SimpleMeterRegistry()),
                 new LeaderControllers.Settings(DefaultLeaseDetector::new, DefaultResourceInterpreter::new,
                         RebalanceLimits.DEFAULT, Optional.of(WebhookSettings.defaults()), clock));
-        controllers.start();
     }
 
     @AfterEach
@@ -174,6 +181,25 @@ class LeaderControllersTest {
         assertThat(client.leases().inNamespace("default").withName("shard-1").get().getSpec().getHolderIdentity())
                 .isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
         assertThat(client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems()).isEmpty();
+    }
+
+    @Test
+    void aNewTermNeverActsOnTheLastTermsMembership() {
+        await().atMost(SOON).until(this::everyObjectOnItsDesiredShard);
+        controllers.close();
+        // the registry still knows a shard from before; the cluster has no such lease any more
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(RING,
+                List.of(new ShardInfo("ghost", ShardState.READY, 1))))));
+        for (int i = 0; i < 5; i++) {
+            client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withNamespace("default")
+                    .withName("fresh-" + i).endMetadata().build()).create();
+        }
+        controllers = newTerm();
+        controllers.start();
+        await().atMost(SOON).until(() -> client.configMaps().inNamespace("default").list().getItems().stream()
+                .allMatch(configMap -> configMap.getMetadata().getLabels() != null
+                        && configMap.getMetadata().getLabels().containsKey(SHARD)));
+        assertThat(client.configMaps().inNamespace("default").withLabel(SHARD, "ghost").list().getItems()).isEmpty();
     }
 
     @Test

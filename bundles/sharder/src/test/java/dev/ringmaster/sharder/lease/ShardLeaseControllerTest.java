@@ -67,6 +67,12 @@ class ShardLeaseControllerTest {
     }
 
     @Test
+    void theInitialMembershipCompletesWithoutAnyLease() throws Exception {
+        controller.start();
+        assertThat(controller.initialMembership().get(10, TimeUnit.SECONDS)).isEqualTo(Membership.EMPTY);
+    }
+
+    @Test
     void theFirstMembershipHoldsEveryLeaseThatExistedAtStart() {
         for (int i = 0; i < 8; i++) {
             create(client, shardLease(namespace, "shard-" + i, "example", T0, DURATION));
@@ -74,6 +80,7 @@ class ShardLeaseControllerTest {
         controller.start();
         await().atMost(TIMEOUT).until(() -> !published.isEmpty());
         assertThat(published.get(0).shards("example")).as("no ring is built from part of the fleet").hasSize(8);
+        assertThat(controller.initialMembership()).isCompletedWithValue(published.get(0));
     }
 
     @Test
