@@ -20,7 +20,7 @@ import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
-import dev.ringmaster.sharder.testing.MutableClock;
+import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.testing.TestLeases;
 import dev.ringmaster.sharder.testing.TestDiscovery;
 import io.fabric8.kubernetes.api.model.ConfigMap;

@@ -12,7 +12,7 @@ import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.runtime.Reconciler;
-import dev.ringmaster.sharder.testing.MutableClock;
+import dev.ringmaster.ring.testing.MutableClock;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;

@@ -2,7 +2,7 @@ package dev.ringmaster.sharder.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ringmaster.sharder.testing.MutableClock;
+import dev.ringmaster.ring.testing.MutableClock;
 
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.testing;
+package dev.ringmaster.ring.testing;
 
 import java.time.Clock;
 import java.time.Duration;

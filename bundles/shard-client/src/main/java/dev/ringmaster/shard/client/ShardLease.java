@@ -1,0 +1,384 @@
+package dev.ringmaster.shard.client;
+
+import dev.ringmaster.ring.RingContract;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseList;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import java.net.HttpURLConnection;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shard's own {@code coordination.k8s.io/v1} Lease (DESIGN.md section 1): named after the
+ * shard, held with {@code spec.holderIdentity} = shard name, labelled
+ * {@code alpha.sharding.timebertt.dev/clusterring=<ring>} and optionally annotated with
+ * {@code ringmaster.dev/weight}.
+ *
+ * <p>After {@link #start()} it tries every retry period to acquire the Lease (create it, or take it
+ * over when its holder is empty, is this shard, or its {@code renewTime + leaseDurationSeconds} has
+ * passed, which covers the sharder's {@code shardlease-controller} acquisition with a doubled
+ * duration) and, once held, renews it every retry period. Every write is optimistic (it carries the
+ * {@code resourceVersion} last read), and labels and annotations written by others, such as the
+ * sharder's state label, are kept.
+ *
+ * <p><b>Fencing.</b> If the Lease could not be renewed within the renew deadline (measured from the
+ * moment the last successful renewal was sent, which is the {@code renewTime} it wrote), or someone
+ * else took it, {@link Listener#onLost()} is called at once, before the Lease expires in the
+ * sharder's view (the renew deadline is shorter than the lease duration). Stop the shard's
+ * controllers there. The lease keeps trying and calls {@link Listener#onAcquired()} when it holds
+ * the Lease again.
+ *
+ * <p>{@link #close()} stops renewing, tells the listener that the lease is lost, and releases the
+ * Lease (holder cleared) so that the sharder moves the shard's objects at once.
+ *
+ * <p>Instances come from {@link Sharding.Builder#build()}. Thread-safe.
+ */
+public final class ShardLease implements AutoCloseable {
+
+    /**
+     * Told when this shard gains or loses its lease. Called from the lease's executor, from the
+     * thread calling {@link #isHeld()} when that call notices the deadline, or from {@link #close()};
+     * keep the callbacks short and non-blocking (e.g. stop the controllers asynchronously).
+     */
+    @FunctionalInterface
+    public interface Listener {
+
+        /** The lease is held (again): the shard may run its controllers. */
+        default void onAcquired() {
+        }
+
+        /**
+         * The lease is no longer held, or may be held no longer: stop the shard's controllers now.
+         * Called before the lease expires, when a renewal did not succeed within the renew deadline.
+         */
+        void onLost();
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardLease.class);
+
+    private final KubernetesClient client;
+    private final String ring;
+    private final String name;
+    private final String namespace;
+    private final Integer weight;
+    private final Duration leaseDuration;
+    private final Duration renewDeadline;
+    private final Duration retryPeriod;
+    private final Clock clock;
+    private final ScheduledExecutorService executor;
+    private final boolean ownsExecutor;
+    private final Listener listener;
+
+    /** Serializes the Lease writes (ticks and the release). */
+    private final ReentrantLock io = new ReentrantLock();
+
+    // state, guarded by "this"
+    private boolean held;
+    private Instant lastRenewal;
+    private boolean started;
+    private boolean closed;
+    private ScheduledFuture<?> loop;
+    private ScheduledFuture<?> watchdog;
+    /** The Lease as last read or written; only touched while holding {@link #io}. */
+    private Lease current;
+
+    ShardLease(KubernetesClient client, String ring, String name, String namespace, Integer weight,
+               Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Clock clock,
+               ScheduledExecutorService executor, boolean ownsExecutor, Listener listener) {
+        this.client = client;
+        this.ring = ring;
+        this.name = name;
+        this.namespace = namespace;
+        this.weight = weight;
+        this.leaseDuration = leaseDuration;
+        this.renewDeadline = renewDeadline;
+        this.retryPeriod = retryPeriod;
+        this.clock = clock;
+        this.executor = executor;
+        this.ownsExecutor = ownsExecutor;
+        this.listener = listener;
+    }
+
+    /** The Lease name, which is also the shard name and the holder identity. */
+    public String name() {
+        return name;
+    }
+
+    /** The namespace of the Lease. */
+    public String namespace() {
+        return namespace;
+    }
+
+    /**
+     * Starts acquiring and renewing the Lease in the background, every retry period.
+     *
+     * @throws IllegalStateException if already started or closed
+     */
+    public synchronized void start() {
+        if (closed) {
+            throw new IllegalStateException("shard lease " + namespace + "/" + name + " is closed");
+        }
+        if (started) {
+            throw new IllegalStateException("shard lease " + namespace + "/" + name + " is already started");
+        }
+        started = true;
+        loop = executor.scheduleWithFixedDelay(this::tick, 0, retryPeriod.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Whether this shard holds its Lease now: the last renewal succeeded less than the renew
+     * deadline ago. Turns false at the deadline even if the background check has not run yet.
+     */
+    public boolean isHeld() {
+        checkDeadline();
+        synchronized (this) {
+            return held;
+        }
+    }
+
+    /**
+     * Stops renewing, calls {@link Listener#onLost()} if the lease was held, and releases the Lease
+     * if this shard is still its holder: an optimistic update setting {@code holderIdentity} to
+     * {@code ""}, {@code leaseDurationSeconds} to 1 and {@code renewTime} to now, as client-go's
+     * leader election does on release. The sharder then sees the shard as dead and moves its
+     * objects at once. Shuts down the executor only if the lease created it. Idempotent.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            cancel(loop);
+            cancel(watchdog);
+        }
+        markLost("the shard lease is closing");
+        io.lock();
+        try {
+            release();
+        } finally {
+            io.unlock();
+            if (ownsExecutor) {
+                executor.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * One attempt to acquire or renew the Lease, as the background loop makes it; failures are
+     * logged, and fence once the renew deadline has passed.
+     */
+    void tick() {
+        try {
+            attempt();
+        } catch (RuntimeException e) {
+            LOG.warn("Shard lease {}/{}: {}", namespace, name, e.toString());
+        }
+    }
+
+    private void attempt() {
+        io.lock();
+        try {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+            }
+            Instant now = clock.instant();
+            boolean wasHeld;
+            synchronized (this) {
+                wasHeld = held;
+            }
+            if (wasHeld) {
+                renew(now);
+            } else {
+                tryAcquire(now);
+            }
+        } finally {
+            io.unlock();
+            checkDeadline();
+        }
+    }
+
+    private void tryAcquire(Instant now) {
+        Lease existing = leases().get();
+        if (existing == null) {
+            current = null;
+            Lease created = writer().resource(ours(new LeaseBuilder().withNewMetadata()
+                    .withName(name).withNamespace(namespace).endMetadata().build(), now)).create();
+            written(created, now);
+            return;
+        }
+        current = existing;
+        if (!isFree(existing, now)) {
+            LOG.debug("Shard lease {}/{} is held by {}", namespace, name, existing.getSpec().getHolderIdentity());
+            return;
+        }
+        written(writer().resource(ours(existing, now)).update(), now);
+    }
+
+    private void renew(Instant now) {
+        try {
+            written(writer().resource(ours(current, now)).update(), now);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+                current = null;
+                markLost("the lease was deleted");
+                return;
+            }
+            if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                throw e;
+            }
+            // someone else wrote the Lease (e.g. the sharder's state label): re-read and retry once
+            Lease fresh = leases().get();
+            current = fresh;
+            if (fresh == null || fresh.getSpec() == null || !name.equals(fresh.getSpec().getHolderIdentity())) {
+                markLost("the lease was taken by "
+                        + (fresh == null || fresh.getSpec() == null ? "nobody" : fresh.getSpec().getHolderIdentity()));
+                return;
+            }
+            written(writer().resource(ours(fresh, now)).update(), now);
+        }
+    }
+
+    private void release() {
+        for (int attempt = 0; attempt < 3 && current != null; attempt++) {
+            if (current.getSpec() == null || !name.equals(current.getSpec().getHolderIdentity())) {
+                return;
+            }
+            ZonedDateTime now = utc(clock.instant());
+            Lease released = new LeaseBuilder(current).editSpec()
+                    .withHolderIdentity("")
+                    .withLeaseDurationSeconds(1)
+                    .withAcquireTime(now)
+                    .withRenewTime(now)
+                    .endSpec().build();
+            try {
+                current = writer().resource(released).update();
+                LOG.info("Released shard lease {}/{}", namespace, name);
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                    LOG.warn("Could not release shard lease {}/{}: {}", namespace, name, e.toString());
+                    return;
+                }
+                current = leases().get();
+            }
+        }
+    }
+
+    /** The Lease with this shard as holder, renewed at {@code now}; other metadata kept. */
+    private Lease ours(Lease base, Instant now) {
+        LeaseSpec spec = base.getSpec();
+        boolean transition = spec == null || !name.equals(spec.getHolderIdentity());
+        LeaseBuilder lease = new LeaseBuilder(base);
+        lease.editMetadata().addToLabels(RingContract.RING_LABEL, ring).endMetadata();
+        if (weight != null) {
+            lease.editMetadata().addToAnnotations(RingContract.WEIGHT_ANNOTATION, String.valueOf(weight)).endMetadata();
+        }
+        LeaseBuilder.SpecNested<LeaseBuilder> edited = lease.editOrNewSpec()
+                .withHolderIdentity(name)
+                .withLeaseDurationSeconds((int) leaseDuration.toSeconds())
+                .withRenewTime(utc(now));
+        if (transition || spec.getAcquireTime() == null) {
+            edited.withAcquireTime(utc(now));
+        }
+        if (transition && spec != null) {
+            edited.withLeaseTransitions(spec.getLeaseTransitions() == null ? 1 : spec.getLeaseTransitions() + 1);
+        }
+        return edited.endSpec().build();
+    }
+
+    /** Free for this shard: no holder, held by this shard, or expired ({@code renewTime + duration} passed). */
+    private boolean isFree(Lease lease, Instant now) {
+        LeaseSpec spec = lease.getSpec();
+        if (spec == null || spec.getHolderIdentity() == null || spec.getHolderIdentity().isEmpty()
+                || name.equals(spec.getHolderIdentity())) {
+            return true;
+        }
+        Instant renewed = spec.getRenewTime() == null ? Instant.EPOCH : spec.getRenewTime().toInstant();
+        int seconds = spec.getLeaseDurationSeconds() == null ? 0 : spec.getLeaseDurationSeconds();
+        return !now.isBefore(renewed.plusSeconds(seconds));
+    }
+
+    /** A write sent at {@code sentAt} succeeded. */
+    private void written(Lease lease, Instant sentAt) {
+        current = lease;
+        Instant deadline = sentAt.plus(renewDeadline);
+        boolean acquired;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            lastRenewal = sentAt;
+            if (!clock.instant().isBefore(deadline)) {
+                return; // too late to count; checkDeadline fences if still marked held
+            }
+            acquired = !held;
+            held = true;
+            cancel(watchdog);
+            long delay = Math.max(0, Duration.between(clock.instant(), deadline).toMillis());
+            watchdog = executor.schedule(this::checkDeadline, delay, TimeUnit.MILLISECONDS);
+        }
+        if (acquired) {
+            LOG.info("Acquired shard lease {}/{}", namespace, name);
+            listener.onAcquired();
+        }
+    }
+
+    /** Fences: the lease counts as lost once the renew deadline has passed since the last renewal. */
+    void checkDeadline() {
+        boolean expired;
+        synchronized (this) {
+            expired = held && !clock.instant().isBefore(lastRenewal.plus(renewDeadline));
+        }
+        if (expired) {
+            markLost("it was not renewed within " + renewDeadline);
+        }
+    }
+
+    private void markLost(String why) {
+        synchronized (this) {
+            if (!held) {
+                return;
+            }
+            held = false;
+            cancel(watchdog);
+        }
+        LOG.warn("Lost shard lease {}/{}: {}", namespace, name, why);
+        listener.onLost();
+    }
+
+    private Resource<Lease> leases() {
+        return client.leases().inNamespace(namespace).withName(name);
+    }
+
+    private NonNamespaceOperation<Lease, LeaseList, Resource<Lease>> writer() {
+        return client.leases().inNamespace(namespace);
+    }
+
+    private static void cancel(ScheduledFuture<?> future) {
+        if (future != null) {
+            future.cancel(false);
+        }
+    }
+
+    private static ZonedDateTime utc(Instant instant) {
+        return ZonedDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+}

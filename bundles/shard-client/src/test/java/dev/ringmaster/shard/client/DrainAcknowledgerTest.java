@@ -1,0 +1,120 @@
+package dev.ringmaster.shard.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient(crud = true)
+class DrainAcknowledgerTest {
+
+    private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+
+    private final ShardLabels labels = ShardLabels.of("example", "shard-0");
+    private DrainAcknowledger acknowledger;
+    private String namespace;
+
+    @BeforeEach
+    void setUp() {
+        acknowledger = new DrainAcknowledger(client, labels);
+        namespace = "drain-test-" + NAMESPACES.incrementAndGet();
+    }
+
+    @Test
+    void removesBothLabelsOnceAndKeepsTheRest() throws InterruptedException {
+        ConfigMap seen = create("cm", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), "", "app", "demo"));
+        int before = server.getRequestCount();
+
+        assertThat(acknowledger.acknowledgeIfDraining(seen)).isTrue();
+
+        assertThat(server.getRequestCount() - before).as("one write").isEqualTo(1);
+        assertThat(server.getLastRequest().getMethod()).isEqualTo("PATCH");
+        ConfigMap stored = get("cm");
+        assertThat(stored.getMetadata().getLabels()).containsOnly(Map.entry("app", "demo"));
+        assertThat(stored.getData()).containsEntry("k", "v");
+    }
+
+    @Test
+    void isIdempotentWhenTheEventIsDeliveredAgain() {
+        ConfigMap seen = create("cm", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), ""));
+        assertThat(acknowledger.acknowledgeIfDraining(seen)).isTrue();
+        String version = get("cm").getMetadata().getResourceVersion();
+
+        // the same (now stale) event again, e.g. a resync or a retry: no second write
+        assertThat(acknowledger.acknowledgeIfDraining(seen)).isTrue();
+        assertThat(acknowledger.acknowledgeIfDraining(seen)).isTrue();
+
+        assertThat(get("cm").getMetadata().getResourceVersion()).isEqualTo(version);
+    }
+
+    @Test
+    void aConflictReReadsAndRetries() {
+        ConfigMap seen = create("cm", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), ""));
+        client.configMaps().inNamespace(namespace).withName("cm")
+                .edit(cm -> new ConfigMapBuilder(cm).editMetadata().addToLabels("written", "meanwhile").endMetadata().build());
+
+        assertThat(acknowledger.acknowledgeIfDraining(seen)).isTrue();
+
+        assertThat(get("cm").getMetadata().getLabels()).containsOnly(Map.entry("written", "meanwhile"));
+    }
+
+    @Test
+    void aWithdrawnDrainLeavesTheObjectWithThisShard() {
+        ConfigMap seen = create("cm", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), ""));
+        client.configMaps().inNamespace(namespace).withName("cm")
+                .edit(cm -> new ConfigMapBuilder(cm).editMetadata().removeFromLabels(labels.drainLabel()).endMetadata().build());
+
+        assertThat(acknowledger.acknowledgeIfDraining(seen)).isFalse();
+
+        assertThat(get("cm").getMetadata().getLabels()).containsOnly(Map.entry(labels.shardLabel(), "shard-0"));
+    }
+
+    @Test
+    void objectsOfOtherShardsAndUndrainedObjectsAreLeftAlone() {
+        ConfigMap other = create("other", Map.of(labels.shardLabel(), "shard-1", labels.drainLabel(), ""));
+        ConfigMap mine = create("mine", Map.of(labels.shardLabel(), "shard-0"));
+        int before = server.getRequestCount();
+
+        assertThat(acknowledger.acknowledgeIfDraining(other)).isFalse();
+        assertThat(acknowledger.acknowledgeIfDraining(mine)).isFalse();
+
+        assertThat(server.getRequestCount()).as("no requests").isEqualTo(before);
+        assertThat(get("other").getMetadata().getLabels()).containsKeys(labels.shardLabel(), labels.drainLabel());
+    }
+
+    @Test
+    void handlesGenericObjects() {
+        server.expect().get().withPath("/api/v1").andReturn(200, new APIResourceListBuilder().withGroupVersion("v1")
+                .addNewResource().withName("configmaps").withKind("ConfigMap").withNamespaced(true).endResource()
+                .build()).always();
+        create("cm", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), "true"));
+        GenericKubernetesResource seen = client.genericKubernetesResources("v1", "ConfigMap")
+                .inNamespace(namespace).withName("cm").get();
+
+        assertThat(acknowledger.acknowledgeIfDraining(seen)).isTrue();
+
+        assertThat(get("cm").getMetadata().getLabels()).isNullOrEmpty();
+    }
+
+    private ConfigMap create(String name, Map<String, String> objectLabels) {
+        return client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace).withLabels(objectLabels).endMetadata()
+                .addToData("k", "v").build()).create();
+    }
+
+    private ConfigMap get(String name) {
+        return client.configMaps().inNamespace(namespace).withName(name).get();
+    }
+}

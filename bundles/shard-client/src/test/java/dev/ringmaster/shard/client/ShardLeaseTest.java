@@ -1,0 +1,283 @@
+package dev.ringmaster.shard.client;
+
+import dev.ringmaster.ring.testing.MutableClock;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ringmaster.ring.RingContract;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shard lease against the CRUD mock server. Most tests drive it one attempt at a time
+ * ({@link ShardLease#tick()}) with a clock that moves only when the test says; one runs the real
+ * background loop.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ShardLeaseTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+    private static final String RING = "example";
+    private static final String SHARD = "shard-0";
+    private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+    KubernetesMockServer server;
+
+    private KubernetesClient client;
+    private final MutableClock clock = new MutableClock(T0);
+    private final List<String> events = new ArrayList<>();
+    /** The clock's instant at each onLost call. */
+    private final List<Instant> lostAt = new ArrayList<>();
+    private ScheduledExecutorService executor;
+    private String namespace;
+    private ShardLease lease;
+
+    @BeforeEach
+    void setUp() {
+        // no client-side retries: one request per attempt, so expectations count exactly
+        client = server.createClient(builder -> builder.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
+        executor = Executors.newScheduledThreadPool(2);
+        namespace = "lease-test-" + NAMESPACES.incrementAndGet();
+        lease = builder().build().lease();
+    }
+
+    @AfterEach
+    void tearDown() {
+        lease.close();
+        executor.shutdownNow();
+        client.close();
+    }
+
+    private Sharding.Builder builder() {
+        return Sharding.forRing(RING).shard(SHARD).namespace(namespace).client(client)
+                .clock(clock).executor(executor).weight(3)
+                .listener(new ShardLease.Listener() {
+                    @Override
+                    public void onAcquired() {
+                        synchronized (events) {
+                            events.add("acquired");
+                        }
+                    }
+
+                    @Override
+                    public void onLost() {
+                        synchronized (events) {
+                            events.add("lost");
+                            lostAt.add(clock.instant());
+                        }
+                    }
+                });
+    }
+
+    @Test
+    void acquiresByCreatingTheLeaseAsTheContractSays() {
+        lease.tick();
+
+        Lease stored = stored();
+        assertThat(stored.getMetadata().getLabels()).containsEntry(RingContract.RING_LABEL, RING);
+        assertThat(stored.getMetadata().getAnnotations()).containsEntry(RingContract.WEIGHT_ANNOTATION, "3");
+        assertThat(stored.getSpec().getHolderIdentity()).isEqualTo(SHARD);
+        assertThat(stored.getSpec().getLeaseDurationSeconds()).isEqualTo(15);
+        assertThat(stored.getSpec().getRenewTime().toInstant()).isEqualTo(T0);
+        assertThat(stored.getSpec().getAcquireTime().toInstant()).isEqualTo(T0);
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(events).containsExactly("acquired");
+        assertThat(readyForTheSharder(stored, clock.instant())).isTrue();
+    }
+
+    @Test
+    void renewsEveryAttemptAndKeepsMetadataWrittenByOthers() {
+        lease.tick();
+        // the sharder writes its state label (the lease now has a newer resourceVersion than ours)
+        client.leases().inNamespace(namespace).withName(SHARD).edit(l -> new LeaseBuilder(l).editMetadata()
+                .addToLabels(RingContract.STATE_LABEL, "ready").addToAnnotations("someone/else", "x").endMetadata().build());
+
+        clock.advance(Duration.ofSeconds(2));
+        lease.tick();
+        clock.advance(Duration.ofSeconds(2));
+        lease.tick();
+
+        Lease stored = stored();
+        assertThat(stored.getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(4));
+        assertThat(stored.getSpec().getAcquireTime().toInstant()).isEqualTo(T0);
+        assertThat(stored.getMetadata().getLabels())
+                .containsEntry(RingContract.STATE_LABEL, "ready").containsEntry(RingContract.RING_LABEL, RING);
+        assertThat(stored.getMetadata().getAnnotations()).containsEntry("someone/else", "x");
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(events).containsExactly("acquired");
+        assertThat(readyForTheSharder(stored, clock.instant())).isTrue();
+    }
+
+    @Test
+    void releasesOnCloseAfterTellingTheListener() {
+        lease.tick();
+
+        lease.close();
+
+        Lease stored = stored();
+        assertThat(stored.getSpec().getHolderIdentity()).isEmpty();
+        assertThat(readyForTheSharder(stored, clock.instant())).isFalse();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(events).containsExactly("acquired", "lost");
+        lease.close(); // idempotent
+        assertThat(events).containsExactly("acquired", "lost");
+    }
+
+    @Test
+    void reacquiresAfterTheSharderTookItOnceTheDoubledDurationPassed() {
+        lease.tick();
+        // the shard hangs: no renewals; at the renew deadline it fences itself
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(lease.isHeld()).isFalse();
+        // at exp + duration the lease is uncertain and the sharder acquires it with a doubled duration
+        Instant sharderAcquired = T0.plusSeconds(30);
+        clock.set(sharderAcquired);
+        client.leases().inNamespace(namespace).withName(SHARD).edit(l -> new LeaseBuilder(l)
+                .editMetadata().addToLabels(RingContract.STATE_LABEL, "dead").endMetadata()
+                .editSpec().withHolderIdentity(RingContract.LEASE_CONTROLLER_HOLDER).withLeaseDurationSeconds(30)
+                .withAcquireTime(utc(sharderAcquired)).withRenewTime(utc(sharderAcquired)).endSpec().build());
+
+        clock.set(sharderAcquired.plusSeconds(2));
+        lease.tick();
+        clock.set(sharderAcquired.plusSeconds(29));
+        lease.tick();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(stored().getSpec().getHolderIdentity()).isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
+
+        clock.set(sharderAcquired.plusSeconds(30));
+        lease.tick();
+
+        Lease stored = stored();
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(stored.getSpec().getHolderIdentity()).isEqualTo(SHARD);
+        assertThat(stored.getSpec().getLeaseDurationSeconds()).isEqualTo(15);
+        assertThat(stored.getSpec().getAcquireTime().toInstant()).isEqualTo(clock.instant());
+        assertThat(stored.getSpec().getLeaseTransitions()).isEqualTo(1);
+        assertThat(stored.getMetadata().getLabels()).containsEntry(RingContract.STATE_LABEL, "dead");
+        assertThat(events).containsExactly("acquired", "lost", "acquired");
+    }
+
+    @Test
+    void doesNotTakeALeaseSomeoneElseHoldsValidly() {
+        client.leases().inNamespace(namespace).resource(new LeaseBuilder()
+                .withNewMetadata().withName(SHARD).withNamespace(namespace).endMetadata()
+                .withNewSpec().withHolderIdentity(RingContract.LEASE_CONTROLLER_HOLDER).withLeaseDurationSeconds(30)
+                .withRenewTime(utc(T0)).endSpec().build()).create();
+
+        lease.tick();
+
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(stored().getSpec().getHolderIdentity()).isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
+        assertThat(events).isEmpty();
+    }
+
+    @Test
+    void failingRenewalsFenceTheShardBeforeTheLeaseExpires() {
+        lease.tick();
+        server.expect().put().withPath("/apis/coordination.k8s.io/v1/namespaces/" + namespace + "/leases/" + SHARD)
+                .andReturn(500, "etcd unavailable").times(5);
+
+        for (int second = 2; second <= 8; second += 2) {
+            clock.set(T0.plusSeconds(second));
+            lease.tick();
+            assertThat(lease.isHeld()).as("held at +%ss", second).isTrue();
+        }
+        clock.set(T0.plusSeconds(10));
+        lease.tick();
+
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(events).containsExactly("acquired", "lost");
+        Lease stored = stored();
+        Instant expiry = stored.getSpec().getRenewTime().toInstant().plusSeconds(stored.getSpec().getLeaseDurationSeconds());
+        assertThat(lostAt).singleElement().satisfies(at -> assertThat(at).isBefore(expiry));
+
+        // the API server is back: the lease is still this shard's, so it is held again
+        clock.set(T0.plusSeconds(12));
+        lease.tick();
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(stored().getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(12));
+        assertThat(events).containsExactly("acquired", "lost", "acquired");
+    }
+
+    @Test
+    void theDeadlineFencesEvenWithoutAnAttempt() {
+        lease.tick();
+        clock.set(T0.plusSeconds(9));
+        assertThat(lease.isHeld()).isTrue();
+
+        clock.set(T0.plusSeconds(10));
+        lease.checkDeadline();
+
+        assertThat(events).containsExactly("acquired", "lost");
+        assertThat(lease.isHeld()).isFalse();
+    }
+
+    @Test
+    void lostAtOnceWhenSomeoneElseTakesTheLease() {
+        lease.tick();
+        client.leases().inNamespace(namespace).withName(SHARD).edit(l -> new LeaseBuilder(l)
+                .editSpec().withHolderIdentity("intruder").endSpec().build());
+
+        clock.advance(Duration.ofSeconds(2));
+        lease.tick();
+
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(events).containsExactly("acquired", "lost");
+        assertThat(stored().getSpec().getHolderIdentity()).isEqualTo("intruder");
+        lease.close();
+        assertThat(stored().getSpec().getHolderIdentity()).as("not released: not ours").isEqualTo("intruder");
+    }
+
+    @Test
+    void theBackgroundLoopAcquiresRenewsAndReleases() {
+        lease.close();
+        lease = builder().clock(Clock.systemUTC()).leaseDuration(Duration.ofSeconds(5))
+                .renewDeadline(Duration.ofSeconds(4)).retryPeriod(Duration.ofMillis(50)).build().lease();
+
+        lease.start();
+
+        await().atMost(Duration.ofSeconds(10)).until(lease::isHeld);
+        ZonedDateTime first = stored().getSpec().getRenewTime();
+        await().atMost(Duration.ofSeconds(10)).until(() -> stored().getSpec().getRenewTime().isAfter(first));
+        assertThat(lease.isHeld()).isTrue();
+
+        lease.close();
+        assertThat(stored().getSpec().getHolderIdentity()).isEmpty();
+        synchronized (events) {
+            assertThat(events).startsWith("acquired").endsWith("lost");
+        }
+    }
+
+    private Lease stored() {
+        return client.leases().inNamespace(namespace).withName(SHARD).get();
+    }
+
+    /** The sharder's rule for a ready shard (DESIGN.md section 3), computed independently. */
+    private static boolean readyForTheSharder(Lease lease, Instant now) {
+        if (!lease.getMetadata().getName().equals(lease.getSpec().getHolderIdentity())
+                || lease.getSpec().getRenewTime() == null || lease.getSpec().getLeaseDurationSeconds() == null) {
+            return false;
+        }
+        return now.isBefore(lease.getSpec().getRenewTime().toInstant().plusSeconds(lease.getSpec().getLeaseDurationSeconds()));
+    }
+
+    private static ZonedDateTime utc(Instant instant) {
+        return ZonedDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+}
