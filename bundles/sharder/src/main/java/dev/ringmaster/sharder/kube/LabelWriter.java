@@ -1,5 +1,7 @@
 package dev.ringmaster.sharder.kube;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -41,9 +43,16 @@ public final class LabelWriter {
         metadata.put("resourceVersion", resourceVersion);
         metadata.put("labels", labels);
         String patch = client.getKubernetesSerialization().asJson(Map.of("metadata", metadata));
+        // Patching through a stub of the object: fabric8's withName(..).patch(..) first GETs the whole
+        // object just to learn its name, which doubled the requests of every move.
+        GenericKubernetesResource stub = new GenericKubernetesResource();
+        stub.setApiVersion(resource.apiVersion());
+        stub.setKind(resource.kind());
+        stub.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(resource.namespaced() ? namespace : null)
+                .build());
         try {
             var objects = client.genericKubernetesResources(resource.context());
-            (resource.namespaced() ? objects.inNamespace(namespace).withName(name) : objects.withName(name))
+            (resource.namespaced() ? objects.inNamespace(namespace).resource(stub) : objects.resource(stub))
                     .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
             return Outcome.WRITTEN;
         } catch (KubernetesClientException e) {
