@@ -4,8 +4,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.startlevel.BundleStartLevel;
 
 /**
  * Where the build put what the tests use: the distribution archive unpacked into
@@ -42,6 +48,20 @@ final class Distribution {
             throw new IllegalStateException("expected one " + prefix + "*.jar in " + folder + "/, found " + matches);
         }
         return matches.get(0);
+    }
+
+    /** Installs the rendezvous strategy from {@code bundle/} and starts it at its start level, as the launcher does. */
+    static Bundle installRendezvous(BundleContext context) throws BundleException {
+        Bundle bundle = context.installBundle(jar("bundle", "ring-rendezvous-").toUri().toString());
+        bundle.adapt(BundleStartLevel.class).setStartLevel(2);
+        bundle.start();
+        return bundle;
+    }
+
+    /** The installed bundle with this symbolic name, if any. */
+    static Optional<Bundle> installed(BundleContext context, String symbolicName) {
+        return Arrays.stream(context.getBundles()).filter(bundle -> symbolicName.equals(bundle.getSymbolicName()))
+                .findFirst();
     }
 
     /** The plug-in jars in {@code deploy/} of the unpacked distribution itself (it ships none). */

@@ -38,7 +38,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Dictionary;
 import java.util.Hashtable;
@@ -68,11 +67,9 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
-import org.osgi.framework.startlevel.BundleStartLevel;
 import org.osgi.service.cm.ConfigurationAdmin;
 
 /**
@@ -215,7 +212,7 @@ public class SharderIT {
     @Test
     public void b_aRingWaitsForItsStrategyBundleAndResumesWhenItIsBack() throws Exception {
         awaitRing("Ready=True", RingStatus::ready);
-        Bundle rendezvous = installedBundle(RENDEZVOUS_BSN).orElseThrow();
+        Bundle rendezvous = Distribution.installed(context, RENDEZVOUS_BSN).orElseThrow();
         try {
             rendezvous.stop();
             rendezvous.uninstall();
@@ -230,14 +227,14 @@ public class SharderIT {
                             && !labels(secret("checksums-late-0")).containsKey(SHARD_LABEL)
                             && labelsOfAllObjects().equals(withLate0Unlabelled(assigned)));
 
-            Bundle reinstalled = installRendezvous();
+            Bundle reinstalled = Distribution.installRendezvous(context);
             assertNotEquals(rendezvous.getBundleId(), reinstalled.getBundleId());
             awaitRing("Ready=True again", status -> status.ready() && status.message().contains("\"" + RENDEZVOUS + "\""));
             awaitEveryObjectOnItsShard(RENDEZVOUS);
             assertTrue(labels(configMap("late-0")).containsKey(SHARD_LABEL));
         } finally {
-            if (installedBundle(RENDEZVOUS_BSN).isEmpty()) {
-                installRendezvous(); // leave the framework as the distribution boots it
+            if (Distribution.installed(context, RENDEZVOUS_BSN).isEmpty()) {
+                Distribution.installRendezvous(context); // leave the framework as the distribution boots it
             }
         }
     }
@@ -496,18 +493,7 @@ public class SharderIT {
         return response.body();
     }
 
-    private Bundle installRendezvous() throws BundleException {
-        Path jar = Distribution.jar("bundle", "ring-rendezvous-");
-        Bundle bundle = context.installBundle(jar.toUri().toString());
-        bundle.adapt(BundleStartLevel.class).setStartLevel(2);
-        bundle.start();
-        return bundle;
-    }
 
-    private Optional<Bundle> installedBundle(String symbolicName) {
-        return Arrays.stream(context.getBundles()).filter(bundle -> symbolicName.equals(bundle.getSymbolicName()))
-                .findFirst();
-    }
 
     @SuppressWarnings("unchecked")
     private <S> ServiceReference<S> awaitService(Class<S> type, String filter) {

@@ -25,7 +25,6 @@ import java.io.UncheckedIOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Dictionary;
 import java.util.HashSet;
@@ -52,7 +51,6 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
@@ -220,7 +218,7 @@ public class StrategyHotSwapIT {
         Command simulate = context.getService(commandReference);
         try {
             ServiceReference<PartitioningStrategy> rendezvousReference = awaitStrategy(RENDEZVOUS);
-            Bundle rendezvous = installedBundle(RENDEZVOUS_BSN).orElseThrow();
+            Bundle rendezvous = Distribution.installed(context, RENDEZVOUS_BSN).orElseThrow();
             assertSame("rendezvous is registered by its bundle", rendezvous, rendezvousReference.getBundle());
             assertSimulates(simulate, RENDEZVOUS);
 
@@ -238,7 +236,7 @@ public class StrategyHotSwapIT {
             assertEquals(missing.toString(), "", missing.out());
             assertSameCommand(simulate, commandId);
 
-            Bundle reinstalled = installRendezvous();
+            Bundle reinstalled = Distribution.installRendezvous(context);
             ServiceReference<PartitioningStrategy> again = awaitStrategy(RENDEZVOUS);
             assertSame("rendezvous is registered by the reinstalled bundle", reinstalled, again.getBundle());
             assertNotEquals(rendezvous.getBundleId(), reinstalled.getBundleId());
@@ -249,8 +247,8 @@ public class StrategyHotSwapIT {
             assertSameCommand(simulate, commandId);
         } finally {
             context.ungetService(commandReference);
-            if (installedBundle(RENDEZVOUS_BSN).isEmpty()) {
-                installRendezvous(); // leave the framework as the distribution boots it
+            if (Distribution.installed(context, RENDEZVOUS_BSN).isEmpty()) {
+                Distribution.installRendezvous(context); // leave the framework as the distribution boots it
             }
         }
     }
@@ -331,19 +329,7 @@ public class StrategyHotSwapIT {
         }
     }
 
-    private Bundle installRendezvous() throws BundleException {
-        Path jar = Distribution.jar("bundle", "ring-rendezvous-");
-        Bundle bundle = context.installBundle(jar.toUri().toString());
-        bundle.adapt(BundleStartLevel.class).setStartLevel(2);
-        bundle.start();
-        return bundle;
-    }
 
-    private Optional<Bundle> installedBundle(String symbolicName) {
-        return Arrays.stream(context.getBundles())
-                .filter(bundle -> symbolicName.equals(bundle.getSymbolicName()))
-                .findFirst();
-    }
 
     private ServiceReference<PartitioningStrategy> awaitStrategy(String name) {
         return Poll.until("the " + name + " strategy service", () -> strategy(name));
