@@ -37,6 +37,11 @@ public final class ShardLabels {
         return shardLabel + "=" + shard;
     }
 
+    /** This shard's name: the value of the shard label on its objects. */
+    public String shard() {
+        return shard;
+    }
+
     public String shardLabel() {
         return shardLabel;
     }

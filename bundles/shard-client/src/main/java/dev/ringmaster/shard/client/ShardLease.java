@@ -15,6 +15,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +85,8 @@ public final class ShardLease implements AutoCloseable {
     private final ScheduledExecutorService executor;
     private final boolean ownsExecutor;
     private final Listener listener;
+    /** Listeners added after construction, e.g. by {@link ShardedReconciler#start()}. */
+    private final List<Listener> extraListeners = new CopyOnWriteArrayList<>();
 
     /** Serializes the Lease writes (ticks and the release). */
     private final ReentrantLock io = new ReentrantLock();
@@ -137,6 +142,19 @@ public final class ShardLease implements AutoCloseable {
         }
         started = true;
         loop = executor.scheduleWithFixedDelay(this::tick, 0, retryPeriod.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Adds a listener besides the one given to the builder; it is told of later changes only (check
+     * {@link #isHeld()} after adding it). Called like the builder's listener, after it.
+     */
+    public void addListener(Listener listener) {
+        extraListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Removes a listener added with {@link #addListener(Listener)}; no effect if absent. */
+    public void removeListener(Listener listener) {
+        extraListeners.remove(listener);
     }
 
     /**
@@ -338,6 +356,7 @@ public final class ShardLease implements AutoCloseable {
         if (acquired) {
             LOG.info("Acquired shard lease {}/{}", namespace, name);
             listener.onAcquired();
+            extraListeners.forEach(Listener::onAcquired);
         }
     }
 
@@ -362,6 +381,7 @@ public final class ShardLease implements AutoCloseable {
         }
         LOG.warn("Lost shard lease {}/{}: {}", namespace, name, why);
         listener.onLost();
+        extraListeners.forEach(Listener::onLost);
     }
 
     private Resource<Lease> leases() {

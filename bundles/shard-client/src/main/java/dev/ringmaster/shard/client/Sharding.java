@@ -81,6 +81,11 @@ public final class Sharding implements AutoCloseable {
         return drainAcknowledger;
     }
 
+    /** Restricts list, watch and informer calls to this shard's objects. */
+    public ShardInformers informers() {
+        return new ShardInformers(labels);
+    }
+
     /** Closes the lease: {@link ShardLease#close()}. */
     @Override
     public void close() {

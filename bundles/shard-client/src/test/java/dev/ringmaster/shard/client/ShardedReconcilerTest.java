@@ -1,0 +1,197 @@
+package dev.ringmaster.shard.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.ringmaster.ring.testing.MutableClock;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The drain-aware wrapper against the CRUD mock server. The lease is acquired one attempt at a time
+ * ({@link ShardLease#tick()}) and lost by moving the test clock past the renew deadline. The worker
+ * is a counting single thread, so a test can wait until the wrapper has looked at an object.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ShardedReconcilerTest {
+
+    private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final List<String> reconciled = new CopyOnWriteArrayList<>();
+    private final AtomicInteger tasksDone = new AtomicInteger();
+    private ScheduledExecutorService leaseExecutor;
+    private ThreadPoolExecutor worker;
+    private Sharding sharding;
+    private ShardLabels labels;
+    private SharedIndexInformer<ConfigMap> informer;
+    private ShardedReconciler<ConfigMap> reconciler;
+    private String namespace;
+
+    @BeforeEach
+    void setUp() {
+        namespace = "reconciler-test-" + NAMESPACES.incrementAndGet();
+        leaseExecutor = Executors.newScheduledThreadPool(2);
+        worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>()) {
+            @Override
+            protected void afterExecute(Runnable task, Throwable failure) {
+                tasksDone.incrementAndGet();
+            }
+        };
+        sharding = Sharding.forRing("example").shard("shard-0").namespace(namespace).client(client)
+                .clock(clock).executor(leaseExecutor).build();
+        labels = sharding.labels();
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (reconciler != null) {
+            reconciler.close();
+        }
+        if (informer != null) {
+            informer.close();
+        }
+        sharding.close();
+        worker.shutdownNow();
+        leaseExecutor.shutdownNow();
+    }
+
+    @Test
+    void passesOwnObjectsAndIgnoresOthers() {
+        sharding.lease().tick();
+        create("other", Map.of(labels.shardLabel(), "shard-1"), true);
+        create("unassigned", Map.of("app", "demo"), true);
+        create("mine", Map.of(labels.shardLabel(), "shard-0"), true);
+        // unfiltered informer: the wrapper itself must skip the objects of others
+        start(client.configMaps().inNamespace(namespace).runnableInformer(0), null);
+        awaitReconciled("mine");
+
+        awaitMarker();
+        assertThat(reconciled).containsExactly("mine", "marker");
+    }
+
+    @Test
+    void acknowledgesADrainExactlyOnceAndDoesNotReconcileIt() throws InterruptedException {
+        sharding.lease().tick();
+        create("drained", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), "", "app", "demo"), true);
+        start(sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace)), null);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> get("drained").getMetadata().getLabels().size() == 1);
+        assertThat(get("drained").getMetadata().getLabels()).containsOnly(Map.entry("app", "demo"));
+        awaitMarker();
+
+        assertThat(reconciled).containsExactly("marker");
+        assertThat(patchesOf("drained")).as("one hand-back write").isEqualTo(1);
+    }
+
+    @Test
+    void theUserFilterCannotHideADrain() {
+        sharding.lease().tick();
+        // the user's filter only wants ConfigMaps with data; the drained one has none
+        create("drained", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), "true"), false);
+        create("no-data", Map.of(labels.shardLabel(), "shard-0"), false);
+        start(sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace)), cm -> cm.getData() != null && !cm.getData().isEmpty());
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> get("drained").getMetadata().getLabels().isEmpty());
+        awaitMarker();
+        assertThat(reconciled).containsExactly("marker");
+    }
+
+    @Test
+    void callsNoUserCodeWhileTheLeaseIsNotHeld() {
+        create("mine", Map.of(labels.shardLabel(), "shard-0"), true);
+        start(sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace)), null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> tasksDone.get() >= 1);
+        assertThat(reconciled).as("lease never acquired").isEmpty();
+
+        sharding.lease().tick(); // acquired: the cached objects are queued again
+        awaitReconciled("mine");
+
+        clock.advance(Duration.ofSeconds(11)); // past the renew deadline: fenced
+        assertThat(sharding.lease().isHeld()).isFalse();
+        int before = tasksDone.get();
+        create("later", Map.of(labels.shardLabel(), "shard-0"), true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> tasksDone.get() > before);
+        assertThat(reconciled).containsExactly("mine");
+    }
+
+    @Test
+    void theBuilderRequiresAReconcileFunction() {
+        SharedIndexInformer<ConfigMap> unstarted = sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace));
+        assertThatThrownBy(() -> ShardedReconciler.builder(sharding, unstarted).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("reconciler must be set");
+        assertThatThrownBy(() -> ShardedReconciler.builder(null, unstarted))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("sharding");
+    }
+
+    private void start(SharedIndexInformer<ConfigMap> unstarted, Predicate<ConfigMap> filter) {
+        informer = unstarted;
+        ShardedReconciler.Builder<ConfigMap> builder = ShardedReconciler.builder(sharding, informer)
+                .worker(worker)
+                .reconciler(cm -> reconciled.add(cm.getMetadata().getName()));
+        if (filter != null) {
+            builder.filter(filter);
+        }
+        reconciler = builder.build();
+        reconciler.start();
+        informer.start();
+        await().atMost(Duration.ofSeconds(10)).until(informer::hasSynced);
+    }
+
+    /** The worker takes keys in order: once an object created now is reconciled, all earlier ones were looked at. */
+    private void awaitMarker() {
+        create("marker", Map.of(labels.shardLabel(), "shard-0"), true);
+        awaitReconciled("marker");
+    }
+
+    private void awaitReconciled(String name) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> reconciled.contains(name));
+    }
+
+    private long patchesOf(String name) throws InterruptedException {
+        long patches = 0;
+        for (RecordedRequest request; (request = server.takeRequest(50, TimeUnit.MILLISECONDS)) != null; ) {
+            if (request.getMethod().equals("PATCH") && request.getPath().endsWith("/configmaps/" + name)) {
+                patches++;
+            }
+        }
+        return patches;
+    }
+
+    private void create(String name, Map<String, String> objectLabels, boolean withData) {
+        ConfigMapBuilder configMap = new ConfigMapBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace).withLabels(objectLabels).endMetadata();
+        if (withData) {
+            configMap.addToData("k", "v");
+        }
+        client.configMaps().inNamespace(namespace).resource(configMap.build()).create();
+    }
+
+    private ConfigMap get(String name) {
+        return client.configMaps().inNamespace(namespace).withName(name).get();
+    }
+}
