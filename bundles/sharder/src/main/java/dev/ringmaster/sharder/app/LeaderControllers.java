@@ -30,7 +30,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -190,15 +189,7 @@ final class LeaderControllers implements AutoCloseable {
         leases.reevaluateAll();
     }
 
-    /** Objects cached by the unassigned watches, for tests and diagnostics. */
-    int unassignedObjectsCached() {
-        return watches.cachedObjects();
-    }
 
-    Map<String, Integer> pending() {
-        return Map.of("clusterring", clusterRings.pending(), "sharder", rebalancing.pending(),
-                "unassigned", assigning.pending(), "shardlease", leases.pending());
-    }
 
     @Override
     public synchronized void close() {

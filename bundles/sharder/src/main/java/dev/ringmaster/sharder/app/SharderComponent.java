@@ -29,8 +29,6 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.Designate;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The sharder: keeps every ring's snapshot current from the bound plug-ins and, while this replica
@@ -42,8 +40,6 @@ import org.slf4j.LoggerFactory;
 public class SharderComponent {
 
     public static final String PID = "dev.ringmaster.sharder";
-
-    private static final Logger LOG = LoggerFactory.getLogger(SharderComponent.class);
 
     private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
     private final SharderMetrics metrics = new SharderMetrics(meters);
@@ -198,7 +194,6 @@ public class SharderComponent {
         Map<String, Object> settings = new HashMap<>(properties);
         settings.keySet().removeIf(key -> key.startsWith("service.") || key.startsWith("component.")
                 || key.equals("objectClass"));
-        LOG.debug("strategy {} settings {}", properties.get(PartitioningStrategy.NAME), settings);
         return settings;
     }
 }

@@ -1,12 +1,9 @@
 package dev.ringmaster.sharder.rebalance;
 
 import dev.ringmaster.ring.ObjectReference;
-import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
 import dev.ringmaster.ring.RingSnapshot;
-import dev.ringmaster.ring.Shard;
-import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectPages;
@@ -24,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,7 +28,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,12 +90,11 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
 
     /** One pass over every resource of the ring. */
     PassSummary pass(ClusterRing ring, RingSnapshot snapshot, ResourceInterpreter keys) {
-        String name = ring.getMetadata().getName();
-        Pass pass = new Pass(name, RingContract.shardLabel(name), RingContract.drainLabel(name),
-                snapshot, keys, namespaces.matching(ring.getSpec()));
+        Pass pass = new Pass(ring.getMetadata().getName(), new Placement(snapshot, keys),
+                namespaces.matching(ring.getSpec()));
         Map<ResolvedResource, Role> resources = resolve(ring, pass);
         long draining = resources.entrySet().stream().filter(entry -> entry.getValue() == Role.MAIN)
-                .mapToLong(entry -> pass.count(entry.getKey(), pass.drainLabel)).sum();
+                .mapToLong(entry -> pass.count(entry.getKey(), pass.placement.drainLabel())).sum();
         pass.budget.set(Math.max(0, limits.moveBudget() - draining));
         resources.forEach((resource, role) -> pages.forEachPage(resource, null, page -> pass.move(resource, role, page)));
         return pass.summary();
@@ -130,11 +124,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     /** The state of one pass: targets, the move budget left, and the tally. */
     private final class Pass {
         final String ring;
-        final String shardLabel;
-        final String drainLabel;
-        final RingSnapshot snapshot;
-        final ResourceInterpreter keys;
-        final Set<String> available;
+        final Placement placement;
         final Predicate<ObjectReference> inScope;
         final AtomicLong budget = new AtomicLong();
         final AtomicLong examined = new AtomicLong();
@@ -143,14 +133,9 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         final AtomicLong conflicts = new AtomicLong();
         int unresolved;
 
-        Pass(String ring, String shardLabel, String drainLabel, RingSnapshot snapshot, ResourceInterpreter keys,
-                Predicate<ObjectReference> inScope) {
+        Pass(String ring, Placement placement, Predicate<ObjectReference> inScope) {
             this.ring = ring;
-            this.shardLabel = shardLabel;
-            this.drainLabel = drainLabel;
-            this.snapshot = snapshot;
-            this.keys = keys;
-            this.available = snapshot.shards().shards().stream().map(Shard::name).collect(Collectors.toSet());
+            this.placement = placement;
             this.inScope = inScope;
             for (Class<? extends Move> kind : List.of(Move.Assign.class, Move.Drain.class, Move.Reassign.class)) {
                 written.put(kind, new AtomicLong());
@@ -173,8 +158,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
                     continue;
                 }
                 examined.incrementAndGet();
-                Move move = Move.decide(object.labels(), shardLabel, drainLabel, role, desired(object, ringResource),
-                        available);
+                Move move = placement.moveOf(object, ringResource);
                 if (move instanceof Move.Keep) {
                     continue;
                 }
@@ -182,25 +166,15 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
                     deferred.incrementAndGet();
                     continue;
                 }
-                writes.add(CompletableFuture.runAsync(() -> write(resource, metadata, object.labels(), move), writers));
+                writes.add(CompletableFuture.runAsync(() -> write(resource, metadata, object, move), writers));
             }
             CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
         }
 
-        private Optional<String> desired(ObjectReference object, RingResource ringResource) {
-            PartitionKey key = keys.keyFor(object, ringResource);
-            if (key instanceof PartitionKey.Key found) {
-                return snapshot.shardFor(found.value());
-            }
-            if (key instanceof PartitionKey.Invalid invalid) {
-                LOG.warn("skipping {}/{}: {}", object.namespace(), object.name(), invalid.message());
-            }
-            return Optional.empty();
-        }
 
-        private void write(ResolvedResource resource, ObjectMeta metadata, Map<String, String> labels, Move move) {
+        private void write(ResolvedResource resource, ObjectMeta metadata, ObjectReference object, Move move) {
             switch (writer.write(resource, metadata.getNamespace(), metadata.getName(),
-                    metadata.getResourceVersion(), move.labelChanges(labels, shardLabel, drainLabel))) {
+                    metadata.getResourceVersion(), placement.labelChanges(move, object))) {
                 case WRITTEN -> {
                     written.get(move.getClass()).incrementAndGet();
                     recorder.written(ring, resource, move);

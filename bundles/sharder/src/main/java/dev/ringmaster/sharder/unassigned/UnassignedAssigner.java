@@ -1,26 +1,22 @@
 package dev.ringmaster.sharder.unassigned;
 
 import dev.ringmaster.ring.ObjectReference;
-import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingSnapshot;
-import dev.ringmaster.ring.Shard;
-import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.rebalance.Move;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
+import dev.ringmaster.sharder.rebalance.Placement;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
 /**
  * Assigns an object the webhook did not label — webhook down or switched off, or a drain just
@@ -69,20 +65,14 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
         if (!namespaces.matching(ring.get().getSpec()).test(reference)) {
             return Result.done();
         }
-        RingResource resource = new RingResource(watched.resource().group(), watched.resource().resource(),
-                watched.role());
-        Optional<String> desired = keys.keyFor(reference, resource) instanceof PartitionKey.Key partitionKey
-                ? snapshot.get().shardFor(partitionKey.value())
-                : Optional.empty();
-        String shardLabel = RingContract.shardLabel(watched.ring());
-        String drainLabel = RingContract.drainLabel(watched.ring());
-        Set<String> available = snapshot.get().shards().shards().stream().map(Shard::name).collect(Collectors.toSet());
-        Move move = Move.decide(reference.labels(), shardLabel, drainLabel, watched.role(), desired, available);
+        Placement placement = new Placement(snapshot.get(), keys);
+        Move move = placement.moveOf(reference, new RingResource(watched.resource().group(),
+                watched.resource().resource(), watched.role()));
         if (!(move instanceof Move.Assign)) {
             return Result.done();
         }
         LabelWriter.Outcome outcome = writer.write(watched.resource(), reference.namespace(), reference.name(),
-                object.get().getMetadata().getResourceVersion(), move.labelChanges(reference.labels(), shardLabel, drainLabel));
+                object.get().getMetadata().getResourceVersion(), placement.labelChanges(move, reference));
         if (outcome == LabelWriter.Outcome.WRITTEN) {
             recorder.written(watched.ring(), watched.resource(), move);
         }
