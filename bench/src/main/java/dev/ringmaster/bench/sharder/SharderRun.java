@@ -129,7 +129,7 @@ public final class SharderRun {
         registry.update(inputs -> inputs.withDefaultStrategy(ConsistentHashStrategy.NAME).withStrategies(
                 Map.of(ConsistentHashStrategy.NAME, new StrategyBinding(new ConsistentHashStrategy(), Map.of()))));
         LeaseDetector detector = new DefaultLeaseDetector();
-        ShardLeaseController leases = new ShardLeaseController(client, () -> detector, Clock.systemUTC());
+        ShardLeaseController leases = new ShardLeaseController(client, () -> detector, Clock.systemUTC(), () -> true);
         leases.addListener(membership -> registry.update(inputs -> inputs.withMembership(membership)));
         namespaces.start().toCompletableFuture().get();
         rings.start().toCompletableFuture().get();

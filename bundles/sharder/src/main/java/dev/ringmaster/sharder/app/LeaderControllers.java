@@ -1,7 +1,7 @@
 package dev.ringmaster.sharder.app;
 
-import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.clusterring.ClusterRingCache;
 import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
 import dev.ringmaster.sharder.clusterring.ClusterRingValidation;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
@@ -27,20 +27,18 @@ import dev.ringmaster.sharder.unassigned.UnassignedWatches;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
 /**
- * Everything the leading sharder replica runs for one term of leadership: the shard lease, ClusterRing
- * and sharder controllers and the unassigned-object watch, with the informers that feed them. Built
- * when leadership starts and closed the moment it ends, so a former leader writes nothing.
+ * Everything the leading sharder replica runs for one term of leadership: the ClusterRing and
+ * sharder controllers and the unassigned-object watch, with the informers that feed them, fed by the
+ * ring cache and the shard lease controller that run on every replica. Built when leadership starts
+ * and closed the moment it ends, so a former leader writes nothing.
  */
 final class LeaderControllers implements AutoCloseable {
 
@@ -48,15 +46,14 @@ final class LeaderControllers implements AutoCloseable {
     private static final String REPORTING_CONTROLLER = "ringmaster.dev/sharder";
 
     /** What a term needs from the component that outlives it. */
-    record Settings(Supplier<LeaseDetector> detector, Supplier<ResourceInterpreter> interpreter,
-            RebalanceLimits limits, Optional<WebhookSettings> webhook, Clock clock) {
+    record Settings(Supplier<ResourceInterpreter> interpreter, RebalanceLimits limits,
+            Optional<WebhookSettings> webhook, Clock clock) {
     }
 
     private final RingRegistry registry;
-    private final SharderMetrics metrics;
-    private final SharedIndexInformer<Namespace> namespaces;
-    private final SharedIndexInformer<ClusterRing> rings;
+    private final ClusterRingCache rings;
     private final ShardLeaseController leases;
+    private final SharedIndexInformer<Namespace> namespaces;
     private final Controller<String> clusterRings;
     private final Rebalancer rebalancer;
     private final Controller<String> rebalancing;
@@ -65,13 +62,16 @@ final class LeaderControllers implements AutoCloseable {
     /** Starts and stops the unassigned watches; off the informer threads, as it makes API requests. */
     private final Controller<String> watchSync;
     private final Consumer<Set<String>> ringsChanged = this::ringsChanged;
+    private final Consumer<Membership> membershipChanged = this::membershipChanged;
+    private final ClusterRingCache.Listener ringChanged = this::ringChanged;
     private boolean closed;
 
-    LeaderControllers(KubernetesClient client, RingRegistry registry, SharderMetrics metrics, Settings settings) {
+    LeaderControllers(KubernetesClient client, RingRegistry registry, ClusterRingCache rings,
+            ShardLeaseController leases, SharderMetrics metrics, Settings settings) {
         this.registry = registry;
-        this.metrics = metrics;
+        this.rings = rings;
+        this.leases = leases;
         this.namespaces = client.namespaces().runnableInformer(0);
-        this.rings = client.resources(ClusterRing.class).runnableInformer(0);
         NamespaceScope scope = new NamespaceScope(() -> namespaces.getStore().list());
         ObjectEvents events = new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER);
         Supplier<ResourceInterpreter> interpreter = () -> {
@@ -80,81 +80,57 @@ final class LeaderControllers implements AutoCloseable {
         };
         ResourceCatalog catalog = new ResourceCatalog(client);
         LabelWriter writer = new LabelWriter(client);
-        this.leases = new ShardLeaseController(client, settings.detector(), settings.clock());
         this.clusterRings = new Controller<>("clusterring", new ClusterRingReconciler(client, leases::membership,
                 name -> registry.inputs().strategies().containsKey(name), () -> registry.inputs().defaultStrategy(),
                 settings.webhook(), settings.clock()), 2, Backoff.DEFAULT);
-        this.rebalancer = new Rebalancer(this::ring, ring -> ClusterRingValidation.validate(ring).isEmpty(), registry,
+        this.rebalancer = new Rebalancer(rings::get, ring -> ClusterRingValidation.validate(ring).isEmpty(), registry,
                 interpreter, catalog, new ObjectPages(client, settings.limits().pageSize()), writer, scope,
                 settings.limits(), metrics);
         this.rebalancing = new Controller<>("sharder", rebalancer, 2, Backoff.DEFAULT);
         this.assigning = new Controller<>("unassigned", new UnassignedAssigner(this::cachedUnassigned,
-                this::ring, registry, interpreter, scope, writer, metrics), 4, Backoff.DEFAULT);
+                rings::get, registry, interpreter, scope, writer, metrics), 4, Backoff.DEFAULT);
         this.watches = new UnassignedWatches(client, catalog, assigning);
-        this.watchSync = new Controller<>("unassigned-watches", rings -> {
-            watches.sync(this.rings.getStore().list().stream()
+        this.watchSync = new Controller<>("unassigned-watches", all -> {
+            watches.sync(rings.list().stream()
                     .filter(ring -> ClusterRingValidation.validate(ring).isEmpty()).toList());
             return Result.done();
         }, 1, Backoff.DEFAULT);
     }
 
     /**
-     * Starts the term. Rings are watched only once the shard leases have all been judged: until then
-     * nothing may act on membership, and the registry holds none (the last term's is stale).
+     * Starts the term. Rings are acted on only once the shard leases have all been judged: until then
+     * the membership is incomplete, and a ring built from part of it would move objects back and forth.
      */
     synchronized void start() {
-        registry.update(inputs -> inputs.withMembership(Membership.EMPTY));
-        registry.addListener(ringsChanged);
-        leases.addListener(this::membershipChanged);
         clusterRings.start();
         rebalancing.start();
         assigning.start();
         watchSync.start();
         namespaces.start();
-        leases.initialMembership().thenAccept(this::watchRings);
-        leases.start();
+        leases.initialMembership().thenAccept(this::actOnRings);
     }
 
-    private synchronized void watchRings(Membership first) {
+    private synchronized void actOnRings(Membership first) {
         if (closed) {
             return;
         }
-        membershipChanged(first);
-        rings.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(ClusterRing ring) {
-                ringChanged(ring, true);
-            }
-
-            @Override
-            public void onUpdate(ClusterRing before, ClusterRing after) {
-                ringChanged(after, !Objects.equals(before.getMetadata().getGeneration(), after.getMetadata().getGeneration()));
-            }
-
-            @Override
-            public void onDelete(ClusterRing ring, boolean finalStateUnknown) {
-                ringChanged(ring, true);
-            }
-        });
-        rings.start();
+        registry.addListener(ringsChanged);
+        leases.addListener(membershipChanged);
+        rings.addListener(ringChanged);
+        // the cache may have every ring already: look at each once, as if it had just appeared
+        rings.list().forEach(ring -> ringChanged(ring, true));
+        membershipChanged(leases.membership());
     }
 
     private Optional<HasMetadata> cachedUnassigned(UnassignedObject object) {
         return watches.get(object);
     }
 
-    private Optional<ClusterRing> ring(String name) {
-        return Optional.ofNullable(rings.getStore().getByKey(name));
-    }
-
     /**
-     * A ring appeared, changed or went: refresh the registry, resync the watches, look at it again.
-     * Runs on the informer's thread, so it only updates memory and queues work.
+     * A ring appeared, changed or went: resync the watches, look at it again. Runs on the informer's
+     * thread, so it only queues work.
      */
     private void ringChanged(ClusterRing ring, boolean specChanged) {
-        registry.update(inputs -> inputs.withRings(rings.getStore().list().stream().collect(Collectors.toMap(
-                candidate -> candidate.getMetadata().getName(),
-                candidate -> Objects.requireNonNullElse(candidate.getSpec().getStrategy(), "")))));
         watchSync.enqueue(WATCHED_RINGS);
         String name = ring.getMetadata().getName();
         clusterRings.enqueue(name);
@@ -163,11 +139,9 @@ final class LeaderControllers implements AutoCloseable {
         }
     }
 
+    /** Shard counts are part of every ring's status. */
     private void membershipChanged(Membership membership) {
-        registry.update(inputs -> inputs.withMembership(membership));
-        metrics.membership(membership);
-        // shard counts are part of every ring's status
-        rings.getStore().listKeys().forEach(clusterRings::enqueue);
+        rings.names().forEach(clusterRings::enqueue);
     }
 
     /** A ring's snapshot or availability changed: rebalance it, retry its waiting objects, report it. */
@@ -181,25 +155,18 @@ final class LeaderControllers implements AutoCloseable {
 
     /** The resource interpreter in force changed: every object is keyed again. */
     void rekeyObjects() {
-        ringsChanged(Set.copyOf(rings.getStore().listKeys()));
+        ringsChanged(Set.copyOf(rings.names()));
     }
-
-    /** The lease detector in force changed: every shard is judged again. */
-    void reevaluateShards() {
-        leases.reevaluateAll();
-    }
-
-
 
     @Override
     public synchronized void close() {
         closed = true;
         registry.removeListener(ringsChanged);
-        rings.close();
+        leases.removeListener(membershipChanged);
+        rings.removeListener(ringChanged);
         namespaces.close();
         watchSync.close();
         watches.close();
-        leases.close();
         assigning.close();
         rebalancing.close();
         clusterRings.close();

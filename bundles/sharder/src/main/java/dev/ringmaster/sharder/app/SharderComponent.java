@@ -1,25 +1,26 @@
 package dev.ringmaster.sharder.app;
 
+import dev.ringmaster.ring.spi.AdmissionHandler;
+import dev.ringmaster.ring.spi.AdmissionRequest;
+import dev.ringmaster.ring.spi.AdmissionResponse;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.admission.SharderAdmission;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
-import dev.ringmaster.sharder.leader.LeaderElection;
-import dev.ringmaster.sharder.metrics.SharderMetrics;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
-import dev.ringmaster.sharder.ring.RingRegistry;
-import dev.ringmaster.sharder.ring.StrategyBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -31,64 +32,65 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.Designate;
 
 /**
- * The sharder: keeps every ring's snapshot current from the bound plug-ins and, while this replica
- * leads, runs the controllers. Strategies, lease detectors, resource interpreters and the meter
- * registry are bound dynamically, so plug-in bundles come and go without restarting it.
+ * The sharder as a DS component: a {@link Sharder} built from the configuration, with strategies,
+ * lease detectors, resource interpreters and the meter registry bound dynamically, so plug-in
+ * bundles come and go without restarting it. It serves the sharder's webhook paths as an
+ * {@link AdmissionHandler} on every replica.
  */
-@Component(configurationPid = SharderComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE, service = {})
+@Component(configurationPid = SharderComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
+        service = AdmissionHandler.class,
+        property = {AdmissionHandler.NAME + "=" + SharderAdmission.NAME,
+                AdmissionHandler.PATH_PREFIX + "=" + SharderAdmission.PATH_PREFIX})
 @Designate(ocd = SharderSettings.class)
-public class SharderComponent {
+public class SharderComponent implements AdmissionHandler {
 
     public static final String PID = "dev.ringmaster.sharder";
 
-    private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
-    private final SharderMetrics metrics = new SharderMetrics(meters);
-    private final RingRegistry registry = new RingRegistry(metrics::ringCalculated);
-    private final Map<String, StrategyBinding> strategies = new ConcurrentHashMap<>();
-    private final Map<String, LeaseDetector> detectors = new ConcurrentHashMap<>();
-    private final Map<String, ResourceInterpreter> interpreters = new ConcurrentHashMap<>();
+    /**
+     * Plug-ins may bind before activation (greedy references bind first), so they wait here until the
+     * sharder exists; guarded by this.
+     */
+    private final List<Consumer<Sharder>> early = new ArrayList<>();
+    private Sharder sharder;
 
     @Reference
     private KubernetesClient client;
 
-    private volatile SharderSettings settings;
-    private LeaderElection election;
-    private volatile LeaderControllers controllers;
-
     @Activate
     void activate(SharderSettings settings) {
-        this.settings = settings;
-        Optional<WebhookSettings> webhook = webhook(settings);
         RebalanceLimits limits = new RebalanceLimits(settings.pageSize(), settings.concurrentMoves(),
                 settings.moveBudget(), Duration.ofSeconds(settings.resyncSeconds()), RebalanceLimits.DEFAULT.pendingRetry());
-        registry.update(inputs -> inputs.withDefaultStrategy(settings.defaultStrategy()));
-        LeaderControllers.Settings term = new LeaderControllers.Settings(
-                () -> detectors.get(this.settings.leaseDetector()), () -> interpreters.get(this.settings.resourceInterpreter()),
-                limits, webhook, Clock.systemUTC());
-        election = new LeaderElection(client, settings.leaderElectionNamespace(), settings.leaderElectionLease(),
-                identity(settings), LeaderElection.Timing.DEFAULT,
-                () -> startLeading(term), this::stopLeading);
-        election.start();
+        Sharder created = new Sharder(client, new Sharder.Options(settings.defaultStrategy(), settings.leaseDetector(),
+                settings.resourceInterpreter(), limits, webhook(settings),
+                new Sharder.Options.LeaseName(settings.leaderElectionNamespace(), settings.leaderElectionLease()),
+                identity(settings), Clock.systemUTC()));
+        synchronized (this) {
+            early.forEach(binding -> binding.accept(created));
+            early.clear();
+            sharder = created;
+        }
+        created.start();
     }
 
     @Deactivate
     void deactivate() {
-        if (election != null) {
-            election.close();
+        Sharder stopping;
+        synchronized (this) {
+            stopping = sharder;
+            sharder = null;
         }
-        metrics.close();
+        if (stopping != null) {
+            stopping.close();
+        }
     }
 
-    private synchronized void startLeading(LeaderControllers.Settings term) {
-        controllers = new LeaderControllers(client, registry, metrics, term);
-        controllers.start();
-    }
-
-    private synchronized void stopLeading() {
-        if (controllers != null) {
-            controllers.close();
-            controllers = null;
+    @Override
+    public AdmissionResponse handle(String path, AdmissionRequest request) {
+        Sharder current;
+        synchronized (this) {
+            current = sharder;
         }
+        return current == null ? AdmissionResponse.allow() : current.admissionHandler().handle(path, request);
     }
 
     static Optional<WebhookSettings> webhook(SharderSettings settings) {
@@ -116,11 +118,19 @@ public class SharderComponent {
         return Objects.requireNonNullElseGet(System.getenv("HOSTNAME"), () -> "sharder-" + ProcessHandle.current().pid());
     }
 
+    /** Applies a binding change to the sharder now, or once it exists. */
+    private synchronized void withSharder(Consumer<Sharder> change) {
+        if (sharder != null) {
+            change.accept(sharder);
+        } else {
+            early.add(change);
+        }
+    }
+
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void bindStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
-        strategies.put(name(properties), new StrategyBinding(strategy, serviceSettings(properties)));
-        publishStrategies();
+        withSharder(target -> target.bindStrategy(name(properties), strategy, serviceSettings(properties)));
     }
 
     void updatedStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
@@ -128,61 +138,42 @@ public class SharderComponent {
     }
 
     void unbindStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
-        strategies.computeIfPresent(name(properties), (name, bound) -> bound.strategy() == strategy ? null : bound);
-        publishStrategies();
-    }
-
-    private void publishStrategies() {
-        Map<String, StrategyBinding> snapshot = Map.copyOf(strategies);
-        registry.update(inputs -> inputs.withStrategies(snapshot));
+        withSharder(target -> target.unbindStrategy(name(properties), strategy));
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void bindDetector(LeaseDetector detector, Map<String, Object> properties) {
-        detectors.put(name(properties), detector);
-        detectorsChanged();
+        withSharder(target -> target.bindDetector(name(properties), detector));
+    }
+
+    /** A detector's properties change when its verdicts may have, e.g. a Pod's readiness it watches. */
+    void updatedDetector(LeaseDetector detector, Map<String, Object> properties) {
+        bindDetector(detector, properties); // which re-judges every shard
     }
 
     void unbindDetector(LeaseDetector detector, Map<String, Object> properties) {
-        detectors.remove(name(properties), detector);
-        detectorsChanged();
-    }
-
-    private void detectorsChanged() {
-        LeaderControllers current = controllers;
-        if (current != null) {
-            current.reevaluateShards();
-        }
+        withSharder(target -> target.unbindDetector(name(properties), detector));
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void bindInterpreter(ResourceInterpreter interpreter, Map<String, Object> properties) {
-        interpreters.put(name(properties), interpreter);
-        interpretersChanged();
+        withSharder(target -> target.bindInterpreter(name(properties), interpreter));
     }
 
     void unbindInterpreter(ResourceInterpreter interpreter, Map<String, Object> properties) {
-        interpreters.remove(name(properties), interpreter);
-        interpretersChanged();
-    }
-
-    private void interpretersChanged() {
-        LeaderControllers current = controllers;
-        if (current != null) {
-            current.rekeyObjects();
-        }
+        withSharder(target -> target.unbindInterpreter(name(properties), interpreter));
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void bindMeterRegistry(MeterRegistry registry) {
-        meters.add(registry);
+        withSharder(target -> target.addMeterRegistry(registry));
     }
 
     void unbindMeterRegistry(MeterRegistry registry) {
-        meters.remove(registry);
+        withSharder(target -> target.removeMeterRegistry(registry));
     }
 
     private static String name(Map<String, Object> properties) {

@@ -81,13 +81,16 @@ public final class LeaderElection implements AutoCloseable {
         }
     }
 
-    /** Stops campaigning; a leader stops its controllers and releases the lease. */
+    /**
+     * Stops campaigning; a leader stops its controllers, then releases the lease, so its successor
+     * never writes at the same time.
+     */
     @Override
     public synchronized void close() {
+        stopped();
         if (election != null) {
             election.cancel(true);
             election = null;
         }
-        stopped();
     }
 }

@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -51,8 +52,9 @@ public final class ShardLeaseController implements AutoCloseable {
     private final CompletableFuture<Membership> initialMembership = new CompletableFuture<>();
 
     /** A controller with {@value #DEFAULT_WORKERS} workers and the default backoff. */
-    public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock) {
-        this(client, detector, clock, DEFAULT_WORKERS, Backoff.DEFAULT);
+    public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock,
+            BooleanSupplier writing) {
+        this(client, detector, clock, writing, DEFAULT_WORKERS, Backoff.DEFAULT);
     }
 
     /**
@@ -61,9 +63,11 @@ public final class ShardLeaseController implements AutoCloseable {
      *
      * @param detector the lease detector in force, read on every pass; may return {@code null} while
      *                 none is bound. Call {@link #reevaluateAll()} when it changes.
+     * @param writing  whether passes may write labels, acquire and delete leases (while leading); call
+     *                 {@link #reevaluateAll()} when it becomes true
      */
     public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock,
-            int workers, Backoff backoff) {
+            BooleanSupplier writing, int workers, Backoff backoff) {
         Objects.requireNonNull(client, "client");
         this.informer = client.leases().inAnyNamespace()
                 .withLabel(RingContract.RING_LABEL)
@@ -76,7 +80,7 @@ public final class ShardLeaseController implements AutoCloseable {
                 });
         this.reconciler = new ShardLeaseReconciler(client,
                 key -> informer.getStore().getByKey(Cache.namespaceKeyFunc(key.namespace(), key.name())),
-                detector, clock);
+                detector, clock, writing);
         Reconciler<LeaseKey> publishing = key -> {
             try {
                 return reconciler.reconcile(key);

@@ -33,6 +33,7 @@ import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -72,6 +73,7 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     private final Function<LeaseKey, Lease> cache;
     private final Supplier<LeaseDetector> detector;
     private final Clock clock;
+    private final BooleanSupplier writing;
     private final ObjectEvents events;
 
     /** The verdict of the last pass per lease. */
@@ -88,13 +90,16 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
      * @param detector the lease detector in force, read once per pass because it can be replaced at
      *                 runtime; {@code null} while there is none (passes then change nothing)
      * @param clock    the time the detector judges by and acquisitions are stamped with
+     * @param writing  whether passes may write (true while this replica leads); when false they only
+     *                 classify, so every replica knows the membership but only the leader acts on it
      */
     public ShardLeaseReconciler(KubernetesClient client, Function<LeaseKey, Lease> cache,
-            Supplier<LeaseDetector> detector, Clock clock) {
+            Supplier<LeaseDetector> detector, Clock clock, BooleanSupplier writing) {
         this.client = Objects.requireNonNull(client, "client");
         this.cache = Objects.requireNonNull(cache, "cache");
         this.detector = Objects.requireNonNull(detector, "detector");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.writing = Objects.requireNonNull(writing, "writing");
         this.events = new ObjectEvents(client, clock, REPORTING_CONTROLLER);
     }
 
@@ -115,6 +120,11 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
         Instant now = clock.instant();
         int weight = weight(key, lease);
         ShardStatus status = current.detect(toRecord(lease), now);
+        if (!writing.getAsBoolean()) {
+            // A follower only observes; the leader's acquisition or deletion reaches it through the watch.
+            observe(key, lease, status.state(), weight);
+            return revisit(now, status.revisitAt());
+        }
         return switch (status.state()) {
             case UNCERTAIN -> acquire(key, lease, weight, current, now);
             case ORPHANED -> deleteOrphan(key, lease, weight);
@@ -246,7 +256,7 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
             warnedWeights.remove(key);
             return parsed.getAsInt();
         }
-        if (!value.equals(warnedWeights.put(key, value))) {
+        if (writing.getAsBoolean() && !value.equals(warnedWeights.put(key, value))) {
             String note = "Annotation " + RingContract.WEIGHT_ANNOTATION + "=\"" + abbreviate(value)
                     + "\" is not an integer from 1 to " + Shard.MAX_WEIGHT + "; the shard gets weight "
                     + ShardWeight.DEFAULT;

@@ -42,7 +42,13 @@ public final class SharderMetrics implements MoveRecorder {
         String name = move instanceof Move.Assign ? "controller.sharding.assignments"
                 : move instanceof Move.Drain ? "controller.sharding.drains"
                 : "controller.sharding.movements";
-        Counter.builder(name).tags(resourceTags(ring, resource)).register(registry).increment();
+        Counter.builder(name).tags(resourceTags(ring, resource.group(), resource.resource())).register(registry).increment();
+    }
+
+    /** The webhook assigned an object; counted with the assignments the controllers write. */
+    public void webhookAssigned(String ring, String group, String resource) {
+        Counter.builder("controller.sharding.assignments").tags(resourceTags(ring, group, resource)).register(registry)
+                .increment();
     }
 
     /** A ring was (re)built by its strategy. */
@@ -77,7 +83,7 @@ public final class SharderMetrics implements MoveRecorder {
         ringAvailableShards.register(List.of(), true);
     }
 
-    private static Tags resourceTags(String ring, ResolvedResource resource) {
-        return Tags.of("clusterring", ring, "group", resource.group(), "resource", resource.resource());
+    private static Tags resourceTags(String ring, String group, String resource) {
+        return Tags.of("clusterring", ring, "group", group, "resource", resource);
     }
 }

@@ -3,11 +3,13 @@ package dev.ringmaster.sharder.model;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingResource.Role;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -77,6 +79,22 @@ public class ClusterRingSpec {
                 .withValues("kube-system", RingContract.SYSTEM_NAMESPACE)
                 .endMatchExpression()
                 .build();
+    }
+
+    /**
+     * Every resource of the ring with its role: the main resources, and the resources they control
+     * (a resource listed as both is main). Not a bean getter, so neither Jackson nor the CRD generator
+     * sees it.
+     */
+    public Map<GroupResource, Role> rolesByResource() {
+        Map<GroupResource, Role> roles = new LinkedHashMap<>();
+        for (RingResourceSpec main : resources) {
+            roles.put(new GroupResource(main.getGroup(), main.getResource()), Role.MAIN);
+        }
+        for (RingResourceSpec main : resources) {
+            main.getControlledResources().forEach(controlled -> roles.putIfAbsent(controlled, Role.CONTROLLED));
+        }
+        return roles;
     }
 
     private static boolean isEmpty(Map<?, ?> map) {

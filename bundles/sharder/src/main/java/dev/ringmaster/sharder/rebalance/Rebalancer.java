@@ -10,8 +10,6 @@ import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.model.GroupResource;
-import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -101,13 +99,8 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     }
 
     private Map<ResolvedResource, Role> resolve(ClusterRing ring, Pass pass) {
-        Map<GroupResource, Role> roles = new LinkedHashMap<>();
-        for (RingResourceSpec main : ring.getSpec().getResources()) {
-            roles.put(new GroupResource(main.getGroup(), main.getResource()), Role.MAIN);
-            main.getControlledResources().forEach(controlled -> roles.putIfAbsent(controlled, Role.CONTROLLED));
-        }
         Map<ResolvedResource, Role> resolved = new LinkedHashMap<>();
-        roles.forEach((resource, role) -> catalog.resolve(resource.getGroup(), resource.getResource()).ifPresentOrElse(
+        ring.getSpec().rolesByResource().forEach((resource, role) -> catalog.resolve(resource.getGroup(), resource.getResource()).ifPresentOrElse(
                 found -> resolved.put(found, role),
                 () -> {
                     LOG.warn("ring {}: resource {} is not served by the API server", ring.getMetadata().getName(), resource);

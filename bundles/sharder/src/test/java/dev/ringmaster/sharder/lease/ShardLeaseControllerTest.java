@@ -56,7 +56,7 @@ class ShardLeaseControllerTest {
     @BeforeEach
     void setUp() {
         namespace = TestLeases.newNamespace();
-        controller = new ShardLeaseController(client, detector::get, clock, 2,
+        controller = new ShardLeaseController(client, detector::get, clock, () -> true, 2,
                 new Backoff(Duration.ofMillis(10), Duration.ofMillis(100)));
         controller.addListener(published::add);
     }

@@ -19,6 +19,7 @@ import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.testing.TestLeases;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -60,7 +61,8 @@ class ShardLeaseReconcilerTest {
     void setUp() {
         namespace = TestLeases.newNamespace();
         key = new LeaseKey(namespace, SHARD);
-        reconciler = new ShardLeaseReconciler(client, k -> get(client, k.namespace(), k.name()), detector::get, clock);
+        reconciler = new ShardLeaseReconciler(client, k -> get(client, k.namespace(), k.name()), detector::get, clock,
+                () -> true);
     }
 
     @Test
@@ -136,7 +138,7 @@ class ShardLeaseReconcilerTest {
         // The pass classifies this copy as uncertain; the shard renews before the pass writes.
         Lease classified = get(client, namespace, SHARD);
         renew(client, namespace, SHARD, T0.plusSeconds(25));
-        ShardLeaseReconciler racing = new ShardLeaseReconciler(client, k -> classified, detector::get, clock);
+        ShardLeaseReconciler racing = new ShardLeaseReconciler(client, k -> classified, detector::get, clock, () -> true);
 
         assertThat(racing.reconcile(key)).isEqualTo(Result.requeueAfter(ShardLeaseReconciler.RECHECK_AFTER_CONFLICT));
 
@@ -172,6 +174,38 @@ class ShardLeaseReconcilerTest {
                 .contains("\"preconditions\":{\"resourceVersion\":\"" + classified + "\"");
     }
 
+    /** A follower classifies like the leader, so its webhook has the membership, but it never writes. */
+    @Test
+    void aFollowerObservesEveryStateAndWritesNothing() {
+        ShardLeaseReconciler follower = new ShardLeaseReconciler(client, k -> get(client, k.namespace(), k.name()),
+                detector::get, clock, () -> false);
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.WEIGHT_ANNOTATION, "heavy").endMetadata());
+        String created = get(client, namespace, SHARD).getMetadata().getResourceVersion();
+
+        for (long second : new long[] {0, 10, 25}) {
+            clock.set(T0.plusSeconds(second));
+            follower.reconcile(key);
+        }
+        assertThat(follower.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.UNCERTAIN, 1));
+
+        clearHolder();
+        String released = get(client, namespace, SHARD).getMetadata().getResourceVersion();
+        clock.set(T0.plusSeconds(200));
+        follower.reconcile(key);
+        assertThat(follower.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.ORPHANED, 1));
+
+        Lease untouched = get(client, namespace, SHARD);
+        assertThat(untouched.getMetadata().getResourceVersion()).isEqualTo(released).isNotEqualTo(created);
+        assertThat(untouched.getMetadata().getLabels()).doesNotContainKey(RingContract.STATE_LABEL);
+        assertThat(client.events().v1().events().inNamespace(namespace).list().getItems()).isEmpty();
+    }
+
+    private void clearHolder() {
+        client.leases().inNamespace(namespace).withName(SHARD)
+                .edit(lease -> new LeaseBuilder(lease).editSpec().withHolderIdentity(null).endSpec().build());
+    }
+
     /**
      * The shard takes its orphaned lease back just before the delete: a real API server refuses the
      * delete with 409 because of the resourceVersion precondition. The CRUD mock does not enforce
@@ -192,7 +226,8 @@ class ShardLeaseReconcilerTest {
                                     + "ResourceVersion in object meta: 42")
                             .build())
                     .once();
-            ShardLeaseReconciler racing = new ShardLeaseReconciler(strictClient, k -> orphaned, detector::get, clock);
+            ShardLeaseReconciler racing = new ShardLeaseReconciler(strictClient, k -> orphaned, detector::get, clock,
+                    () -> true);
             clock.set(T0.plusSeconds(300));
 
             assertThat(racing.reconcile(key)).isEqualTo(Result.requeueAfter(ShardLeaseReconciler.RECHECK_AFTER_CONFLICT));

@@ -5,21 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingSnapshot;
-import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
-import dev.ringmaster.sharder.clusterring.WebhookSettings;
+import dev.ringmaster.ring.spi.AdmissionRequest;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
-import dev.ringmaster.sharder.membership.Membership;
-import dev.ringmaster.sharder.membership.ShardInfo;
-import dev.ringmaster.sharder.metrics.SharderMetrics;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingResourceSpec;
-import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.ring.RingRegistry;
-import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.testing.TestLeases;
 import dev.ringmaster.sharder.testing.TestDiscovery;
@@ -29,7 +23,6 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,9 +33,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** One leadership term of the sharder against the mock API server: every controller working together. */
+/** Sharder replicas against the mock API server: every controller working together, leader and follower. */
 @EnableKubernetesMockClient(crud = true)
-class LeaderControllersTest {
+class SharderTest {
 
     KubernetesClient client;
     KubernetesMockServer server;
@@ -54,8 +47,8 @@ class LeaderControllersTest {
     private static final int OBJECTS = 24;
 
     private final MutableClock clock = new MutableClock(Instant.now());
-    private final RingRegistry registry = new RingRegistry();
-    private LeaderControllers controllers;
+    private Sharder sharder;
+    private RingRegistry registry;
 
     @BeforeEach
     void cluster() throws Exception {
@@ -65,8 +58,6 @@ class LeaderControllersTest {
         }
         TestDiscovery.serveCoreV1(server, TestDiscovery.CONFIG_MAPS, TestDiscovery.SECRETS);
         TestNamespaces.create(client, "default", Map.of());
-        registry.update(inputs -> inputs.withDefaultStrategy("rendezvous")
-                .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of()))));
         lease("shard-0");
         lease("shard-1");
         ClusterRing ring = new ClusterRing();
@@ -81,19 +72,24 @@ class LeaderControllersTest {
                     .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid()).withController(true)
                     .endOwnerReference().endMetadata().build()).create();
         }
-        controllers = newTerm();
-        controllers.start();
+        sharder = replica("sharder-0");
+        registry = sharder.registry();
+        await().atMost(SOON).until(sharder::isLeader);
     }
 
-    private LeaderControllers newTerm() {
-        return new LeaderControllers(client, registry, new SharderMetrics(new SimpleMeterRegistry()),
-                new LeaderControllers.Settings(DefaultLeaseDetector::new, DefaultResourceInterpreter::new,
-                        RebalanceLimits.DEFAULT, Optional.of(WebhookSettings.defaults()), clock));
+    private Sharder replica(String identity) {
+        Sharder replica = new Sharder(client, Sharder.Options.defaults().withIdentity(identity)
+                .withDefaultStrategy("rendezvous").withClock(clock));
+        replica.bindStrategy("rendezvous", new RendezvousStrategy(), Map.of());
+        replica.bindDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector());
+        replica.bindInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter());
+        replica.start();
+        return replica;
     }
 
     @AfterEach
     void stop() {
-        controllers.close();
+        sharder.close();
     }
 
     /** A shard's lease, held by the shard and renewed now by the test clock. */
@@ -175,7 +171,7 @@ class LeaderControllersTest {
         // a minute later shard-0 still renews, shard-1 has stopped
         clock.advance(Duration.ofMinutes(1));
         lease("shard-0");
-        controllers.reevaluateShards();
+        sharder.reevaluateShards();
         await().atMost(SOON).until(() -> registry.snapshot(RING).map(s -> s.shards().shards().size() == 1).orElse(false));
         await().atMost(SOON).until(this::everyObjectOnItsDesiredShard);
         assertThat(client.leases().inNamespace("default").withName("shard-1").get().getSpec().getHolderIdentity())
@@ -184,28 +180,53 @@ class LeaderControllersTest {
     }
 
     @Test
-    void aNewTermNeverActsOnTheLastTermsMembership() {
+    void aFollowerAssignsLikeTheLeaderAndWritesNothing() {
         await().atMost(SOON).until(this::everyObjectOnItsDesiredShard);
-        controllers.close();
-        // the registry still knows a shard from before; the cluster has no such lease any more
-        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(RING,
-                List.of(new ShardInfo("ghost", ShardState.READY, 1))))));
-        for (int i = 0; i < 5; i++) {
-            client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withNamespace("default")
-                    .withName("fresh-" + i).endMetadata().build()).create();
+        try (Sharder follower = replica("sharder-1")) {
+            await().atMost(SOON).until(() -> follower.registry().snapshot(RING)
+                    .map(s -> s.shards().shards().size() == 2).orElse(false));
+            assertThat(follower.isLeader()).isFalse();
+            assertThat(follower.membership()).isEqualTo(sharder.membership());
+            for (int i = 0; i < 10; i++) {
+                AdmissionRequest created = create("new-" + i);
+                assertThat(follower.admissionHandler().handle(RingContract.webhookPath(RING), created))
+                        .isEqualTo(sharder.admissionHandler().handle(RingContract.webhookPath(RING), created))
+                        .satisfies(response -> assertThat(response.patch()).hasSize(1));
+            }
+            // a shard stops renewing: the follower sees it as the leader does, but only the leader acquires
+            clock.advance(Duration.ofSeconds(40));
+            lease("shard-0");
+            follower.reevaluateShards();
+            sharder.reevaluateShards();
+            await().atMost(SOON).until(() -> follower.registry().snapshot(RING)
+                    .map(s -> s.shards().shards().size() == 1).orElse(false));
+            assertThat(client.leases().inNamespace("default").withName("shard-1").get().getSpec().getHolderIdentity())
+                    .isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
         }
-        controllers = newTerm();
-        controllers.start();
-        await().atMost(SOON).until(() -> client.configMaps().inNamespace("default").list().getItems().stream()
-                .allMatch(configMap -> configMap.getMetadata().getLabels() != null
-                        && configMap.getMetadata().getLabels().containsKey(SHARD)));
-        assertThat(client.configMaps().inNamespace("default").withLabel(SHARD, "ghost").list().getItems()).isEmpty();
+    }
+
+    @Test
+    void aFollowerTakesOverWhenTheLeaderLeaves() {
+        await().atMost(SOON).until(this::everyObjectOnItsDesiredShard);
+        Sharder follower = replica("sharder-1");
+        sharder.close();
+        sharder = follower;
+        registry = follower.registry();
+        client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withNamespace("default")
+                .withName("late").endMetadata().build()).create();
+        await().atMost(SOON).until(follower::isLeader);
+        await().atMost(SOON).until(() -> labels("cm", "late").containsKey(SHARD));
+    }
+
+    private static AdmissionRequest create(String name) {
+        return new AdmissionRequest("uid-" + name, "CREATE", "", "v1", "ConfigMap", "", "configmaps", null, "default",
+                name, "tester", List.of(), false, Map.of("metadata", Map.of("name", name, "namespace", "default")), null);
     }
 
     @Test
     void afterLeadershipEndsNothingIsWritten() {
         await().atMost(SOON).until(this::everyObjectOnItsDesiredShard);
-        controllers.close();
+        sharder.close();
         client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withNamespace("default")
                 .withName("late").endMetadata().build()).create();
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))

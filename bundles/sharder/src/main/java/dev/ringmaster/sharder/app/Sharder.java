@@ -1,0 +1,252 @@
+package dev.ringmaster.sharder.app;
+
+import dev.ringmaster.ring.spi.AdmissionHandler;
+import dev.ringmaster.ring.spi.LeaseDetector;
+import dev.ringmaster.ring.spi.PartitioningStrategy;
+import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.admission.SharderAdmission;
+import dev.ringmaster.sharder.clusterring.ClusterRingCache;
+import dev.ringmaster.sharder.clusterring.WebhookSettings;
+import dev.ringmaster.sharder.leader.LeaderElection;
+import dev.ringmaster.sharder.lease.ShardLeaseController;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.metrics.SharderMetrics;
+import dev.ringmaster.sharder.rebalance.RebalanceLimits;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.StrategyBinding;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One sharder replica, as plain Java: the OSGi component wires plug-ins into it, and tests or an
+ * embedded sandbox can run it without a framework.
+ *
+ * <p>Every replica keeps the ClusterRings and the shard membership cached and every ring's snapshot
+ * current, so every replica's webhook assigns objects; only the elected leader writes (lease states
+ * and acquisitions, ring status, rebalancing, the unassigned-object watch).
+ *
+ * <p>Strategies, lease detectors and resource interpreters are bound and unbound at any time; the
+ * ones in force are looked up by name on each use.
+ */
+public final class Sharder implements AutoCloseable {
+
+    /**
+     * @param defaultStrategy     strategy of rings that name none
+     * @param leaseDetector       name of the lease detector in force
+     * @param resourceInterpreter name of the resource interpreter in force
+     * @param limits              paging, concurrency and budget of moves, resync period
+     * @param webhook             how ClusterRings' webhook configurations reach the webhook; empty: none
+     * @param leaderElection      namespace and name of the leader election Lease
+     * @param identity            this replica's holder identity in the election
+     * @param clock               the time leases are judged by
+     */
+    public record Options(String defaultStrategy, String leaseDetector, String resourceInterpreter,
+            RebalanceLimits limits, Optional<WebhookSettings> webhook, LeaseName leaderElection, String identity,
+            Clock clock) {
+
+        public record LeaseName(String namespace, String name) {
+        }
+
+        public Options {
+            Objects.requireNonNull(defaultStrategy, "defaultStrategy");
+            Objects.requireNonNull(leaseDetector, "leaseDetector");
+            Objects.requireNonNull(resourceInterpreter, "resourceInterpreter");
+            Objects.requireNonNull(limits, "limits");
+            Objects.requireNonNull(webhook, "webhook");
+            Objects.requireNonNull(leaderElection, "leaderElection");
+            Objects.requireNonNull(identity, "identity");
+            Objects.requireNonNull(clock, "clock");
+        }
+
+        /** The defaults of the sharder's configuration (docs/sharder.md), with the process as identity. */
+        public static Options defaults() {
+            return new Options("consistent-hash", "default", "default", RebalanceLimits.DEFAULT,
+                    Optional.of(WebhookSettings.defaults()), new LeaseName("sharding-system", "sharder"),
+                    "sharder-" + ProcessHandle.current().pid(), Clock.systemUTC());
+        }
+
+        public Options withIdentity(String identity) {
+            return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
+                    identity, clock);
+        }
+
+        public Options withoutWebhook() {
+            return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, Optional.empty(),
+                    leaderElection, identity, clock);
+        }
+
+        public Options withDefaultStrategy(String defaultStrategy) {
+            return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
+                    identity, clock);
+        }
+
+        public Options withLimits(RebalanceLimits limits) {
+            return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
+                    identity, clock);
+        }
+
+        public Options withClock(Clock clock) {
+            return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
+                    identity, clock);
+        }
+    }
+
+    private final KubernetesClient client;
+    private final Options options;
+    private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
+    private final SharderMetrics metrics = new SharderMetrics(meters);
+    private final RingRegistry registry = new RingRegistry(metrics::ringCalculated);
+    private final Map<String, StrategyBinding> strategies = new ConcurrentHashMap<>();
+    private final Map<String, LeaseDetector> detectors = new ConcurrentHashMap<>();
+    private final Map<String, ResourceInterpreter> interpreters = new ConcurrentHashMap<>();
+    private final AtomicBoolean leading = new AtomicBoolean();
+    private final ShardLeaseController leases;
+    private final ClusterRingCache rings;
+    private final SharderAdmission admission;
+    private final LeaderElection election;
+    private LeaderControllers controllers;
+
+    /** Prepares the replica; nothing talks to the API server before {@link #start()}. */
+    public Sharder(KubernetesClient client, Options options) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.options = Objects.requireNonNull(options, "options");
+        registry.update(inputs -> inputs.withDefaultStrategy(options.defaultStrategy()));
+        this.leases = new ShardLeaseController(client, this::detector, options.clock(), leading::get);
+        leases.addListener(this::membershipChanged);
+        this.rings = new ClusterRingCache(client, registry);
+        this.admission = new SharderAdmission(rings::get, registry, this::interpreter, metrics);
+        this.election = new LeaderElection(client, options.leaderElection().namespace(),
+                options.leaderElection().name(), options.identity(), LeaderElection.Timing.DEFAULT,
+                this::startLeading, this::stopLeading);
+    }
+
+    /** Starts watching rings and leases and campaigning for leadership; returns at once. */
+    public void start() {
+        rings.start();
+        leases.start();
+        election.start();
+    }
+
+    /** Answers the sharder's webhook requests (DESIGN.md section 5), on every replica. */
+    public AdmissionHandler admissionHandler() {
+        return admission;
+    }
+
+    public boolean isLeader() {
+        return election.isLeader();
+    }
+
+    /** The snapshots of every ring, for read-only views (shell commands, tests). */
+    public RingRegistry registry() {
+        return registry;
+    }
+
+    /** The ring cache, for read-only views. */
+    public ClusterRingCache rings() {
+        return rings;
+    }
+
+    public Membership membership() {
+        return leases.membership();
+    }
+
+    public void bindStrategy(String name, PartitioningStrategy strategy, Map<String, Object> settings) {
+        strategies.put(name, new StrategyBinding(strategy, settings));
+        publishStrategies();
+    }
+
+    public void unbindStrategy(String name, PartitioningStrategy strategy) {
+        strategies.computeIfPresent(name, (key, bound) -> bound.strategy() == strategy ? null : bound);
+        publishStrategies();
+    }
+
+    private void publishStrategies() {
+        Map<String, StrategyBinding> snapshot = Map.copyOf(strategies);
+        registry.update(inputs -> inputs.withStrategies(snapshot));
+    }
+
+    public void bindDetector(String name, LeaseDetector detector) {
+        detectors.put(name, detector);
+        reevaluateShards();
+    }
+
+    public void unbindDetector(String name, LeaseDetector detector) {
+        detectors.remove(name, detector);
+        reevaluateShards();
+    }
+
+    /** Every shard is judged again, e.g. because the detector in force changed or its inputs did. */
+    public void reevaluateShards() {
+        leases.reevaluateAll();
+    }
+
+    public void bindInterpreter(String name, ResourceInterpreter interpreter) {
+        interpreters.put(name, interpreter);
+        rekeyObjects();
+    }
+
+    public void unbindInterpreter(String name, ResourceInterpreter interpreter) {
+        interpreters.remove(name, interpreter);
+        rekeyObjects();
+    }
+
+    private synchronized void rekeyObjects() {
+        if (controllers != null) {
+            controllers.rekeyObjects();
+        }
+    }
+
+    public void addMeterRegistry(MeterRegistry registry) {
+        meters.add(registry);
+    }
+
+    public void removeMeterRegistry(MeterRegistry registry) {
+        meters.remove(registry);
+    }
+
+    private LeaseDetector detector() {
+        return detectors.get(options.leaseDetector());
+    }
+
+    private ResourceInterpreter interpreter() {
+        return interpreters.get(options.resourceInterpreter());
+    }
+
+    private void membershipChanged(Membership membership) {
+        registry.update(inputs -> inputs.withMembership(membership));
+        metrics.membership(membership);
+    }
+
+    private synchronized void startLeading() {
+        leading.set(true);
+        // what this replica only observed as a follower is now acted on: acquisitions, deletions, labels
+        leases.reevaluateAll();
+        controllers = new LeaderControllers(client, registry, rings, leases, metrics,
+                new LeaderControllers.Settings(this::interpreter, options.limits(), options.webhook(), options.clock()));
+        controllers.start();
+    }
+
+    private synchronized void stopLeading() {
+        leading.set(false);
+        if (controllers != null) {
+            controllers.close();
+            controllers = null;
+        }
+    }
+
+    /** Gives up leadership (the controllers stop writing first), then stops watching. */
+    @Override
+    public void close() {
+        election.close();
+        rings.close();
+        leases.close();
+        metrics.close();
+    }
+}

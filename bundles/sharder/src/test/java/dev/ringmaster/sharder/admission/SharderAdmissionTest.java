@@ -1,0 +1,227 @@
+package dev.ringmaster.sharder.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
+import dev.ringmaster.ring.spi.AdmissionRequest;
+import dev.ringmaster.ring.spi.AdmissionResponse;
+import dev.ringmaster.ring.spi.AdmissionResponse.PatchOperation;
+import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.metrics.SharderMetrics;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.StrategyBinding;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Every branch of the sharder's webhook (DESIGN.md section 5), on in-memory snapshots. */
+class SharderAdmissionTest {
+
+    private static final String RING = "example";
+    private static final String PATH = RingContract.webhookPath(RING);
+    private static final String SHARD_LABEL = RingContract.shardLabel(RING);
+
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final RingRegistry registry = new RingRegistry();
+    private final Map<String, ClusterRing> rings = new HashMap<>();
+    private final AtomicReference<ResourceInterpreter> interpreter =
+            new AtomicReference<>(new DefaultResourceInterpreter());
+    private final SharderAdmission admission = new SharderAdmission(name -> Optional.ofNullable(rings.get(name)),
+            registry, interpreter::get, new SharderMetrics(meters));
+
+    @BeforeEach
+    void ring() {
+        ClusterRing ring = new ClusterRing();
+        ring.getMetadata().setName(RING);
+        ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of(new GroupResource("", "secrets"))));
+        rings.put(RING, ring);
+        registry.update(inputs -> inputs.withDefaultStrategy("rendezvous")
+                .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
+                .withRings(Map.of(RING, ""))
+                .withMembership(new Membership(Map.of(RING, List.of(new ShardInfo("shard-0", ShardState.READY, 1),
+                        new ShardInfo("shard-1", ShardState.READY, 1), new ShardInfo("shard-2", ShardState.DEAD, 1))))));
+    }
+
+    private String desiredShard(String key) {
+        return registry.snapshot(RING).orElseThrow().shardFor(key).orElseThrow();
+    }
+
+    @Test
+    void pathPrefixIsTheContractsWebhookPath() {
+        assertThat(SharderAdmission.PATH_PREFIX).isEqualTo(RingContract.webhookPath(""));
+    }
+
+    @Test
+    void anObjectWithoutLabelsGetsTheLabelsMap() {
+        AdmissionResponse response = admission.handle(PATH, configMap(metadata("cm-1")));
+
+        assertThat(response.allowed()).isTrue();
+        assertThat(response.patch()).containsExactly(new PatchOperation("add", "/metadata/labels",
+                Map.of(SHARD_LABEL, desiredShard("/ConfigMap/default/cm-1"))));
+        assertThat(meters.get("controller.sharding.assignments").tag("clusterring", RING)
+                .tag("resource", "configmaps").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void anObjectWithLabelsGetsOneEscapedLabel() {
+        Map<String, Object> metadata = metadata("cm-1");
+        metadata.put("labels", Map.of("app", "demo"));
+
+        AdmissionResponse response = admission.handle(PATH, configMap(metadata));
+
+        assertThat(response.patch()).containsExactly(new PatchOperation("add",
+                "/metadata/labels/shard.alpha.sharding.timebertt.dev~1" + RingContract.ringSuffix(RING), desiredShard("/ConfigMap/default/cm-1")));
+        assertThat(SharderAdmission.escapeJsonPointer("a~b/c")).isEqualTo("a~0b~1c");
+    }
+
+    @Test
+    void onlyAvailableShardsAreChosen() {
+        for (int i = 0; i < 200; i++) {
+            PatchOperation patch = admission.handle(PATH, configMap(metadata("cm-" + i))).patch().get(0);
+            assertThat(((Map<?, ?>) patch.value()).get(SHARD_LABEL)).isIn("shard-0", "shard-1");
+        }
+    }
+
+    @Test
+    void anObjectAlreadyLabelledIsLeftAlone() {
+        Map<String, Object> metadata = metadata("cm-1");
+        metadata.put("labels", Map.of(SHARD_LABEL, "shard-1"));
+
+        assertThat(admission.handle(PATH, configMap(metadata))).isEqualTo(AdmissionResponse.allow());
+    }
+
+    @Test
+    void aControlledObjectFollowsItsController() {
+        Map<String, Object> metadata = metadata("checksums-cm-1");
+        metadata.put("ownerReferences", List.of(Map.of("apiVersion", "v1", "kind", "ConfigMap", "name", "cm-1",
+                "uid", "u-1", "controller", true)));
+
+        AdmissionResponse response = admission.handle(PATH, request("secrets", "Secret", metadata, false));
+
+        assertThat(response.patch()).singleElement().extracting(PatchOperation::value)
+                .isEqualTo(Map.of(SHARD_LABEL, desiredShard("/ConfigMap/default/cm-1")));
+    }
+
+    @Test
+    void aControlledObjectWithoutControllerIsLeftForLater() {
+        assertThat(admission.handle(PATH, request("secrets", "Secret", metadata("loose"), false)))
+                .isEqualTo(AdmissionResponse.allow());
+    }
+
+    @Test
+    void generateNameOnAMainResourceIsDeniedWithTheReason() {
+        Map<String, Object> metadata = metadata("");
+        metadata.put("generateName", "cm-");
+
+        AdmissionResponse response = admission.handle(PATH, configMap(metadata));
+
+        assertThat(response.allowed()).isFalse();
+        assertThat(response.code()).isEqualTo(400);
+        assertThat(response.message()).contains("generateName", "cm-", "set metadata.name", RING);
+    }
+
+    @Test
+    void aResourceOutsideTheRingIsAllowedWithAWarning() {
+        AdmissionResponse response = admission.handle(PATH, request("pods", "Pod", metadata("p"), false));
+
+        assertThat(response.allowed()).isTrue();
+        assertThat(response.patch()).isEmpty();
+        assertThat(response.warnings()).singleElement().asString().contains("pods", "not a resource of ClusterRing");
+    }
+
+    @Test
+    void anUnknownRingIsAllowedWithAWarning() {
+        AdmissionResponse response = admission.handle(RingContract.webhookPath("other"), configMap(metadata("cm-1")));
+
+        assertThat(response.allowed()).isTrue();
+        assertThat(response.patch()).isEmpty();
+        assertThat(response.warnings()).singleElement().asString().contains("ClusterRing other does not exist");
+    }
+
+    @Test
+    void withoutAvailableShardsTheObjectIsLeftForTheUnassignedWatch() {
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(RING,
+                List.of(new ShardInfo("shard-2", ShardState.DEAD, 1))))));
+
+        assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
+    }
+
+    @Test
+    void withoutTheStrategyOrTheInterpreterTheObjectIsLeftForLater() {
+        interpreter.set(null);
+        assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
+
+        interpreter.set(new DefaultResourceInterpreter());
+        registry.update(inputs -> inputs.withStrategies(Map.of()));
+        assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
+    }
+
+    @Test
+    void anInvalidRingAssignsNothing() {
+        rings.get(RING).getSpec().setStrategy("Not_A_Name");
+
+        AdmissionResponse response = admission.handle(PATH, configMap(metadata("cm-1")));
+
+        assertThat(response.patch()).isEmpty();
+        assertThat(response.warnings()).singleElement().asString().contains("invalid");
+    }
+
+    @Test
+    void aDryRunIsAnsweredButNotCounted() {
+        AdmissionResponse response = admission.handle(PATH, request("configmaps", "ConfigMap", metadata("cm-1"), true));
+
+        assertThat(response.patch()).hasSize(1);
+        assertThat(meters.find("controller.sharding.assignments").counter()).isNull();
+    }
+
+    @Test
+    void deletesAndSubresourcesAreAllowedUntouched() {
+        AdmissionRequest delete = new AdmissionRequest("u", "DELETE", "", "v1", "ConfigMap", "", "configmaps", "",
+                "default", "cm-1", "tester", List.of(), false, Map.of(), Map.of("metadata", metadata("cm-1")));
+        AdmissionRequest status = new AdmissionRequest("u", "UPDATE", "", "v1", "ConfigMap", "", "configmaps", "status",
+                "default", "cm-1", "tester", List.of(), false, Map.of("metadata", metadata("cm-1")), Map.of());
+
+        assertThat(admission.handle(PATH, delete)).isEqualTo(AdmissionResponse.allow());
+        assertThat(admission.handle(PATH, status)).isEqualTo(AdmissionResponse.allow());
+    }
+
+    @Test
+    void malformedMetadataCountsAsAbsent() {
+        Map<String, Object> metadata = metadata("cm-1");
+        metadata.put("labels", "not a map");
+        metadata.put("ownerReferences", Map.of("not", "a list"));
+
+        AdmissionResponse response = admission.handle(PATH, configMap(metadata));
+
+        assertThat(response.patch()).singleElement().extracting(PatchOperation::path).isEqualTo("/metadata/labels");
+    }
+
+    private static Map<String, Object> metadata(String name) {
+        Map<String, Object> metadata = new HashMap<>();
+        metadata.put("name", name);
+        metadata.put("namespace", "default");
+        return metadata;
+    }
+
+    private static AdmissionRequest configMap(Map<String, Object> metadata) {
+        return request("configmaps", "ConfigMap", metadata, false);
+    }
+
+    private static AdmissionRequest request(String resource, String kind, Map<String, Object> metadata, boolean dryRun) {
+        return new AdmissionRequest("uid-1", "CREATE", "", "v1", kind, "", resource, "", "default",
+                String.valueOf(metadata.get("name")), "tester", List.of(), dryRun, Map.of("metadata", metadata), Map.of());
+    }
+}
