@@ -31,6 +31,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -71,7 +72,9 @@ final class LeaderControllers implements AutoCloseable {
         this.registry = registry;
         this.rings = rings;
         this.leases = leases;
-        this.namespaces = client.namespaces().runnableInformer(0);
+        this.namespaces = client.namespaces().runnableInformer(0)
+                // a failing list (API server briefly away) is retried, never left unlisted for the term
+                .exceptionHandler((started, failure) -> true);
         NamespaceScope scope = new NamespaceScope(() -> namespaces.getStore().list());
         ObjectEvents events = new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER);
         Supplier<ResourceInterpreter> interpreter = () -> {
@@ -98,16 +101,18 @@ final class LeaderControllers implements AutoCloseable {
     }
 
     /**
-     * Starts the term. Rings are acted on only once the shard leases have all been judged: until then
-     * the membership is incomplete, and a ring built from part of it would move objects back and forth.
+     * Starts the term. Rings are acted on only once the shard leases have all been judged (a ring built
+     * from part of the membership would move objects back and forth) and the namespaces are listed
+     * (before that, no object is in any ring's scope).
      */
     synchronized void start() {
         clusterRings.start();
         rebalancing.start();
         assigning.start();
         watchSync.start();
-        namespaces.start();
-        leases.initialMembership().thenAccept(this::actOnRings);
+        CompletableFuture<Void> namespacesListed = namespaces.start().toCompletableFuture();
+        leases.initialMembership().thenCombine(namespacesListed, (membership, listed) -> membership)
+                .thenAccept(this::actOnRings);
     }
 
     private synchronized void actOnRings(Membership first) {

@@ -38,7 +38,7 @@ import org.osgi.service.metatype.annotations.Designate;
  * {@link AdmissionHandler} on every replica.
  */
 @Component(configurationPid = SharderComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
-        service = AdmissionHandler.class,
+        service = AdmissionHandler.class, immediate = true, // it works whether or not a webhook uses it
         property = {AdmissionHandler.NAME + "=" + SharderAdmission.NAME,
                 AdmissionHandler.PATH_PREFIX + "=" + SharderAdmission.PATH_PREFIX})
 @Designate(ocd = SharderSettings.class)

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingSnapshot;
+import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.AdmissionRequest;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
@@ -203,6 +204,24 @@ class SharderTest {
             assertThat(client.leases().inNamespace("default").withName("shard-1").get().getSpec().getHolderIdentity())
                     .isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
         }
+    }
+
+    /** What a configuration change does in OSGi: the replica is replaced by one with other options. */
+    @Test
+    void aReplacedReplicaWithAnotherDefaultStrategyRebalancesThroughDrains() {
+        await().atMost(SOON).until(this::everyObjectOnItsDesiredShard);
+        sharder.close();
+        sharder = new Sharder(client, Sharder.Options.defaults().withIdentity("sharder-0")
+                .withDefaultStrategy("consistent-hash").withClock(clock));
+        sharder.bindStrategy("rendezvous", new RendezvousStrategy(), Map.of());
+        sharder.bindStrategy("consistent-hash", new ConsistentHashStrategy(), Map.of());
+        sharder.bindDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector());
+        sharder.bindInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter());
+        sharder.start();
+        registry = sharder.registry();
+        await().atMost(SOON).until(() -> !client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems().isEmpty());
+        acknowledgeDrains();
+        await().atMost(SOON).until(this::everyObjectOnItsDesiredShard);
     }
 
     @Test
