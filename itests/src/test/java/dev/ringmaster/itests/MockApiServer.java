@@ -97,16 +97,21 @@ final class MockApiServer {
     /** Starts the server and creates the cluster once per JVM; the URL the framework's client uses. */
     static synchronized String start() {
         if (running == null) {
-            MockApiServer server = new MockApiServer();
-            try {
-                server.createCluster();
-            } catch (RuntimeException | Error e) {
-                server.close();
-                throw e;
-            }
-            running = server;
+            running = fresh();
         }
         return running.url();
+    }
+
+    /** A server of its own with the cluster created, for a test that must not share one; close it after. */
+    static MockApiServer fresh() {
+        MockApiServer server = new MockApiServer();
+        try {
+            server.createCluster();
+        } catch (RuntimeException | Error e) {
+            server.close();
+            throw e;
+        }
+        return server;
     }
 
     /** Stops renewing and shuts the server down, if it runs. */
@@ -120,8 +125,12 @@ final class MockApiServer {
         }
     }
 
-    private String url() {
+    String url() {
         return server.url("/");
+    }
+
+    KubernetesClient client() {
+        return client;
     }
 
     private void createCluster() {
@@ -209,7 +218,7 @@ final class MockApiServer {
         return ZonedDateTime.now(ZoneOffset.UTC);
     }
 
-    private void close() {
+    void close() {
         renewals.shutdownNow();
         try {
             renewals.awaitTermination(5, TimeUnit.SECONDS);

@@ -261,7 +261,7 @@ public class SharderIT {
         configureSharder(CONSISTENT_HASH, "off");
         awaitRing("Ready=True with consistent-hash",
                 status -> status.ready() && status.message().contains("\"" + CONSISTENT_HASH + "\""));
-        Until.holds(SOON, "drain labels on exactly " + moving, () -> drained().equals(moving));
+        Until.holds(SOON, () -> "drain labels on exactly " + moving + ", got " + drained(), () -> drained().equals(moving));
         for (String name : moving) {
             assertEquals(name + " stays with its old shard until the shard lets go", before.get(name),
                     labels(configMap(name)).get(SHARD_LABEL));

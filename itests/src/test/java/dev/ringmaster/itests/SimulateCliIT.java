@@ -3,25 +3,16 @@ package dev.ringmaster.itests;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
-import static org.junit.Assert.fail;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.Test;
 
 /**
@@ -30,13 +21,11 @@ import org.junit.Test;
  */
 public class SimulateCliIT {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
-
     /** The reference run: 10 shards plus one, 100 000 objects, consistent hashing with its defaults. */
     private static final List<String> ADD_ONE_SHARD = List.of(
             "--strategy", "consistent-hash", "--shards", "10", "--objects", "100000", "--add", "1", "--json");
 
-    private static Result addOneShard;
+    private static Cli.Result addOneShard;
 
     @Test
     public void addingAShardReportsBalanceAndMovementAsJson() {
@@ -62,7 +51,7 @@ public class SimulateCliIT {
 
     @Test
     public void withoutJsonATableIsPrinted() {
-        Result result = ringmaster(Distribution.home(),
+        Cli.Result result = ringmaster(Distribution.home(),
                 "simulate", "--strategy", "rendezvous", "--shards", "4", "--objects", "10000");
         result.assertSucceeded();
         List<String> lines = result.out().lines().toList();
@@ -107,7 +96,7 @@ public class SimulateCliIT {
         List<String> args = new ArrayList<>(List.of("simulate"));
         args.addAll(ADD_ONE_SHARD);
         args.addAll(List.of("--tokens", "5"));
-        Result fiveTokens = ringmaster(Distribution.home(), args);
+        Cli.Result fiveTokens = ringmaster(Distribution.home(), args);
         fiveTokens.assertSucceeded();
         Json json = Json.parse(fiveTokens.out());
         assertEquals("consistent-hash", json.string("strategy"));
@@ -129,12 +118,12 @@ public class SimulateCliIT {
     /** A third-party strategy dropped into deploy/ of (a copy of) the distribution can be simulated. */
     @Test
     public void aStrategyPluginInDeployIsSimulated() throws IOException {
-        Path home = copyOfDistribution("with-jump-hash");
+        Path home = Distribution.copy("with-jump-hash");
         Path plugin = Distribution.jumpHashPlugin();
         Files.copy(plugin, home.resolve("deploy").resolve(plugin.getFileName()));
 
         // shard-4 sorts last among shard-0 … shard-4, so jump hashing has to move only its share
-        Result result = ringmaster(home, "simulate", "--strategy", "jump-hash", "--shards", "4", "--objects", "20000",
+        Cli.Result result = ringmaster(home, "simulate", "--strategy", "jump-hash", "--shards", "4", "--objects", "20000",
                 "--add", "1", "--json");
         result.assertSucceeded();
         Json json = Json.parse(result.out());
@@ -148,7 +137,7 @@ public class SimulateCliIT {
                 Distribution.jarsInDeployOfShippedDistribution().isEmpty());
     }
 
-    private static synchronized Result addOneShard() {
+    private static synchronized Cli.Result addOneShard() {
         if (addOneShard == null) {
             List<String> args = new ArrayList<>(List.of("simulate"));
             args.addAll(ADD_ONE_SHARD);
@@ -158,96 +147,11 @@ public class SimulateCliIT {
         return addOneShard;
     }
 
-    /** A fresh copy of the unpacked distribution under target/, so that tests do not share deploy/. */
-    private static Path copyOfDistribution(String name) throws IOException {
-        Path source = Distribution.home();
-        Path target = Distribution.work("cli").resolve(name);
-        deleteRecursively(target);
-        try (Stream<Path> files = Files.walk(source)) {
-            for (Path file : files.toList()) {
-                Path copy = target.resolve(source.relativize(file).toString());
-                if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
-                    Files.createDirectories(copy);
-                } else {
-                    Files.copy(file, copy, StandardCopyOption.COPY_ATTRIBUTES);
-                }
-            }
-        }
-        return target;
+    private static Cli.Result ringmaster(Path home, String... args) {
+        return Cli.run(home, List.of(args));
     }
 
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(file);
-            }
-        }
-    }
-
-    private static Result ringmaster(Path home, String... args) {
-        return ringmaster(home, List.of(args));
-    }
-
-    private static Result ringmaster(Path home, List<String> args) {
-        List<String> command = new ArrayList<>();
-        command.add(home.resolve("bin/ringmaster").toString());
-        command.addAll(args);
-        Path output = Distribution.work("cli");
-        Path stdout;
-        Path stderr;
-        try {
-            stdout = Files.createTempFile(output, "stdout-", ".txt");
-            stderr = Files.createTempFile(output, "stderr-", ".txt");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                .redirectOutput(stdout.toFile())
-                .redirectError(stderr.toFile());
-        // the JDK running the tests, whatever JAVA_HOME the build was started with
-        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        builder.environment().remove("RINGMASTER_JAVA_OPTS");
-        try {
-            Process process = builder.start();
-            if (!process.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                fail(String.join(" ", command) + " did not finish within " + TIMEOUT.toSeconds() + " s; stderr: "
-                        + Files.readString(stderr));
-            }
-            return new Result(command, process.exitValue(), Files.readString(stdout, StandardCharsets.UTF_8),
-                    Files.readString(stderr, StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while running " + command, e);
-        }
-    }
-
-    private record Result(List<String> command, int exit, String out, String err) {
-
-        void assertSucceeded() {
-            assertEquals(this.toString(), 0, exit);
-            assertEquals(this.toString(), "", err);
-        }
-
-        /** Exit code 2 and exactly one line on stderr, which names the command and says what is wrong. */
-        void assertUsageError(String message) {
-            assertEquals(this.toString(), 2, exit);
-            List<String> lines = err.lines().toList();
-            assertEquals(this.toString(), 1, lines.size());
-            assertTrue(this.toString(), lines.get(0).startsWith("ringmaster simulate:"));
-            assertTrue(this.toString(), lines.get(0).contains(message));
-            assertEquals(this.toString(), "", out);
-        }
-
-        @Override
-        public String toString() {
-            return String.join(" ", command) + " -> exit " + exit + "\nstdout:\n" + out + "\nstderr:\n" + err;
-        }
+    private static Cli.Result ringmaster(Path home, List<String> args) {
+        return Cli.run(home, args);
     }
 }

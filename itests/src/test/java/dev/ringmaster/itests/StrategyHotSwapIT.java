@@ -91,6 +91,8 @@ public class StrategyHotSwapIT {
                 frameworkProperty(Constants.FRAMEWORK_STORAGE_CLEAN).value(Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT),
                 cleanCaches(true),
                 frameworkProperty("felix.log.level").value("1"),
+                // File Install (in boot/) watches nothing here; tests install and configure directly
+                frameworkProperty("felix.fileinstall.dir").value(work.resolve("unwatched").toString()),
                 // The framework's parent class loader is this test class path, not the launcher's two
                 // jars: without this, Felix hands classes and resources that bundles do not find
                 // (e.g. ServiceLoader's look-ups for slf4j providers) to the test class path.

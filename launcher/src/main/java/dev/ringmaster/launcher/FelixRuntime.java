@@ -33,6 +33,8 @@ final class FelixRuntime implements AutoCloseable {
 
     /** The bundle folders of a distribution, in start order. */
     static final List<String> BUNDLE_FOLDERS = List.of("boot", "bundle", "deploy");
+    /** The folders of the system itself, without the operator's plug-ins. */
+    static final List<String> SYSTEM_FOLDERS = BUNDLE_FOLDERS.subList(0, 2);
 
     private static final long START_TIMEOUT_SECONDS = 60;
 
@@ -42,15 +44,19 @@ final class FelixRuntime implements AutoCloseable {
         this.framework = framework;
     }
 
-    static FelixRuntime start(Path home, Path storage, Map<String, String> properties, PrintStream err)
-            throws LaunchException {
+    /**
+     * Starts the framework with the jars of {@code folders} (a prefix of {@link #BUNDLE_FOLDERS}) installed
+     * and started, each folder at its start level.
+     */
+    static FelixRuntime start(Path home, Path storage, Map<String, String> properties, List<String> folders,
+            PrintStream err) throws LaunchException {
         Framework framework = new FrameworkFactory().newFramework(properties);
         FelixRuntime runtime = new FelixRuntime(framework);
         try {
             framework.init();
             BundleContext context = framework.getBundleContext();
-            for (int i = 0; i < BUNDLE_FOLDERS.size(); i++) {
-                installFolder(context, home.resolve(BUNDLE_FOLDERS.get(i)), i + 1, err);
+            for (int i = 0; i < folders.size(); i++) {
+                installFolder(context, home.resolve(folders.get(i)), i + 1, err);
             }
             CountDownLatch started = new CountDownLatch(1);
             context.addFrameworkListener(event -> {
@@ -127,6 +133,15 @@ final class FelixRuntime implements AutoCloseable {
             throw new AssertionError("a null filter is valid", e);
         }
         return names;
+    }
+
+    /** Blocks until the framework has stopped, by {@link #close()} or from within. */
+    void awaitStop() {
+        try {
+            framework.waitForStop(0);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override

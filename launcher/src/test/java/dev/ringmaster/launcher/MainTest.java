@@ -49,6 +49,15 @@ class MainTest {
     }
 
     @Test
+    void runExplainsItsFlagsAndRejectsBadOnesBeforeStartingAnything() {
+        assertThat(run("run", "--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("usage: ringmaster run").contains("--webhook-url");
+        assertThat(run("run", "--kubeconfig")).isEqualTo(2);
+        assertThat(err()).isEqualTo("ringmaster run: --kubeconfig needs a value (see ringmaster run --help)"
+                + System.lineSeparator());
+    }
+
+    @Test
     void anUnknownCommandIsAOneLineError() {
         assertThat(run("frobnicate")).isEqualTo(2);
         assertThat(err()).isEqualTo("ringmaster: unknown command 'frobnicate'; commands: " + System.lineSeparator());

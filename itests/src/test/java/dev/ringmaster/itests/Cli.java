@@ -1,0 +1,111 @@
+package dev.ringmaster.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs {@code bin/ringmaster} of a distribution as an operator would: a process of its own. */
+final class Cli {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    private Cli() {
+    }
+
+    /** Runs a command to its end. */
+    static Result run(Path home, List<String> args) {
+        Started started = start(home, args);
+        try {
+            if (!started.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                started.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                fail(started.command() + " did not finish within " + TIMEOUT.toSeconds() + " s; stderr: "
+                        + started.err());
+            }
+            return started.result();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while running " + started.command(), e);
+        }
+    }
+
+    /** Starts a command and returns at once, e.g. {@code run}, which lasts until it is stopped. */
+    static Started start(Path home, List<String> args) {
+        List<String> command = new ArrayList<>();
+        command.add(home.resolve("bin/ringmaster").toString());
+        command.addAll(args);
+        Path output = Distribution.work("cli");
+        try {
+            Path stdout = Files.createTempFile(output, "stdout-", ".txt");
+            Path stderr = Files.createTempFile(output, "stderr-", ".txt");
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(stdout.toFile())
+                    .redirectError(stderr.toFile());
+            // the JDK running the tests, whatever JAVA_HOME the build was started with
+            builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+            builder.environment().remove("RINGMASTER_JAVA_OPTS");
+            return new Started(command, builder.start(), stdout, stderr);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A started command; its output goes to files, readable at any time. */
+    record Started(List<String> command, Process process, Path stdout, Path stderr) {
+
+        String out() {
+            return read(stdout);
+        }
+
+        String err() {
+            return read(stderr);
+        }
+
+        /** The result of a command that has ended. */
+        Result result() {
+            return new Result(command, process.exitValue(), out(), err());
+        }
+
+        private static String read(Path file) {
+            try {
+                return Files.readString(file, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    record Result(List<String> command, int exit, String out, String err) {
+
+        void assertSucceeded() {
+            assertEquals(this.toString(), 0, exit);
+            assertEquals(this.toString(), "", err);
+        }
+
+        /** Exit code 2 and exactly one line on stderr, which names the command and says what is wrong. */
+        void assertUsageError(String message) {
+            assertEquals(this.toString(), 2, exit);
+            List<String> lines = err.lines().toList();
+            assertEquals(this.toString(), 1, lines.size());
+            assertTrue(this.toString(), lines.get(0).startsWith("ringmaster " + command.get(1) + ":"));
+            assertTrue(this.toString(), lines.get(0).contains(message));
+            assertEquals(this.toString(), "", out);
+        }
+
+        @Override
+        public String toString() {
+            return String.join(" ", command) + " -> exit " + exit + "\nstdout:\n" + out + "\nstderr:\n" + err;
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package dev.ringmaster.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import dev.ringmaster.ring.RingContract;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+
+/**
+ * {@code bin/ringmaster run} as an operator runs it: a process of its own, configured by flags and
+ * the {@code etc/} files, against the mock API server of the test JVM. While it runs, the test
+ * changes {@code etc/} and {@code deploy/} the way an operator would, and finally sends SIGTERM.
+ */
+public class RunCliIT {
+
+    private static final Duration SOON = Duration.ofSeconds(60);
+    private static final String RING = SharderIT.RING;
+    private static final String SHARD_LABEL = RingContract.shardLabel(RING);
+    private static final String DRAIN_LABEL = RingContract.drainLabel(RING);
+
+    private MockApiServer cluster;
+    private KubernetesClient client;
+    private Path home;
+    private int opsPort;
+    private Cli.Started ringmaster;
+
+    @Before
+    public void start() throws IOException {
+        cluster = MockApiServer.fresh();
+        client = cluster.client();
+        home = Distribution.copy("run");
+        opsPort = freePort();
+        Files.writeString(home.resolve("etc/dev.ringmaster.ops.http.cfg"), "host = 127.0.0.1\nport = " + opsPort + "\n");
+        Path kubeconfig = home.resolve("kubeconfig.yaml");
+        Files.writeString(kubeconfig, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: mock
+                  cluster: {server: "%s", insecure-skip-tls-verify: true}
+                contexts:
+                - name: mock
+                  context: {cluster: mock, user: tester}
+                current-context: mock
+                users:
+                - name: tester
+                  user: {token: not-checked}
+                """.formatted(cluster.url()));
+        ringmaster = Cli.start(home, List.of("run", "--kubeconfig", kubeconfig.toString(), "--namespace", "sharding-system"));
+    }
+
+    @After
+    public void stop() throws InterruptedException {
+        if (ringmaster.process().isAlive()) {
+            ringmaster.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        cluster.close();
+    }
+
+    @Test
+    public void runsTheSharderSwapsStrategiesFromEtcAndDeployAndStopsCleanlyOnSigterm() throws Exception {
+        Until.holds(SOON, () -> "/healthz and /readyz answer 200\n" + ringmaster.err(),
+                () -> status("/healthz") == 200 && status("/readyz") == 200);
+        Until.holds(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
+                () -> unlabelled() == 0 && "True".equals(ready().get("status")));
+
+        // the default strategy in etc/ names a strategy no bundle provides: the ring stops, nothing moves
+        Path sharderConfig = home.resolve("etc/dev.ringmaster.sharder.cfg");
+        String shipped = Files.readString(sharderConfig);
+        Files.writeString(sharderConfig, shipped.replace("defaultStrategy = ${ringmaster.run.defaultStrategy}",
+                "defaultStrategy = jump-hash"));
+        Until.holds(SOON, () -> "Ready=False/StrategyUnavailable, got " + ready(),
+                () -> "StrategyUnavailable".equals(ready().get("reason")));
+        assertEquals("no drains while the strategy is missing", 0, draining());
+
+        // dropping the strategy bundle into deploy/ makes it available: the ring rebalances through drains
+        Path plugin = home.resolve("deploy").resolve(Distribution.jumpHashPlugin().getFileName());
+        Files.copy(Distribution.jumpHashPlugin(), plugin);
+        Until.holds(SOON, () -> "Ready=True with jump-hash, got " + ready(), () -> "True".equals(ready().get("status")));
+        Until.holds(SOON, "objects put into drain for their new shard", () -> draining() > 0);
+
+        // removing the bundle in use: Ready=False again, and no further drains
+        Files.delete(plugin);
+        Until.holds(SOON, () -> "Ready=False/StrategyUnavailable after removal, got " + ready(),
+                () -> "StrategyUnavailable".equals(ready().get("reason")));
+        long drainingWithoutStrategy = draining();
+        Until.stays(Duration.ofSeconds(3), "no new drains without the strategy",
+                () -> draining() == drainingWithoutStrategy);
+
+        // SIGTERM: the process ends on its own and the sharder gives up its leadership on the way out
+        ringmaster.process().destroy();
+        assertTrue("ringmaster run ends within 30 s of SIGTERM", ringmaster.process().waitFor(30, TimeUnit.SECONDS));
+        Lease election = client.leases().inNamespace("sharding-system").withName("sharder").get();
+        // fabric8 releases a lease by shortening it to one second from the last renewal, so a successor
+        // takes over at once instead of after the full 15 s
+        assertEquals("the leader election lease is released: " + election.getSpec(), Integer.valueOf(1),
+                election.getSpec().getLeaseDurationSeconds());
+        assertTrue("no errors on the way:\n" + ringmaster.err(), !ringmaster.err().contains("ERROR"));
+    }
+
+    @Test
+    public void aMissingKubeconfigIsAUsageError() throws InterruptedException {
+        ringmaster.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        Cli.run(home, List.of("run", "--kubeconfig", home.resolve("missing.yaml").toString()))
+                .assertUsageError("--kubeconfig " + home.resolve("missing.yaml") + ": no such readable file");
+        Cli.run(home, List.of("run", "--webhook-ca", home.resolve("etc/dev.ringmaster.sharder.cfg").toString()))
+                .assertUsageError("--webhook-ca is only used with --webhook-url");
+        Cli.run(home, List.of("run", "--frobnicate")).assertUsageError("unknown option '--frobnicate'");
+    }
+
+    private long unlabelled() {
+        return configMaps().stream().filter(configMap -> !labels(configMap).containsKey(SHARD_LABEL)).count();
+    }
+
+    private long draining() {
+        return configMaps().stream().filter(configMap -> labels(configMap).containsKey(DRAIN_LABEL)).count();
+    }
+
+    private List<ConfigMap> configMaps() {
+        return client.configMaps().inNamespace(SharderIT.NAMESPACE).list().getItems();
+    }
+
+    private static Map<String, String> labels(ConfigMap configMap) {
+        return Objects.requireNonNullElse(configMap.getMetadata().getLabels(), Map.of());
+    }
+
+    /** The ring's Ready condition, empty while it has none. */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> ready() {
+        GenericKubernetesResource ring = client.genericKubernetesResources("sharding.timebertt.dev/v1alpha1", "ClusterRing")
+                .withName(RING).get();
+        Object status = ring.getAdditionalProperties().get("status");
+        if (!(status instanceof Map<?, ?> fields) || !(fields.get("conditions") instanceof List<?> conditions)) {
+            return Map.of();
+        }
+        return conditions.stream().map(condition -> (Map<String, Object>) condition)
+                .filter(condition -> "Ready".equals(condition.get("type"))).findFirst().orElse(Map.of());
+    }
+
+    private int status(String path) {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + opsPort + path))
+                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

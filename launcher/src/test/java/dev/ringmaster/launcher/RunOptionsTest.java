@@ -1,0 +1,61 @@
+package dev.ringmaster.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The flags of {@code ringmaster run} and the framework properties the etc/ files refer to. */
+class RunOptionsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void withoutFlagsEverySettingHasItsDefault() throws Exception {
+        assertThat(RunOptions.parse(List.of())).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "ringmaster.run.kubeconfig", "",
+                "ringmaster.run.namespace", "sharding-system",
+                "ringmaster.run.tlsDir", "/etc/ringmaster/tls",
+                "ringmaster.run.webhookMode", "service",
+                "ringmaster.run.webhookUrl", "",
+                "ringmaster.run.webhookCaBundleFile", "",
+                "ringmaster.run.defaultStrategy", "consistent-hash"));
+    }
+
+    @Test
+    void aWebhookUrlSwitchesTheWebhookConfigurationsToUrlMode() throws Exception {
+        Path ca = Files.writeString(dir.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----");
+        Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1");
+
+        assertThat(RunOptions.parse(List.of("--kubeconfig", kubeconfig.toString(), "--namespace", "ops",
+                "--tls-dir", "/tls", "--webhook-url", "https://sharder.example:9443", "--webhook-ca", ca.toString(),
+                "--default-strategy", "rendezvous")))
+                .containsEntry("ringmaster.run.kubeconfig", kubeconfig.toString())
+                .containsEntry("ringmaster.run.namespace", "ops")
+                .containsEntry("ringmaster.run.tlsDir", "/tls")
+                .containsEntry("ringmaster.run.webhookMode", "url")
+                .containsEntry("ringmaster.run.webhookUrl", "https://sharder.example:9443")
+                .containsEntry("ringmaster.run.webhookCaBundleFile", ca.toString())
+                .containsEntry("ringmaster.run.defaultStrategy", "rendezvous");
+    }
+
+    @Test
+    void badFlagsSayWhatIsWrong() {
+        assertThatThrownBy(() -> RunOptions.parse(List.of("--verbose")))
+                .hasMessage("unknown option '--verbose'");
+        assertThatThrownBy(() -> RunOptions.parse(List.of("--namespace")))
+                .hasMessage("--namespace needs a value");
+        assertThatThrownBy(() -> RunOptions.parse(List.of("--namespace", "--tls-dir", "x")))
+                .hasMessage("--namespace needs a value");
+        assertThatThrownBy(() -> RunOptions.parse(List.of("--kubeconfig", dir.resolve("none").toString())))
+                .hasMessageEndingWith("none: no such readable file");
+        assertThatThrownBy(() -> RunOptions.parse(List.of("--webhook-url", "http://insecure")))
+                .hasMessageContaining("must be an https:// URL");
+    }
+}
