@@ -29,6 +29,7 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -170,11 +171,10 @@ final class LeaderControllers implements AutoCloseable {
         leases.removeListener(membershipChanged);
         rings.removeListener(ringChanged);
         namespaces.close();
-        watchSync.close();
+        List<Controller<?>> controllers = List.of(watchSync, assigning, rebalancing, clusterRings);
+        controllers.forEach(Controller::stop);
         watches.close();
-        assigning.close();
-        rebalancing.close();
-        clusterRings.close();
+        controllers.forEach(Controller::close);
         rebalancer.close();
     }
 }

@@ -6,6 +6,9 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +32,8 @@ public final class LeaderElection implements AutoCloseable {
             }
         }
     }
+
+    private static final Duration CANCEL_TIMEOUT = Duration.ofSeconds(5);
 
     private final KubernetesClient client;
     private final LeaseLock lock;
@@ -89,8 +94,22 @@ public final class LeaderElection implements AutoCloseable {
     public synchronized void close() {
         stopped();
         if (election != null) {
-            election.cancel(true);
+            CompletableFuture<?> cancelled = election;
             election = null;
+            // fabric8 cancels (and releases) under the elector's lock, which a lease request in flight
+            // holds; against an unreachable API server that request retries for a long time. The
+            // controllers have stopped already, so wait a bounded time; the lease then simply expires.
+            CompletableFuture<Void> cancelling = CompletableFuture.runAsync(() -> cancelled.cancel(true));
+            try {
+                cancelling.get(CANCEL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                LOG.warn("leader election lease not released within {} s (API server unreachable?); it expires"
+                        + " on its own", CANCEL_TIMEOUT.toSeconds());
+            } catch (ExecutionException e) {
+                LOG.warn("releasing the leader election lease failed: {}", e.getCause().toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

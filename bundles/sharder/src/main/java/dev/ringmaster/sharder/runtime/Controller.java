@@ -144,9 +144,11 @@ public final class Controller<K> implements AutoCloseable {
         }
     }
 
-    /** Stops taking keys; reconciliations in flight finish. */
-    @Override
-    public void close() {
+    /**
+     * Stops taking keys and returns at once; reconciliations in flight finish. Stopping several
+     * controllers first and closing them after lets their last reconciliations run in parallel.
+     */
+    public void stop() {
         synchronized (lock) {
             closed = true;
             queue.clear();
@@ -154,6 +156,12 @@ public final class Controller<K> implements AutoCloseable {
         }
         timer.shutdownNow();
         workers.shutdown();
+    }
+
+    /** Stops taking keys and waits (up to 30 s) for the reconciliations in flight. */
+    @Override
+    public void close() {
+        stop();
         try {
             workers.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
