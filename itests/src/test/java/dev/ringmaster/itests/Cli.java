@@ -41,6 +41,15 @@ final class Cli {
 
     /** Starts a command and returns at once, e.g. {@code run}, which lasts until it is stopped. */
     static Started start(Path home, List<String> args) {
+        return start(home, args, ProcessBuilder.Redirect.from(new File("/dev/null")));
+    }
+
+    /** Starts a command whose standard input the test writes, through {@link Process#getOutputStream()}. */
+    static Started startWithInput(Path home, List<String> args) {
+        return start(home, args, ProcessBuilder.Redirect.PIPE);
+    }
+
+    private static Started start(Path home, List<String> args, ProcessBuilder.Redirect input) {
         List<String> command = new ArrayList<>();
         command.add(home.resolve("bin/ringmaster").toString());
         command.addAll(args);
@@ -49,7 +58,7 @@ final class Cli {
             Path stdout = Files.createTempFile(output, "stdout-", ".txt");
             Path stderr = Files.createTempFile(output, "stderr-", ".txt");
             ProcessBuilder builder = new ProcessBuilder(command)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectInput(input)
                     .redirectOutput(stdout.toFile())
                     .redirectError(stderr.toFile());
             // the JDK running the tests, whatever JAVA_HOME the build was started with

@@ -9,15 +9,19 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,6 +46,7 @@ public class RunCliIT {
     private KubernetesClient client;
     private Path home;
     private int opsPort;
+    private List<String> runArgs;
     private Cli.Started ringmaster;
 
     @Before
@@ -66,12 +71,12 @@ public class RunCliIT {
                 - name: tester
                   user: {token: not-checked}
                 """.formatted(cluster.url()));
-        ringmaster = Cli.start(home, List.of("run", "--kubeconfig", kubeconfig.toString(), "--namespace", "sharding-system"));
+        runArgs = List.of("run", "--kubeconfig", kubeconfig.toString(), "--namespace", "sharding-system");
     }
 
     @After
     public void stop() throws InterruptedException {
-        if (ringmaster.process().isAlive()) {
+        if (ringmaster != null && ringmaster.process().isAlive()) {
             ringmaster.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
         cluster.close();
@@ -79,6 +84,7 @@ public class RunCliIT {
 
     @Test
     public void runsTheSharderSwapsStrategiesFromEtcAndDeployAndStopsCleanlyOnSigterm() throws Exception {
+        ringmaster = Cli.start(home, runArgs);
         Until.holds(SOON, () -> "/healthz and /readyz answer 200\n" + ringmaster.err(),
                 () -> status("/healthz") == 200 && status("/readyz") == 200);
         Until.holds(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
@@ -119,13 +125,37 @@ public class RunCliIT {
     }
 
     @Test
-    public void aMissingKubeconfigIsAUsageError() throws InterruptedException {
-        ringmaster.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    public void badFlagsAreUsageErrors() {
         Cli.run(home, List.of("run", "--kubeconfig", home.resolve("missing.yaml").toString()))
                 .assertUsageError("--kubeconfig " + home.resolve("missing.yaml") + ": no such readable file");
         Cli.run(home, List.of("run", "--webhook-ca", home.resolve("etc/dev.ringmaster.sharder.cfg").toString()))
                 .assertUsageError("--webhook-ca is only used with --webhook-url");
         Cli.run(home, List.of("run", "--frobnicate")).assertUsageError("unknown option '--frobnicate'");
+    }
+
+    /** The local shell: ring commands typed on the terminal, and end of input stops the process. */
+    @Test
+    public void theShellAnswersRingCommands() throws Exception {
+        List<String> withShell = new ArrayList<>(runArgs);
+        withShell.add("--shell");
+        ringmaster = Cli.startWithInput(home, withShell);
+        Until.holds(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
+                () -> unlabelled() == 0 && "True".equals(ready().get("status")));
+        try (Writer terminal = new OutputStreamWriter(ringmaster.process().getOutputStream(), StandardCharsets.UTF_8)) {
+            terminal.write("ring:list\nring:shards " + RING + "\nring:explain " + RING + " /ConfigMap/" + SharderIT.NAMESPACE
+                    + "/cm-1\nring:strategies\n");
+        }
+        assertTrue("end of input stops ringmaster", ringmaster.process().waitFor(30, TimeUnit.SECONDS));
+        String out = ringmaster.out();
+        assertTrue(out, out.matches("(?s).*example\\s+consistent-hash\\s+2\\s+2\\s+True.*"));
+        for (String shard : SharderIT.SHARDS) {
+            assertTrue(out, out.matches("(?s).*" + shard + "\\s+ready\\s+1\\s+yes.*"));
+        }
+        String assigned = labels(client.configMaps().inNamespace(SharderIT.NAMESPACE).withName("cm-1").get()).get(SHARD_LABEL);
+        assertTrue(out, out.contains("shard:      " + assigned));
+        assertTrue(out, out.contains("key:        /ConfigMap/" + SharderIT.NAMESPACE + "/cm-1"));
+        assertTrue(out, out.contains("consistent-hash (default): rings [" + RING + "], settings {name=consistent-hash,"
+                + " tokenSeparator=, tokensPerShard=100}"));
     }
 
     private long unlabelled() {

@@ -35,6 +35,8 @@ final class FelixRuntime implements AutoCloseable {
     static final List<String> BUNDLE_FOLDERS = List.of("boot", "bundle", "deploy");
     /** The folders of the system itself, without the operator's plug-ins. */
     static final List<String> SYSTEM_FOLDERS = BUNDLE_FOLDERS.subList(0, 2);
+    /** The system and the Gogo shell, which is installed only on request. */
+    static final List<String> SHELL_FOLDERS = List.of("boot", "bundle", "shell");
 
     private static final long START_TIMEOUT_SECONDS = 60;
 
@@ -45,8 +47,8 @@ final class FelixRuntime implements AutoCloseable {
     }
 
     /**
-     * Starts the framework with the jars of {@code folders} (a prefix of {@link #BUNDLE_FOLDERS}) installed
-     * and started, each folder at its start level.
+     * Starts the framework with the jars of {@code folders} installed and started, the n-th folder at
+     * start level n.
      */
     static FelixRuntime start(Path home, Path storage, Map<String, String> properties, List<String> folders,
             PrintStream err) throws LaunchException {

@@ -83,7 +83,9 @@ public final class Main {
         Map<String, String> properties = new HashMap<>(frameworkProperties(storage));
         properties.putAll(serve ? watching(runProperties) : notWatching(storage));
         // in `run`, File Install owns deploy/ so that it can update and uninstall what it installed
-        List<String> folders = serve ? FelixRuntime.SYSTEM_FOLDERS : FelixRuntime.BUNDLE_FOLDERS;
+        List<String> folders = !serve ? FelixRuntime.BUNDLE_FOLDERS
+                : Boolean.parseBoolean(runProperties.get(RunOptions.SHELL)) ? FelixRuntime.SHELL_FOLDERS
+                : FelixRuntime.SYSTEM_FOLDERS;
         try (FelixRuntime runtime = FelixRuntime.start(home, storage, properties, folders, err)) {
             if (serve) {
                 return serve(runtime);

@@ -16,7 +16,7 @@ final class RunOptions {
 
     static final String USAGE = """
             usage: ringmaster run [--kubeconfig FILE] [--namespace NS] [--tls-dir DIR]
-                                  [--webhook-url URL [--webhook-ca FILE]] [--default-strategy NAME]
+                                  [--webhook-url URL [--webhook-ca FILE]] [--default-strategy NAME] [--shell]
 
             Runs the sharder and the webhook until SIGTERM; configuration in etc/, plug-ins in deploy/.
               --kubeconfig FILE        kubeconfig of the cluster (default: in-cluster, else $KUBECONFIG or ~/.kube/config)
@@ -24,10 +24,14 @@ final class RunOptions {
               --tls-dir DIR            directory with the webhook's tls.crt and tls.key (default: /etc/ringmaster/tls)
               --webhook-url URL        webhook configurations call this URL instead of the in-cluster Service
               --webhook-ca FILE        PEM CA bundle the API server verifies --webhook-url with
-              --default-strategy NAME  partitioning strategy of rings that name none (default: consistent-hash)""";
+              --default-strategy NAME  partitioning strategy of rings that name none (default: consistent-hash)
+              --shell                  a Gogo shell on this terminal (ring:list, ring:shards, ring:explain,
+                                       ring:strategies); end of input stops ringmaster""";
 
     /** Prefix of the framework properties the flags set. */
     static final String PREFIX = "ringmaster.run.";
+    /** Set to "true" by --shell. */
+    static final String SHELL = PREFIX + "shell";
 
     private RunOptions() {
     }
@@ -45,8 +49,13 @@ final class RunOptions {
         values.put("webhookUrl", "");
         values.put("webhookCaBundleFile", "");
         values.put("defaultStrategy", "consistent-hash");
+        values.put("shell", "false");
         for (int i = 0; i < args.size(); i++) {
             String flag = args.get(i);
+            if (flag.equals("--shell")) {
+                values.put("shell", "true");
+                continue;
+            }
             String key = switch (flag) {
                 case "--kubeconfig" -> "kubeconfig";
                 case "--namespace" -> "namespace";

@@ -25,7 +25,8 @@ class RunOptionsTest {
                 "ringmaster.run.webhookMode", "service",
                 "ringmaster.run.webhookUrl", "",
                 "ringmaster.run.webhookCaBundleFile", "",
-                "ringmaster.run.defaultStrategy", "consistent-hash"));
+                "ringmaster.run.defaultStrategy", "consistent-hash",
+                "ringmaster.run.shell", "false"));
     }
 
     @Test
@@ -35,7 +36,8 @@ class RunOptionsTest {
 
         assertThat(RunOptions.parse(List.of("--kubeconfig", kubeconfig.toString(), "--namespace", "ops",
                 "--tls-dir", "/tls", "--webhook-url", "https://sharder.example:9443", "--webhook-ca", ca.toString(),
-                "--default-strategy", "rendezvous")))
+                "--default-strategy", "rendezvous", "--shell")))
+                .containsEntry("ringmaster.run.shell", "true")
                 .containsEntry("ringmaster.run.kubeconfig", kubeconfig.toString())
                 .containsEntry("ringmaster.run.namespace", "ops")
                 .containsEntry("ringmaster.run.tlsDir", "/tls")

@@ -14,6 +14,7 @@ import dev.ringmaster.sharder.metrics.SharderMetrics;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
+import dev.ringmaster.sharder.shell.RingCommands;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
@@ -143,14 +144,14 @@ public final class Sharder implements AutoCloseable {
         return election.isLeader();
     }
 
-    /** The snapshots of every ring, for read-only views (shell commands, tests). */
+    /** The snapshots of every ring, for read-only views (tests). */
     public RingRegistry registry() {
         return registry;
     }
 
-    /** The ring cache, for read-only views. */
-    public ClusterRingCache rings() {
-        return rings;
+    /** The {@code ring:*} shell commands over this replica's view. */
+    public RingCommands shellCommands() {
+        return new RingCommands(rings::list, rings::get, registry, leases::membership, this::interpreter);
     }
 
     public Membership membership() {

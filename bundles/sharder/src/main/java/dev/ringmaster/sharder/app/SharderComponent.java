@@ -9,6 +9,7 @@ import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.admission.SharderAdmission;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
+import dev.ringmaster.sharder.shell.RingCommands;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
@@ -16,11 +17,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -52,12 +56,14 @@ public class SharderComponent implements AdmissionHandler {
      */
     private final List<Consumer<Sharder>> early = new ArrayList<>();
     private Sharder sharder;
+    /** The Gogo shell finds its commands as services with these properties, if a shell is installed. */
+    private ServiceRegistration<RingCommands> shellCommands;
 
     @Reference
     private KubernetesClient client;
 
     @Activate
-    void activate(SharderSettings settings) {
+    void activate(SharderSettings settings, BundleContext context) {
         RebalanceLimits limits = new RebalanceLimits(settings.pageSize(), settings.concurrentMoves(),
                 settings.moveBudget(), Duration.ofSeconds(settings.resyncSeconds()), RebalanceLimits.DEFAULT.pendingRetry());
         Sharder created = new Sharder(client, new Sharder.Options(settings.defaultStrategy(), settings.leaseDetector(),
@@ -70,10 +76,13 @@ public class SharderComponent implements AdmissionHandler {
             sharder = created;
         }
         created.start();
+        shellCommands = context.registerService(RingCommands.class, created.shellCommands(), new Hashtable<>(Map.of(
+                "osgi.command.scope", RingCommands.SCOPE, "osgi.command.function", RingCommands.FUNCTIONS)));
     }
 
     @Deactivate
     void deactivate() {
+        shellCommands.unregister();
         Sharder stopping;
         synchronized (this) {
             stopping = sharder;
@@ -184,7 +193,7 @@ public class SharderComponent implements AdmissionHandler {
     private static Map<String, Object> serviceSettings(Map<String, Object> properties) {
         Map<String, Object> settings = new HashMap<>(properties);
         settings.keySet().removeIf(key -> key.startsWith("service.") || key.startsWith("component.")
-                || key.equals("objectClass"));
+                || key.startsWith("osgi.") || key.startsWith("felix.") || key.equals("objectClass"));
         return settings;
     }
 }
