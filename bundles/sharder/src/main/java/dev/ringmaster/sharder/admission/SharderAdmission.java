@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * The sharder's webhook (DESIGN.md section 5): labels a new or still unassigned object of a ring with
@@ -42,17 +41,17 @@ public final class SharderAdmission implements AdmissionHandler {
 
     private final Function<String, Optional<ClusterRing>> rings;
     private final RingRegistry registry;
-    private final Supplier<ResourceInterpreter> interpreter;
+    private final Function<ClusterRing, Optional<ResourceInterpreter>> interpreter;
     private final SharderMetrics metrics;
 
     /**
      * @param rings       the cached ClusterRing of a name
      * @param registry    every ring's current snapshot
-     * @param interpreter the resource interpreter in force, {@code null} while none is bound
+     * @param interpreter the interpreter keying a ring's objects, empty while one it needs is missing
      * @param metrics     counts the assignments made (not those of dry runs)
      */
     public SharderAdmission(Function<String, Optional<ClusterRing>> rings, RingRegistry registry,
-            Supplier<ResourceInterpreter> interpreter, SharderMetrics metrics) {
+            Function<ClusterRing, Optional<ResourceInterpreter>> interpreter, SharderMetrics metrics) {
         this.rings = rings;
         this.registry = registry;
         this.interpreter = interpreter;
@@ -87,14 +86,14 @@ public final class SharderAdmission implements AdmissionHandler {
             return AdmissionResponse.allowWithWarning("ringmaster: ClusterRing " + ringName
                     + " is invalid (see its status); object not assigned");
         }
-        ResourceInterpreter keys = interpreter.get();
+        Optional<ResourceInterpreter> keys = interpreter.apply(ring.get());
         Optional<RingSnapshot> snapshot = registry.snapshot(ringName);
-        if (keys == null || snapshot.isEmpty()) {
+        if (keys.isEmpty() || snapshot.isEmpty()) {
             // a missing plug-in: the unassigned-object watch assigns the object once it is back
             return AdmissionResponse.allow();
         }
         ObjectReference reference = object.reference(request);
-        PartitionKey key = keys.keyFor(reference, new RingResource(request.resourceGroup(), request.resource(), role));
+        PartitionKey key = keys.get().keyFor(reference, new RingResource(request.resourceGroup(), request.resource(), role));
         if (key instanceof PartitionKey.Invalid invalid) {
             return AdmissionResponse.deny(HttpURLConnection.HTTP_BAD_REQUEST, "ClusterRing " + ringName + " shards "
                     + resourceName(request) + ": " + invalid.message());

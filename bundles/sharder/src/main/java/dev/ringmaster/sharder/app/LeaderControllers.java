@@ -6,6 +6,7 @@ import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
 import dev.ringmaster.sharder.clusterring.ClusterRingValidation;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
 import dev.ringmaster.sharder.interpreter.ReportingInterpreter;
+import dev.ringmaster.sharder.interpreter.RingInterpreters;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.ObjectPages;
@@ -34,7 +35,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * Everything the leading sharder replica runs for one term of leadership: the ClusterRing and
@@ -48,7 +49,7 @@ final class LeaderControllers implements AutoCloseable {
     private static final String REPORTING_CONTROLLER = "ringmaster.dev/sharder";
 
     /** What a term needs from the component that outlives it. */
-    record Settings(Supplier<ResourceInterpreter> interpreter, RebalanceLimits limits,
+    record Settings(RingInterpreters interpreters, RebalanceLimits limits,
             Optional<WebhookSettings> webhook, Clock clock) {
     }
 
@@ -78,15 +79,14 @@ final class LeaderControllers implements AutoCloseable {
                 .exceptionHandler((started, failure) -> true);
         NamespaceScope scope = new NamespaceScope(() -> namespaces.getStore().list());
         ObjectEvents events = new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER);
-        Supplier<ResourceInterpreter> interpreter = () -> {
-            ResourceInterpreter current = settings.interpreter().get();
-            return current == null ? null : new ReportingInterpreter(current, events);
-        };
+        Function<ClusterRing, Optional<ResourceInterpreter>> interpreter = ring -> settings.interpreters()
+                .forRing(ring.getSpec()).map(keys -> new ReportingInterpreter(keys, events));
         ResourceCatalog catalog = new ResourceCatalog(client);
         LabelWriter writer = new LabelWriter(client);
         this.clusterRings = new Controller<>("clusterring", new ClusterRingReconciler(client, leases::membership,
                 name -> registry.inputs().strategies().containsKey(name), () -> registry.inputs().defaultStrategy(),
-                settings.webhook(), settings.clock()), 2, Backoff.DEFAULT);
+                ring -> settings.interpreters().missing(ring.getSpec()), settings.webhook(), settings.clock()),
+                2, Backoff.DEFAULT);
         this.rebalancer = new Rebalancer(rings::get, ring -> ClusterRingValidation.validate(ring).isEmpty(), registry,
                 interpreter, catalog, new ObjectPages(client, settings.limits().pageSize()), writer, scope,
                 settings.limits(), metrics);

@@ -7,10 +7,13 @@ import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.admission.SharderAdmission;
 import dev.ringmaster.sharder.clusterring.ClusterRingCache;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
+import dev.ringmaster.sharder.interpreter.RingInterpreters;
+import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.leader.LeaderElection;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.metrics.SharderMetrics;
+import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -41,7 +44,7 @@ public final class Sharder implements AutoCloseable {
     /**
      * @param defaultStrategy     strategy of rings that name none
      * @param leaseDetector       name of the lease detector in force
-     * @param resourceInterpreter name of the resource interpreter in force
+     * @param resourceInterpreter name of the default resource interpreter (a ring resource may name another)
      * @param limits              paging, concurrency and budget of moves, resync period
      * @param webhook             how ClusterRings' webhook configurations reach the webhook; empty: none
      * @param leaderElection      namespace and name of the leader election Lease
@@ -106,7 +109,8 @@ public final class Sharder implements AutoCloseable {
     private final RingRegistry registry = new RingRegistry(metrics::ringCalculated);
     private final Map<String, StrategyBinding> strategies = new ConcurrentHashMap<>();
     private final Map<String, LeaseDetector> detectors = new ConcurrentHashMap<>();
-    private final Map<String, ResourceInterpreter> interpreters = new ConcurrentHashMap<>();
+    private final Map<String, ResourceInterpreter> interpreterServices = new ConcurrentHashMap<>();
+    private final RingInterpreters interpreters;
     private final AtomicBoolean leading = new AtomicBoolean();
     private final ShardLeaseController leases;
     private final ClusterRingCache rings;
@@ -122,7 +126,8 @@ public final class Sharder implements AutoCloseable {
         this.leases = new ShardLeaseController(client, this::detector, options.clock(), leading::get);
         leases.addListener(this::membershipChanged);
         this.rings = new ClusterRingCache(client, registry);
-        this.admission = new SharderAdmission(rings::get, registry, this::interpreter, metrics);
+        this.interpreters = new RingInterpreters(interpreterServices::get, options::resourceInterpreter);
+        this.admission = new SharderAdmission(rings::get, registry, this::interpreterOf, metrics);
         this.election = new LeaderElection(client, options.leaderElection().namespace(),
                 options.leaderElection().name(), options.identity(), LeaderElection.Timing.DEFAULT,
                 this::startLeading, this::stopLeading);
@@ -151,7 +156,8 @@ public final class Sharder implements AutoCloseable {
 
     /** The {@code ring:*} shell commands over this replica's view. */
     public RingCommands shellCommands() {
-        return new RingCommands(rings::list, rings::get, registry, leases::membership, this::interpreter);
+        return new RingCommands(rings::list, rings::get, registry, leases::membership, this::interpreterOf,
+                new ResourceCatalog(client)::resolve);
     }
 
     public Membership membership() {
@@ -189,12 +195,12 @@ public final class Sharder implements AutoCloseable {
     }
 
     public void bindInterpreter(String name, ResourceInterpreter interpreter) {
-        interpreters.put(name, interpreter);
+        interpreterServices.put(name, interpreter);
         rekeyObjects();
     }
 
     public void unbindInterpreter(String name, ResourceInterpreter interpreter) {
-        interpreters.remove(name, interpreter);
+        interpreterServices.remove(name, interpreter);
         rekeyObjects();
     }
 
@@ -216,8 +222,8 @@ public final class Sharder implements AutoCloseable {
         return detectors.get(options.leaseDetector());
     }
 
-    private ResourceInterpreter interpreter() {
-        return interpreters.get(options.resourceInterpreter());
+    private Optional<ResourceInterpreter> interpreterOf(ClusterRing ring) {
+        return interpreters.forRing(ring.getSpec());
     }
 
     private void membershipChanged(Membership membership) {
@@ -230,7 +236,7 @@ public final class Sharder implements AutoCloseable {
         // what this replica only observed as a follower is now acted on: acquisitions, deletions, labels
         leases.reevaluateAll();
         controllers = new LeaderControllers(client, registry, rings, leases, metrics,
-                new LeaderControllers.Settings(this::interpreter, options.limits(), options.webhook(), options.clock()));
+                new LeaderControllers.Settings(interpreters, options.limits(), options.webhook(), options.clock()));
         controllers.start();
     }
 

@@ -15,6 +15,9 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
+import java.util.stream.Collectors;
+import java.util.function.Function;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -40,6 +43,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     public static final String REASON_FAILED = "ReconciliationFailed";
     public static final String REASON_INVALID_SPEC = "InvalidSpec";
     public static final String REASON_STRATEGY_UNAVAILABLE = "StrategyUnavailable";
+    public static final String REASON_INTERPRETER_UNAVAILABLE = "InterpreterUnavailable";
     /** Reporting component of the sharder's events. */
     public static final String COMPONENT = LockedJsonPatch.FIELD_MANAGER;
 
@@ -54,6 +58,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     private final Supplier<Membership> membership;
     private final Predicate<String> strategyAvailable;
     private final Supplier<String> defaultStrategy;
+    private final Function<ClusterRing, Set<String>> missingInterpreters;
     private final Optional<WebhookConfigurations> webhookConfigurations;
     private final Clock clock;
 
@@ -62,17 +67,20 @@ public final class ClusterRingReconciler implements Reconciler<String> {
      * @param membership        the shard lease controller's current view of all rings' shards
      * @param strategyAvailable whether a partitioning strategy of the given name is registered now
      * @param defaultStrategy   the sharder's default strategy name, for rings that name none
+     * @param missingInterpreters the names of the resource interpreters a ring needs that are not deployed
      * @param webhookSettings   how the API server reaches the sharder's webhook; empty when the webhook
      *                          is switched off (the unassigned-object watch then assigns every object)
      * @param clock             for condition and event timestamps
      */
     public ClusterRingReconciler(KubernetesClient client, Supplier<Membership> membership,
             Predicate<String> strategyAvailable, Supplier<String> defaultStrategy,
-            Optional<WebhookSettings> webhookSettings, Clock clock) {
+            Function<ClusterRing, Set<String>> missingInterpreters, Optional<WebhookSettings> webhookSettings,
+            Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
         this.membership = Objects.requireNonNull(membership, "membership");
         this.strategyAvailable = Objects.requireNonNull(strategyAvailable, "strategyAvailable");
         this.defaultStrategy = Objects.requireNonNull(defaultStrategy, "defaultStrategy");
+        this.missingInterpreters = Objects.requireNonNull(missingInterpreters, "missingInterpreters");
         this.webhookConfigurations = webhookSettings.map(settings -> new WebhookConfigurations(client, settings));
         this.clock = Objects.requireNonNull(clock, "clock");
     }
@@ -131,6 +139,12 @@ public final class ClusterRingReconciler implements Reconciler<String> {
         if (!strategyAvailable.test(strategy)) {
             return Verdict.notReady(REASON_STRATEGY_UNAVAILABLE, "partitioning strategy \"" + strategy + "\" ("
                     + source + ") is not available; objects are neither assigned nor moved until it is");
+        }
+        Set<String> missing = missingInterpreters.apply(ring);
+        if (!missing.isEmpty()) {
+            return Verdict.notReady(REASON_INTERPRETER_UNAVAILABLE, "resource interpreter "
+                    + missing.stream().map(name -> "\"" + name + "\"").collect(Collectors.joining(", "))
+                    + " is not available; objects are neither assigned nor moved until it is");
         }
         webhookConfigurations.ifPresentOrElse(configurations -> configurations.apply(ring),
                 () -> WebhookConfigurations.remove(client, ring));

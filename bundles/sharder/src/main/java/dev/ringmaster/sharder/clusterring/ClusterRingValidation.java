@@ -59,7 +59,7 @@ public final class ClusterRingValidation {
         return problems;
     }
 
-    /** Whether {@code name} may name a partitioning strategy: a lowercase DNS label. */
+    /** Whether {@code name} may name a partitioning strategy or resource interpreter: a lowercase DNS label. */
     public static boolean isValidStrategyName(String name) {
         return name != null && name.length() <= MAX_LABEL_NAME_LENGTH && DNS_LABEL.matcher(name).matches();
     }
@@ -85,6 +85,12 @@ public final class ClusterRingValidation {
                 if (first != null) {
                     problems.add(path + ": " + main + " is listed twice as a main resource (first in " + first + ")");
                 }
+            }
+            String interpreter = main.getInterpreter();
+            if (interpreter != null && !interpreter.isEmpty() && !isValidStrategyName(interpreter)) {
+                problems.add(path + ".interpreter: \"" + interpreter + "\" is not a valid interpreter name: use at most"
+                        + " 63 lowercase letters, digits and '-', starting and ending with a letter or digit (omit it"
+                        + " for the sharder's default interpreter)");
             }
             List<GroupResource> children = main.getControlledResources();
             for (int j = 0; children != null && j < children.size(); j++) {

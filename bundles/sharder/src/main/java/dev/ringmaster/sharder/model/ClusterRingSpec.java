@@ -97,6 +97,24 @@ public class ClusterRingSpec {
         return roles;
     }
 
+    /**
+     * The name of the resource interpreter for every resource of the ring, empty for the sharder's
+     * default: a main resource's own, and for a controlled resource that of the (first) main resource
+     * listing it, since its objects take their controller's key.
+     */
+    public Map<GroupResource, String> interpretersByResource() {
+        Map<GroupResource, String> names = new LinkedHashMap<>();
+        for (RingResourceSpec main : resources) {
+            names.put(new GroupResource(main.getGroup(), main.getResource()),
+                    main.getInterpreter() == null ? "" : main.getInterpreter());
+        }
+        for (RingResourceSpec main : resources) {
+            main.getControlledResources().forEach(controlled -> names.putIfAbsent(controlled,
+                    names.get(new GroupResource(main.getGroup(), main.getResource()))));
+        }
+        return names;
+    }
+
     private static boolean isEmpty(Map<?, ?> map) {
         return map == null || map.isEmpty();
     }

@@ -25,7 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +40,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     private final Function<String, Optional<ClusterRing>> rings;
     private final Predicate<ClusterRing> validSpec;
     private final RingRegistry registry;
-    private final Supplier<ResourceInterpreter> interpreter;
+    private final Function<ClusterRing, Optional<ResourceInterpreter>> interpreter;
     private final ResourceCatalog catalog;
     private final ObjectPages pages;
     private final LabelWriter writer;
@@ -51,7 +50,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     private final ExecutorService writers;
 
     public Rebalancer(Function<String, Optional<ClusterRing>> rings, Predicate<ClusterRing> validSpec,
-            RingRegistry registry, Supplier<ResourceInterpreter> interpreter, ResourceCatalog catalog,
+            RingRegistry registry, Function<ClusterRing, Optional<ResourceInterpreter>> interpreter, ResourceCatalog catalog,
             ObjectPages pages, LabelWriter writer, NamespaceScope namespaces, RebalanceLimits limits,
             MoveRecorder recorder) {
         this.rings = rings;
@@ -75,13 +74,13 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     public Result reconcile(String ringName) {
         Optional<ClusterRing> ring = rings.apply(ringName);
         Optional<RingSnapshot> snapshot = registry.snapshot(ringName);
-        ResourceInterpreter keys = interpreter.get();
-        if (ring.isEmpty() || !validSpec.test(ring.get()) || snapshot.isEmpty() || keys == null) {
+        Optional<ResourceInterpreter> keys = ring.flatMap(interpreter);
+        if (ring.isEmpty() || !validSpec.test(ring.get()) || snapshot.isEmpty() || keys.isEmpty()) {
             // gone, invalid, strategy or interpreter missing: nothing moves; a change of any of these
             // requeues the ring
             return Result.done();
         }
-        PassSummary summary = pass(ring.get(), snapshot.get(), keys);
+        PassSummary summary = pass(ring.get(), snapshot.get(), keys.get());
         LOG.info("rebalanced ring {}: {}", ringName, summary);
         return Result.requeueAfter(summary.pending() ? limits.pendingRetry() : limits.resync());
     }

@@ -8,6 +8,7 @@ import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.XxHash64;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -36,15 +38,19 @@ public final class RingCommands {
     private final Function<String, Optional<ClusterRing>> ring;
     private final RingRegistry registry;
     private final Supplier<Membership> membership;
-    private final Supplier<ResourceInterpreter> interpreter;
+    private final Function<ClusterRing, Optional<ResourceInterpreter>> interpreter;
+    private final BiFunction<String, String, Optional<ResolvedResource>> resolve;
 
     public RingCommands(Supplier<List<ClusterRing>> rings, Function<String, Optional<ClusterRing>> ring,
-            RingRegistry registry, Supplier<Membership> membership, Supplier<ResourceInterpreter> interpreter) {
+            RingRegistry registry, Supplier<Membership> membership,
+            Function<ClusterRing, Optional<ResourceInterpreter>> interpreter,
+            BiFunction<String, String, Optional<ResolvedResource>> resolve) {
         this.rings = rings;
         this.ring = ring;
         this.registry = registry;
         this.membership = membership;
         this.interpreter = interpreter;
+        this.resolve = resolve;
     }
 
     /** {@code ring:list}: every ClusterRing with its strategy, shards and readiness. */
@@ -85,10 +91,12 @@ public final class RingCommands {
 
     /**
      * {@code ring:explain <ring> <group/Kind/namespace/name>}: the shard the ring's snapshot picks for
-     * an object of a main resource, and how (partition key, its hash, strategy, candidate shards).
+     * an object of a main resource, and how (resource, partition key, its hash, strategy, candidate
+     * shards). The Kind is resolved to the ring's resource through API discovery.
      */
     public String explain(String ringName, String object) {
-        if (ring.apply(ringName).isEmpty()) {
+        Optional<ClusterRing> found = ring.apply(ringName);
+        if (found.isEmpty()) {
             return "no ClusterRing " + ringName;
         }
         String[] parts = object.split("/", -1);
@@ -102,20 +110,30 @@ public final class RingCommands {
                     + registry.ring(ringName).map(RingRegistry.RingState::strategyName).orElse("?")
                     + "\" is not deployed; objects stay where they are";
         }
-        ResourceInterpreter keys = interpreter.get();
-        if (keys == null) {
-            return "no resource interpreter is deployed; objects stay where they are";
+        Optional<ResourceInterpreter> keys = interpreter.apply(found.get());
+        if (keys.isEmpty()) {
+            return "a resource interpreter of ClusterRing " + ringName + " is not deployed; objects stay where they are";
         }
         ObjectReference reference = ObjectReference.of(parts[0], "", parts[1], parts[2], parts[3]);
-        PartitionKey key = keys.keyFor(reference, new RingResource(parts[0], "", Role.MAIN));
-        if (!(key instanceof PartitionKey.Key found)) {
+        Optional<String> resource = found.get().getSpec().rolesByResource().entrySet().stream()
+                .filter(entry -> entry.getValue() == Role.MAIN && entry.getKey().getGroup().equals(parts[0]))
+                .map(entry -> entry.getKey().getResource())
+                .filter(candidate -> resolve.apply(parts[0], candidate).filter(r -> r.kind().equals(parts[1])).isPresent())
+                .findFirst();
+        if (resource.isEmpty()) {
+            return parts[1] + (parts[0].isEmpty() ? "" : "." + parts[0]) + " is not a main resource of ClusterRing "
+                    + ringName;
+        }
+        PartitionKey key = keys.get().keyFor(reference, new RingResource(parts[0], resource.get(), Role.MAIN));
+        if (!(key instanceof PartitionKey.Key keyed)) {
             return "not assigned: " + key;
         }
         List<Shard> candidates = snapshot.get().shards().shards();
-        String shard = snapshot.get().shardFor(found.value()).orElse("none (no available shard)");
+        String shard = snapshot.get().shardFor(keyed.value()).orElse("none (no available shard)");
         return String.join(System.lineSeparator(),
                 "shard:      " + shard,
-                "key:        " + found.value() + " (xxhash64 " + Long.toUnsignedString(XxHash64.hash(found.value()), 16) + ")",
+                "key:        " + keyed.value() + " (xxhash64 " + Long.toUnsignedString(XxHash64.hash(keyed.value()), 16) + ")",
+                "resource:   " + resource.get() + (parts[0].isEmpty() ? "" : "." + parts[0]),
                 "strategy:   " + snapshot.get().strategy(),
                 "candidates: " + candidates.stream()
                         .map(candidate -> candidate.weight() == 1 ? candidate.name() : candidate.name() + " (weight "

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * Assigns an object the webhook did not label — webhook down or switched off, or a drain just
@@ -31,14 +30,14 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
     private final Function<UnassignedObject, Optional<HasMetadata>> cache;
     private final Function<String, Optional<ClusterRing>> rings;
     private final RingRegistry registry;
-    private final Supplier<ResourceInterpreter> interpreter;
+    private final Function<ClusterRing, Optional<ResourceInterpreter>> interpreter;
     private final NamespaceScope namespaces;
     private final LabelWriter writer;
     private final MoveRecorder recorder;
 
     public UnassignedAssigner(Function<UnassignedObject, Optional<HasMetadata>> cache,
             Function<String, Optional<ClusterRing>> rings, RingRegistry registry,
-            Supplier<ResourceInterpreter> interpreter, NamespaceScope namespaces, LabelWriter writer,
+            Function<ClusterRing, Optional<ResourceInterpreter>> interpreter, NamespaceScope namespaces, LabelWriter writer,
             MoveRecorder recorder) {
         this.cache = cache;
         this.rings = rings;
@@ -55,8 +54,8 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
         Optional<HasMetadata> object = cache.apply(key);
         Optional<ClusterRing> ring = rings.apply(watched.ring());
         Optional<RingSnapshot> snapshot = registry.snapshot(watched.ring());
-        ResourceInterpreter keys = interpreter.get();
-        if (object.isEmpty() || ring.isEmpty() || snapshot.isEmpty() || keys == null) {
+        Optional<ResourceInterpreter> keys = ring.flatMap(interpreter);
+        if (object.isEmpty() || ring.isEmpty() || snapshot.isEmpty() || keys.isEmpty()) {
             // assigned or deleted meanwhile, ring gone, no strategy or interpreter: a later event
             // (or the ring's requeue when they return) brings it back
             return Result.done();
@@ -65,7 +64,7 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
         if (!namespaces.matching(ring.get().getSpec()).test(reference)) {
             return Result.done();
         }
-        Placement placement = new Placement(snapshot.get(), keys);
+        Placement placement = new Placement(snapshot.get(), keys.get());
         Move move = placement.moveOf(reference, new RingResource(watched.resource().group(),
                 watched.resource().resource(), watched.role()));
         if (!(move instanceof Move.Assign)) {

@@ -40,7 +40,7 @@ class SharderAdmissionTest {
     private final AtomicReference<ResourceInterpreter> interpreter =
             new AtomicReference<>(new DefaultResourceInterpreter());
     private final SharderAdmission admission = new SharderAdmission(name -> Optional.ofNullable(rings.get(name)),
-            registry, interpreter::get, new SharderMetrics(meters));
+            registry, ring -> Optional.ofNullable(interpreter.get()), new SharderMetrics(meters));
 
     @BeforeEach
     void ring() {

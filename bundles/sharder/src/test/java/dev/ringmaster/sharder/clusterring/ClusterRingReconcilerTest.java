@@ -73,6 +73,7 @@ class ClusterRingReconcilerTest {
             new ShardInfo("shard-c", ShardState.DEAD, 1)))));
     private final Set<String> strategies = new HashSet<>(Set.of("consistent", "rendezvous"));
     private final List<String> strategiesAsked = new ArrayList<>();
+    private Set<String> missingInterpreters = Set.of();
     private final AtomicReference<String> defaultStrategy = new AtomicReference<>("consistent");
 
     @BeforeEach
@@ -325,6 +326,24 @@ class ClusterRingReconcilerTest {
     }
 
     @Test
+    void anUnavailableInterpreterMakesTheRingNotReady() {
+        create(exampleRing());
+        missingInterpreters = Set.of("namespace");
+
+        reconciler(WebhookSettings.defaults()).reconcile(RING);
+
+        Condition ready = ready(read());
+        assertThat(ready.getStatus()).isEqualTo("False");
+        assertThat(ready.getReason()).isEqualTo("InterpreterUnavailable");
+        assertThat(ready.getMessage()).contains("\"namespace\"", "not available");
+        assertThat(webhookConfigurationResource().get()).isNull();
+
+        missingInterpreters = Set.of();
+        reconciler(WebhookSettings.defaults()).reconcile(RING);
+        assertThat(ready(read()).getStatus()).isEqualTo("True");
+    }
+
+    @Test
     void missingDefaultStrategyIsReported() {
         defaultStrategy.set(null);
         create(exampleRing());
@@ -524,7 +543,7 @@ class ClusterRingReconcilerTest {
         return new ClusterRingReconciler(client, membership::get, name -> {
             strategiesAsked.add(name);
             return strategies.contains(name);
-        }, defaultStrategy::get, Optional.ofNullable(settings), clock);
+        }, defaultStrategy::get, ring -> missingInterpreters, Optional.ofNullable(settings), clock);
     }
 
     private ClusterRing create(ClusterRing ring) {

@@ -204,6 +204,17 @@ class ClusterRingValidationTest {
     }
 
     @Test
+    void aResourceInterpreterIsNamedLikeAStrategy() {
+        ClusterRing ring = valid();
+        ring.getSpec().getResources().get(0).setInterpreter("namespace");
+        assertThat(ClusterRingValidation.validate(ring)).isEmpty();
+
+        ring.getSpec().getResources().get(0).setInterpreter("By_Namespace");
+        assertThat(ClusterRingValidation.validate(ring)).singleElement().asString()
+                .startsWith("spec.resources[0].interpreter: \"By_Namespace\" is not a valid interpreter name");
+    }
+
+    @Test
     void strategyNames() {
         assertThat(ClusterRingValidation.isValidStrategyName("consistent")).isTrue();
         assertThat(ClusterRingValidation.isValidStrategyName("jump-hash2")).isTrue();

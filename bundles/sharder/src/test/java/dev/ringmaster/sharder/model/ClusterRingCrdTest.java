@@ -93,7 +93,7 @@ class ClusterRingCrdTest {
         assertThat(resources.getMinItems()).isEqualTo(1L);
         JSONSchemaProps resource = resources.getItems().getSchema();
         assertThat(resource.getRequired()).containsExactly("resource");
-        assertThat(resource.getProperties()).containsOnlyKeys("group", "resource", "controlledResources");
+        assertThat(resource.getProperties()).containsOnlyKeys("group", "resource", "controlledResources", "interpreter");
         JSONSchemaProps controlled = resource.getProperties().get("controlledResources").getItems().getSchema();
         assertThat(controlled.getRequired()).containsExactly("resource");
         assertThat(controlled.getProperties()).containsOnlyKeys("group", "resource");

@@ -109,7 +109,7 @@ class RebalancerTest {
     private Rebalancer rebalancer(RebalanceLimits limits) {
         stop();
         KubernetesClient client = sharderClient();
-        rebalancer = new Rebalancer(name -> Optional.of(ring), candidate -> true, registry, () -> interpreter,
+        rebalancer = new Rebalancer(name -> Optional.of(ring), candidate -> true, registry, ring -> Optional.of(interpreter),
                 new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
                 new NamespaceScope(() -> client.namespaces().list().getItems()), limits, metrics);
         return rebalancer;

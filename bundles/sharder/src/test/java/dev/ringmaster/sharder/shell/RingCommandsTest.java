@@ -7,6 +7,7 @@ import dev.ringmaster.ring.XxHash64;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
+import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
@@ -18,6 +19,7 @@ import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,7 +36,9 @@ class RingCommandsTest {
             new ShardInfo("shard-2", ShardState.DEAD, 1))));
     private final RingCommands commands = new RingCommands(() -> rings,
             name -> rings.stream().filter(ring -> ring.getMetadata().getName().equals(name)).findFirst(),
-            registry, () -> membership, interpreter::get);
+            registry, () -> membership, ring -> Optional.ofNullable(interpreter.get()),
+            (group, resource) -> resource.equals("configmaps")
+                    ? Optional.of(new ResolvedResource("", "v1", "configmaps", "ConfigMap", true)) : Optional.empty());
 
     @BeforeEach
     void example() {
@@ -76,6 +80,7 @@ class RingCommandsTest {
                 "shard:      " + shard,
                 "key:        /ConfigMap/default/cm-1 (xxhash64 "
                         + Long.toUnsignedString(XxHash64.hash("/ConfigMap/default/cm-1"), 16) + ")",
+                "resource:   configmaps",
                 "strategy:   rendezvous",
                 "candidates: shard-0, shard-1 (weight 2)");
     }
@@ -84,8 +89,11 @@ class RingCommandsTest {
     void explainSaysWhatIsMissing() {
         assertThat(commands.explain("example", "ConfigMap/cm-1")).startsWith("name the object as group/Kind/namespace/name");
         assertThat(commands.explain("nope", "/ConfigMap/default/cm-1")).isEqualTo("no ClusterRing nope");
+        assertThat(commands.explain("example", "apps/Deployment/default/web"))
+                .isEqualTo("Deployment.apps is not a main resource of ClusterRing example");
         interpreter.set(null);
-        assertThat(commands.explain("example", "/ConfigMap/default/cm-1")).contains("no resource interpreter");
+        assertThat(commands.explain("example", "/ConfigMap/default/cm-1"))
+                .contains("a resource interpreter of ClusterRing example is not deployed");
         registry.update(inputs -> inputs.withStrategies(Map.of()));
         assertThat(commands.explain("example", "/ConfigMap/default/cm-1"))
                 .contains("strategy \"rendezvous\" is not deployed");

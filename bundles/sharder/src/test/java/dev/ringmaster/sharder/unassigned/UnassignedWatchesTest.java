@@ -68,7 +68,7 @@ class UnassignedWatchesTest {
                         new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.READY, 1))))));
         UnassignedWatches[] self = new UnassignedWatches[1];
         controller = new Controller<>("unassigned", new UnassignedAssigner(key -> self[0].get(key),
-                name -> Optional.of(ring), registry, DefaultResourceInterpreter::new,
+                name -> Optional.of(ring), registry, ring -> Optional.of(new DefaultResourceInterpreter()),
                 new NamespaceScope(() -> client.namespaces().list().getItems()), new LabelWriter(client),
                 new SharderMetrics(meters)),
                 2, Backoff.DEFAULT);
