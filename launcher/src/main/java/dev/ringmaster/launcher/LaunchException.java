@@ -1,7 +1,7 @@
 package dev.ringmaster.launcher;
 
 /** The framework could not be started; the message says why. */
-final class LaunchException extends Exception {
+public final class LaunchException extends Exception {
 
     LaunchException(String message, Throwable cause) {
         super(message, cause);

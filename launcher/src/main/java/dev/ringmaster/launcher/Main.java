@@ -1,20 +1,14 @@
 package dev.ringmaster.launcher;
 
 import dev.ringmaster.launcher.command.Command;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import java.util.stream.Stream;
 
 /**
  * {@code bin/ringmaster COMMAND [ARGS]}: boots the distribution in Felix and hands the arguments to
@@ -73,23 +67,14 @@ public final class Main {
                 return Command.USAGE_ERROR;
             }
         }
-        Path storage;
-        try {
-            storage = Files.createTempDirectory("ringmaster-felix-");
-        } catch (IOException e) {
-            err.println("ringmaster: cannot create the framework's storage directory: " + e.getMessage());
-            return 1;
-        }
-        Map<String, String> properties = new HashMap<>(frameworkProperties(storage));
-        properties.putAll(serve ? watching(runProperties) : notWatching(storage));
-        // in `run`, File Install owns deploy/ so that it can update and uninstall what it installed
-        List<String> folders = !serve ? FelixRuntime.BUNDLE_FOLDERS
-                : Boolean.parseBoolean(runProperties.get(RunOptions.SHELL)) ? FelixRuntime.SHELL_FOLDERS
-                : FelixRuntime.SYSTEM_FOLDERS;
-        try (FelixRuntime runtime = FelixRuntime.start(home, storage, properties, folders, err)) {
+        try (Ringmaster ringmaster = serve
+                ? Ringmaster.start(home, home.resolve("etc"), runProperties,
+                        Boolean.parseBoolean(runProperties.get(RunOptions.SHELL)), err)
+                : Ringmaster.startOnce(home, err)) {
             if (serve) {
-                return serve(runtime);
+                return serve(ringmaster);
             }
+            FelixRuntime runtime = ringmaster.runtime();
             return runtime.command(args[0])
                     .map(command -> command.run(commandArgs, out, err))
                     .orElseGet(() -> {
@@ -100,54 +85,16 @@ public final class Main {
         } catch (LaunchException e) {
             err.println("ringmaster: " + e.getMessage());
             return 1;
-        } finally {
-            deleteRecursively(storage);
         }
     }
 
     /** Runs until the framework stops: on SIGTERM (or Ctrl-C) every bundle is stopped in order first. */
-    private int serve(FelixRuntime runtime) {
-        Thread stopOnSignal = new Thread(runtime::close, "ringmaster-shutdown");
+    private int serve(Ringmaster ringmaster) {
+        Thread stopOnSignal = new Thread(ringmaster::close, "ringmaster-shutdown");
         Runtime.getRuntime().addShutdownHook(stopOnSignal);
         out.println("ringmaster: running; configuration in " + home.resolve("etc") + ", plug-ins in "
                 + home.resolve("deploy") + "; stop with SIGTERM");
-        runtime.awaitStop();
+        ringmaster.awaitStop();
         return 0;
-    }
-
-    private static Map<String, String> frameworkProperties(Path storage) {
-        return Map.of(
-                "org.osgi.framework.storage", storage.toString(),
-                "org.osgi.framework.storage.clean", "onFirstInit",
-                "org.osgi.framework.system.packages.extra",
-                Command.class.getPackageName() + ";version=1.0.0",
-                "felix.log.level", "0", // Felix logs to stdout; errors reach stderr via the framework listener
-                "ds.loglevel", "warn");
-    }
-
-    /** File Install watches etc/ and deploy/; the flags fill the etc/ files' placeholders. */
-    private Map<String, String> watching(Map<String, String> runProperties) {
-        Map<String, String> properties = new HashMap<>(runProperties);
-        properties.put("felix.fileinstall.dir", home.resolve("etc") + "," + home.resolve("deploy"));
-        properties.put("felix.fileinstall.poll", "1000");
-        properties.put("felix.fileinstall.noInitialDelay", "true");
-        properties.put("felix.fileinstall.start.level", String.valueOf(FelixRuntime.BUNDLE_FOLDERS.size()));
-        properties.put("felix.fileinstall.log.level", "2"); // warnings and errors
-        // never write configurations changed at run time back into etc/: the files are the operator's
-        properties.put("felix.fileinstall.enableConfigSave", "false");
-        return properties;
-    }
-
-    /** Other commands take etc/ and deploy/ as they are at start; File Install gets an empty folder. */
-    private static Map<String, String> notWatching(Path storage) {
-        return Map.of("felix.fileinstall.dir", storage.resolve("unwatched").toString());
-    }
-
-    private static void deleteRecursively(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // a left-over temporary directory is harmless
-        }
     }
 }
