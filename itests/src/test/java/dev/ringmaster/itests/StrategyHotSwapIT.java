@@ -17,14 +17,15 @@ import static org.ops4j.pax.exam.CoreOptions.workingDirectory;
 
 import dev.ringmaster.launcher.command.Command;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Dictionary;
 import java.util.HashSet;
@@ -34,10 +35,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.jar.JarInputStream;
+import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.regex.Pattern;
-import java.util.jar.JarFile;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.inject.Inject;
@@ -54,6 +57,7 @@ import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.Version;
 import org.osgi.framework.startlevel.BundleStartLevel;
 import org.osgi.framework.wiring.BundleWire;
 import org.osgi.framework.wiring.BundleWiring;
@@ -71,6 +75,8 @@ public class StrategyHotSwapIT {
     private static final String CONSISTENT_HASH = "consistent-hash";
     private static final String RENDEZVOUS = "rendezvous";
     private static final String RENDEZVOUS_BSN = "dev.ringmaster.ring.rendezvous";
+    private static final String JUMP_HASH = "jump-hash";
+    private static final String JUMP_HASH_BSN = "org.example.ringmaster.jumphash";
     private static final String CONSISTENT_PID = "dev.ringmaster.ring.consistent";
     private static final String TOKENS_PER_SHARD = "tokensPerShard";
     private static final String SIMULATE = "(" + Command.NAME + "=simulate)";
@@ -253,6 +259,58 @@ public class StrategyHotSwapIT {
                 Distribution.installRendezvous(context); // leave the framework as the distribution boots it
             }
         }
+    }
+
+    /**
+     * A new version of a strategy bundle replaces the old one in place (Bundle.update, as File
+     * Install does when a jar in deploy/ changes): same bundle, new version, the strategy registered
+     * again under the same simulate command, which never stops serving.
+     */
+    @Test
+    public void anUpdatedStrategyBundleReplacesTheOldOneInPlace() throws Exception {
+        ServiceReference<Command> commandReference = awaitService(Command.class, SIMULATE);
+        Object commandId = commandReference.getProperty(Constants.SERVICE_ID);
+        Command simulate = context.getService(commandReference);
+        Bundle plugin = context.installBundle(Distribution.jumpHashPlugin().toUri().toString());
+        try {
+            plugin.start();
+            ServiceReference<PartitioningStrategy> before = awaitStrategy(JUMP_HASH);
+            Json placedBefore = assertSimulates(simulate, JUMP_HASH);
+            Version oldVersion = plugin.getVersion();
+            Version newVersion = new Version(oldVersion.getMajor(), oldVersion.getMinor(), oldVersion.getMicro() + 1);
+
+            plugin.update(new ByteArrayInputStream(withVersion(Distribution.jumpHashPlugin(), newVersion)));
+
+            Poll.until("jump-hash registered by the updated bundle", () -> strategy(JUMP_HASH)
+                    .filter(reference -> !reference.equals(before)).isPresent());
+            assertEquals(newVersion, plugin.getVersion());
+            assertSame(plugin, awaitStrategy(JUMP_HASH).getBundle());
+            assertEquals("one jump-hash bundle", 1, Arrays.stream(context.getBundles())
+                    .filter(bundle -> JUMP_HASH_BSN.equals(bundle.getSymbolicName())).count());
+            assertSameCommand(simulate, commandId);
+            assertEquals("the same code places the same way", placedBefore.counts("perShard"),
+                    assertSimulates(simulate, JUMP_HASH).counts("perShard"));
+        } finally {
+            plugin.uninstall();
+            context.ungetService(commandReference);
+        }
+    }
+
+    /** The jar with another Bundle-Version, as a rebuilt plug-in would be. */
+    private static byte[] withVersion(Path jar, Version version) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (JarInputStream in = new JarInputStream(Files.newInputStream(jar))) {
+            Manifest manifest = new Manifest(in.getManifest());
+            manifest.getMainAttributes().putValue(Constants.BUNDLE_VERSION, version.toString());
+            try (JarOutputStream out = new JarOutputStream(bytes, manifest)) {
+                for (JarEntry entry = in.getNextJarEntry(); entry != null; entry = in.getNextJarEntry()) {
+                    out.putNextEntry(new JarEntry(entry.getName()));
+                    in.transferTo(out);
+                    out.closeEntry();
+                }
+            }
+        }
+        return bytes.toByteArray();
     }
 
     /**
