@@ -1,0 +1,213 @@
+package dev.ringmaster.examples.checksum;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import java.io.PrintStream;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code bin/checksum-controller}: runs one shard of the example controller until SIGTERM (or
+ * Ctrl-C), then stops it gracefully, which releases the shard's Lease. Several processes with
+ * different {@code --shard-name}s form the controller's ring.
+ *
+ * <p>Before starting, one request (a read of the shard's Lease) checks that the API server is
+ * reachable and lets the shard in; if not, one line on stderr says why and the exit code is 1. Bad
+ * arguments print the problem and the usage to stderr, exit code 2.
+ */
+public final class ChecksumController {
+
+    static final String NAME = "checksum-controller";
+    static final int EXIT_FAILURE = 1;
+    static final int EXIT_USAGE = 2;
+
+    static {
+        // slf4j-simple, before the first logger exists: stdout carries only the reconcile lines, so logs go
+        // to stderr, with time and logger name; -D options (CHECKSUM_CONTROLLER_JAVA_OPTS) take precedence
+        defaultProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
+        defaultProperty("org.slf4j.simpleLogger.showThreadName", "false");
+        defaultProperty("org.slf4j.simpleLogger.showShortLogName", "true");
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChecksumController.class);
+    /** The start check fails fast: no retries, short timeouts. */
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(10);
+    /** How long the shutdown hook waits for the shard to stop and release its Lease. */
+    private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(40);
+
+    private ChecksumController() {
+    }
+
+    public static void main(String[] args) {
+        CountDownLatch stop = new CountDownLatch(1);
+        CountDownLatch finished = new CountDownLatch(1);
+        AtomicBoolean signalled = new AtomicBoolean();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            signalled.set(true);
+            stop.countDown();
+            try {
+                // the JVM exits when the hooks are done: let the shard release its Lease first
+                finished.await(SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, NAME + "-shutdown"));
+        int code;
+        try {
+            code = run(Arrays.asList(args), System.out, System.err, stop);
+        } finally {
+            finished.countDown();
+        }
+        if (!signalled.get()) {
+            System.exit(code);
+        }
+    }
+
+    /**
+     * Runs the command line until {@code stop} is counted down.
+     *
+     * @param args the arguments
+     * @param out  receives the usage for {@code --help}, and the reconcile lines
+     * @param err  receives the errors
+     * @param stop counted down to stop the shard (the shutdown hook does it on SIGTERM)
+     * @return the exit code: 0 after a stop, 1 if the API server is unreachable or refuses the start
+     *     check, 2 for bad arguments
+     */
+    static int run(List<String> args, PrintStream out, PrintStream err, CountDownLatch stop) {
+        if (CommandLine.wantsHelp(args)) {
+            out.print(CommandLine.USAGE);
+            return 0;
+        }
+        CommandLine commandLine;
+        try {
+            commandLine = CommandLine.parse(args);
+        } catch (CommandLine.UsageException e) {
+            err.println(NAME + ": " + e.getMessage());
+            err.println();
+            err.print(CommandLine.USAGE);
+            return EXIT_USAGE;
+        }
+        Config config;
+        try {
+            config = Config.fromKubeconfig(commandLine.kubeconfig().toFile());
+        } catch (RuntimeException e) {
+            err.println(NAME + ": cannot use kubeconfig " + commandLine.kubeconfig() + ": " + rootMessage(e));
+            return EXIT_USAGE;
+        }
+        ChecksumShard.Options options = commandLine.shard();
+        String problem = probe(config, options);
+        if (problem != null) {
+            err.println(NAME + ": " + problem);
+            return EXIT_FAILURE;
+        }
+        try (KubernetesClient client = client(config);
+             ChecksumShard shard = ChecksumShard.start(client, options, line -> {
+                 out.println(line);
+                 out.flush();
+             })) {
+            LOG.info("{} shard {} of ring {} running against {}", NAME, shard.shard(), options.ring(),
+                    config.getMasterUrl());
+            stop.await();
+            LOG.info("Stopping shard {}", shard.shard());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    /**
+     * Reads the shard's Lease once, without retries: {@code null} if the API server answered (the
+     * Lease may not exist yet), else a one-line description of the failure.
+     */
+    static String probe(Config config, ChecksumShard.Options options) {
+        Config fast = new ConfigBuilder(config)
+                .withRequestRetryBackoffLimit(0)
+                .withConnectionTimeout((int) PROBE_TIMEOUT.toMillis())
+                .withRequestTimeout((int) PROBE_TIMEOUT.toMillis())
+                .build();
+        try (KubernetesClient client = client(fast)) {
+            client.leases().inNamespace(options.leaseNamespace()).withName(options.shard()).get();
+            return null;
+        } catch (KubernetesClientException e) {
+            if (e.getCode() > 0) {
+                return "the API server at " + config.getMasterUrl() + " refused to read Lease "
+                        + options.leaseNamespace() + "/" + options.shard() + ": HTTP " + e.getCode()
+                        + (e.getStatus() != null && e.getStatus().getMessage() != null
+                                ? " " + e.getStatus().getMessage() : "");
+            }
+            return "cannot reach the API server at " + config.getMasterUrl() + ": " + rootMessage(e);
+        } catch (RuntimeException e) {
+            return "cannot reach the API server at " + config.getMasterUrl() + ": " + rootMessage(e);
+        }
+    }
+
+    private static KubernetesClient client(Config config) {
+        return new KubernetesClientBuilder().withConfig(config)
+                .withHttpClientFactory(new JdkHttpClientFactory())
+                .build();
+    }
+
+    private static void defaultProperty(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
+    }
+
+    /**
+     * Why a request failed, on one line: an unknown host, a timeout, a TLS failure or a refused
+     * connection by name, anything else by its innermost cause's message (its type if it has none).
+     */
+    static String rootMessage(Throwable failure) {
+        return describe(failure).replaceAll("\\s+", " ").strip();
+    }
+
+    private static String describe(Throwable failure) {
+        List<Throwable> chain = new ArrayList<>();
+        for (Throwable cause = failure; cause != null && !chain.contains(cause); cause = cause.getCause()) {
+            chain.add(cause);
+        }
+        for (Throwable cause : chain) {
+            if (cause instanceof UnknownHostException || cause instanceof UnresolvedAddressException) {
+                return "unknown host" + (cause.getMessage() == null ? "" : " " + cause.getMessage());
+            }
+        }
+        for (Throwable cause : chain) {
+            if (cause instanceof HttpTimeoutException || cause instanceof SocketTimeoutException) {
+                return "timed out" + inParentheses(cause);
+            }
+            if (cause instanceof SSLException) {
+                return "TLS failed" + inParentheses(cause);
+            }
+            if (cause instanceof ConnectException) {
+                // the JDK client's refused connection carries no message
+                return cause.getMessage() == null ? "connection refused" : "cannot connect" + inParentheses(cause);
+            }
+        }
+        Throwable root = chain.get(chain.size() - 1);
+        return root.getMessage() == null || root.getMessage().isBlank()
+                ? root.getClass().getSimpleName() : root.getMessage();
+    }
+
+    private static String inParentheses(Throwable cause) {
+        return cause.getMessage() == null ? "" : " (" + cause.getMessage() + ")";
+    }
+}
