@@ -1,0 +1,63 @@
+package dev.ringmaster.plugins.labelguard;
+
+import dev.ringmaster.ring.RingContract;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The shard and drain labels of every ring on one version of an object, by ring suffix. The ring
+ * name is part of the label key (DESIGN.md section 1), so the labels of any ring are recognised by
+ * their prefix, whether the ring still exists or not.
+ */
+record RingLabels(Map<String, String> shards, Set<String> drains) {
+
+    static final String SHARD_PREFIX = prefix(RingContract.shardLabel("ring"));
+    static final String DRAIN_PREFIX = prefix(RingContract.drainLabel("ring"));
+
+    static final RingLabels NONE = new RingLabels(Map.of(), Set.of());
+
+    RingLabels {
+        shards = Map.copyOf(shards);
+        drains = Set.copyOf(drains);
+    }
+
+    /** The ring labels among an object's labels. */
+    static RingLabels of(Map<String, String> labels) {
+        Map<String, String> shards = new TreeMap<>();
+        Set<String> drains = new TreeSet<>();
+        labels.forEach((key, value) -> {
+            if (key.startsWith(SHARD_PREFIX) && key.length() > SHARD_PREFIX.length()) {
+                shards.put(key.substring(SHARD_PREFIX.length()), Objects.requireNonNullElse(value, ""));
+            } else if (key.startsWith(DRAIN_PREFIX) && key.length() > DRAIN_PREFIX.length()) {
+                drains.add(key.substring(DRAIN_PREFIX.length()));
+            }
+        });
+        return new RingLabels(shards, drains);
+    }
+
+    /** Every ring suffix with a label here or there. */
+    Set<String> ringsWith(RingLabels other) {
+        Set<String> rings = new TreeSet<>(shards.keySet());
+        rings.addAll(drains);
+        rings.addAll(other.shards.keySet());
+        rings.addAll(other.drains);
+        return rings;
+    }
+
+    /** The shard owning the object in the ring, or {@code null} if none does. */
+    String shard(String ring) {
+        return shards.get(ring);
+    }
+
+    boolean draining(String ring) {
+        return drains.contains(ring);
+    }
+
+    /** {@code shard.alpha.sharding.timebertt.dev/<suffix>} without the suffix, taken from the contract. */
+    private static String prefix(String label) {
+        return label.substring(0, label.length() - RingContract.ringSuffix("ring").length());
+    }
+}
