@@ -15,7 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** Runs {@code bin/ringmaster} of a distribution as an operator would: a process of its own. */
+/**
+ * Runs {@code bin/ringmaster} (or another script of {@code bin/}) of a distribution as an operator
+ * would: a process of its own.
+ */
 final class Cli {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -25,7 +28,12 @@ final class Cli {
 
     /** Runs a command to its end. */
     static Result run(Path home, List<String> args) {
-        Started started = start(home, args);
+        return runScript(home, "ringmaster", args);
+    }
+
+    /** Runs {@code bin/<script>} to its end. */
+    static Result runScript(Path home, String script, List<String> args) {
+        Started started = start(home, script, args, ProcessBuilder.Redirect.from(new File("/dev/null")));
         try {
             if (!started.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
                 started.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
@@ -41,17 +49,17 @@ final class Cli {
 
     /** Starts a command and returns at once, e.g. {@code run}, which lasts until it is stopped. */
     static Started start(Path home, List<String> args) {
-        return start(home, args, ProcessBuilder.Redirect.from(new File("/dev/null")));
+        return start(home, "ringmaster", args, ProcessBuilder.Redirect.from(new File("/dev/null")));
     }
 
     /** Starts a command whose standard input the test writes, through {@link Process#getOutputStream()}. */
     static Started startWithInput(Path home, List<String> args) {
-        return start(home, args, ProcessBuilder.Redirect.PIPE);
+        return start(home, "ringmaster", args, ProcessBuilder.Redirect.PIPE);
     }
 
-    private static Started start(Path home, List<String> args, ProcessBuilder.Redirect input) {
+    private static Started start(Path home, String script, List<String> args, ProcessBuilder.Redirect input) {
         List<String> command = new ArrayList<>();
-        command.add(home.resolve("bin/ringmaster").toString());
+        command.add(home.resolve("bin").resolve(script).toString());
         command.addAll(args);
         Path output = Distribution.work("cli");
         try {

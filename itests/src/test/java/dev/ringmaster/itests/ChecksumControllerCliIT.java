@@ -1,0 +1,54 @@
+package dev.ringmaster.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.Test;
+
+/** The shipped {@code bin/checksum-controller} as a process: its answers to bad input. */
+public class ChecksumControllerCliIT {
+
+    @Test
+    public void aMissingFlagIsAUsageError() {
+        Cli.Result result = Cli.runScript(Distribution.home(), "checksum-controller",
+                List.of("--ring", "example", "--shard-name", "shard-0", "--namespace", "default"));
+        assertEquals(result.toString(), 2, result.exit());
+        assertTrue(result.toString(), result.err().contains("--kubeconfig"));
+    }
+
+    @Test
+    public void anUnreachableApiServerIsOneLineAndExitCodeOne() throws IOException {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        Path kubeconfig = Files.writeString(Distribution.work("cli").resolve("unreachable.yaml"), """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: nowhere
+                  cluster: {server: "https://127.0.0.1:%d", insecure-skip-tls-verify: true}
+                contexts:
+                - name: nowhere
+                  context: {cluster: nowhere, user: tester}
+                current-context: nowhere
+                users:
+                - name: tester
+                  user: {token: not-checked}
+                """.formatted(closedPort));
+
+        Cli.Result result = Cli.runScript(Distribution.home(), "checksum-controller", List.of("--kubeconfig",
+                kubeconfig.toString(), "--ring", "example", "--shard-name", "shard-0", "--namespace", "default"));
+
+        assertEquals(result.toString(), 1, result.exit());
+        List<String> errors = result.err().lines().filter(line -> line.startsWith("checksum-controller:")).toList();
+        assertEquals(result.toString(), 1, errors.size());
+        assertTrue(result.toString(), errors.get(0).contains("cannot reach the API server at https://127.0.0.1:" + closedPort));
+        assertTrue("no stack trace:\n" + result, !result.err().contains("\tat "));
+    }
+}
