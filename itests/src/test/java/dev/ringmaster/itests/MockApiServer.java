@@ -226,6 +226,14 @@ final class MockApiServer {
             Thread.currentThread().interrupt();
         }
         client.close();
-        server.destroy();
+        try {
+            server.destroy();
+        } catch (IllegalStateException e) {
+            // fabric8 7.8.0's mock server gives up closing after 10 s while watch WebSockets of a
+            // client it serves are still open (it releases them only after closing the server), a
+            // known regression of that release. Nothing is left to test by then; the port is freed
+            // with the JVM.
+            MOCK_LOG.warning("mock API server did not close cleanly: " + e.getMessage());
+        }
     }
 }

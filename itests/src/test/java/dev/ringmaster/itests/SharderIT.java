@@ -17,6 +17,8 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
@@ -26,6 +28,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.micrometer.core.instrument.Counter;
@@ -50,6 +53,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -112,6 +116,9 @@ public class SharderIT {
     private static final String RENDEZVOUS = "rendezvous";
     private static final String CONSISTENT_HASH = "consistent-hash";
     private static final String RENDEZVOUS_BSN = "dev.ringmaster.ring.rendezvous";
+    private static final String NAMESPACE_INTERPRETER = "namespace";
+    private static final String NAMESPACE_INTERPRETER_BSN = "dev.ringmaster.plugins.namespaceinterpreter";
+    private static final String POD_READINESS = "pod-readiness";
 
     private static final ResourceDefinitionContext CLUSTER_RINGS = new ResourceDefinitionContext.Builder()
             .withGroup(RingContract.API_GROUP).withVersion(RingContract.API_VERSION)
@@ -250,7 +257,7 @@ public class SharderIT {
     public void c_aNewDefaultStrategyRebalancesThroughTheDrainProtocol() throws Exception {
         awaitRing("Ready=True with rendezvous", status -> status.ready() && status.message().contains("\"" + RENDEZVOUS + "\""));
         Map<String, String> before = awaitEveryObjectOnItsShard(RENDEZVOUS);
-        Map<String, String> after = desiredShards(CONSISTENT_HASH, before.keySet());
+        Map<String, String> after = desiredShards(CONSISTENT_HASH, keysOf(before.keySet()));
         Set<String> moving = before.keySet().stream().filter(name -> !before.get(name).equals(after.get(name)))
                 .collect(Collectors.toCollection(TreeSet::new));
         assertFalse("some ConfigMap has another shard under consistent-hash: " + before + " vs " + after,
@@ -290,27 +297,94 @@ public class SharderIT {
                 status -> status.ready() && Integer.valueOf(2).equals(status.availableShards()));
     }
 
-    // --- the cluster, seen through the distribution's fabric8 bundles -------------------------------
+    /**
+     * A resource interpreter plug-in selected for one ring resource ({@code spec.resources[].interpreter}):
+     * while its bundle is stopped the ring is Ready=False/InterpreterUnavailable and nothing moves;
+     * once it runs, every ConfigMap of the namespace and its Secret move to the shard of the namespace.
+     */
+    @Test
+    public void d_aResourceInterpreterBundleIsSelectedPerRingResource() throws Exception {
+        settle(RENDEZVOUS);
+        Bundle plugin = Distribution.installed(context, NAMESPACE_INTERPRETER_BSN).orElseThrow();
+        try {
+            plugin.stop();
+            Map<String, Map<String, String>> before = labelsOfAllObjects();
+            setInterpreterOfConfigMaps(NAMESPACE_INTERPRETER);
+            awaitRing("Ready=False/InterpreterUnavailable",
+                    status -> !status.ready() && "InterpreterUnavailable".equals(status.reason()));
+            Until.stays(UNASSIGNED_FOR, "nothing moves while the ring's interpreter is missing",
+                    () -> labelsOfAllObjects().equals(before));
 
-    private static KubernetesClient newClient(String url) {
-        Config config = new ConfigBuilder(Config.empty()).withMasterUrl(url).withTrustCerts(true)
-                .withDisableHostnameVerification(true).build();
-        // named, not found through ServiceLoader (which OSGi class loading can miss)
-        return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory()).build();
+            plugin.start();
+            awaitRing("Ready=True with the interpreter back", RingStatus::ready);
+            String shardOfNamespace = desiredShards(RENDEZVOUS, Map.of(NAMESPACE, NAMESPACE)).get(NAMESPACE);
+            Map<String, String> placed = awaitEveryObjectOn("the shard of namespace " + NAMESPACE,
+                    names -> names.stream().collect(Collectors.toMap(name -> name, name -> shardOfNamespace)), true);
+            assertEquals(Set.of(shardOfNamespace), Set.copyOf(placed.values()));
+        } finally {
+            if (plugin.getState() != Bundle.ACTIVE) {
+                plugin.start();
+            }
+            setInterpreterOfConfigMaps(null);
+            settle(RENDEZVOUS);
+        }
     }
 
     /**
-     * Waits until every ConfigMap of the namespace carries the shard label the given strategy picks
-     * for it (over both shards), no drain label, and its Secret carries the same; answers the
-     * ConfigMaps' shards by name.
+     * The pod-readiness lease detector replaces the default one by configuration: a shard whose
+     * Lease is renewed but whose Pod is not Ready is judged dead at once and loses its objects
+     * (without drain, like any unavailable shard); its Pod turning Ready brings it back.
      */
-    private Map<String, String> awaitEveryObjectOnItsShard(String strategy) {
+    @Test
+    public void e_aLeaseDetectorBundleReplacesTheDefaultAndJudgesEveryShardAgain() throws Exception {
+        settle(RENDEZVOUS);
+        pod(SHARDS.get(0), true);
+        pod(SHARDS.get(1), false);
+        try {
+            configureSharder(RENDEZVOUS, "service", POD_READINESS);
+            awaitRing("one available shard", status -> status.ready() && Integer.valueOf(1).equals(status.availableShards()));
+            Until.holds(SOON, "shard-1's Lease judged dead", () -> "dead".equals(labels(
+                    client.leases().inNamespace(NAMESPACE).withName(SHARDS.get(1)).get()).get(RingContract.STATE_LABEL)));
+            awaitEveryObjectOn("shard-0 alone", names -> names.stream()
+                    .collect(Collectors.toMap(name -> name, name -> SHARDS.get(0))), false);
+
+            pod(SHARDS.get(1), true);
+            awaitRing("both shards available again",
+                    status -> status.ready() && Integer.valueOf(2).equals(status.availableShards()));
+            settle(RENDEZVOUS);
+        } finally {
+            configureSharder(RENDEZVOUS, "service");
+            client.pods().inNamespace(NAMESPACE).delete();
+        }
+    }
+
+    /** Waits until every object is where the strategy puts it, letting go of drained ones as shards do. */
+    private Map<String, String> settle(String strategy) {
+        return awaitEveryObjectOn("its " + strategy + " shard", names -> desiredShards(strategy, keysOf(names)), true);
+    }
+
+    /**
+     * Waits until every ConfigMap of the namespace (at least the {@value #OBJECTS} it started with)
+     * carries the desired shard and no drain label, and its Secret the same shard; with
+     * {@code letGo}, meanwhile acknowledges every drain as a shard does.
+     */
+    private Map<String, String> awaitEveryObjectOn(String what, Function<Set<String>, Map<String, String>> desiredByName,
+            boolean letGo) {
         AtomicReference<Map<String, String>> found = new AtomicReference<>();
         AtomicReference<String> problem = new AtomicReference<>();
-        Until.holds(SOON, () -> "every object on its " + strategy + " shard; last problem: " + problem.get(), () -> {
+        Until.holds(SOON, () -> "every object on " + what + "; last problem: " + problem.get(), () -> {
+            for (ConfigMap draining : !letGo ? List.<ConfigMap>of()
+                    : client.configMaps().inNamespace(NAMESPACE).withLabel(DRAIN_LABEL).list().getItems()) {
+                try {
+                    client.configMaps().resource(new ConfigMapBuilder(draining).editMetadata()
+                            .removeFromLabels(SHARD_LABEL).removeFromLabels(DRAIN_LABEL).endMetadata().build()).update();
+                } catch (KubernetesClientException e) {
+                    // changed meanwhile: the next round reads it again
+                }
+            }
             Map<String, ConfigMap> configMaps = client.configMaps().inNamespace(NAMESPACE).list().getItems().stream()
                     .collect(Collectors.toMap(cm -> cm.getMetadata().getName(), cm -> cm, (a, b) -> a, TreeMap::new));
-            Map<String, String> desired = desiredShards(strategy, configMaps.keySet());
+            Map<String, String> desired = desiredByName.apply(configMaps.keySet());
             Map<String, String> shards = new TreeMap<>();
             for (ConfigMap configMap : configMaps.values()) {
                 String name = configMap.getMetadata().getName();
@@ -339,17 +413,75 @@ public class SharderIT {
         return found.get();
     }
 
-    /** Where the named strategy service puts each ConfigMap of the namespace among both shards. */
-    private Map<String, String> desiredShards(String strategy, Collection<String> configMaps) {
+    private void setInterpreterOfConfigMaps(String interpreter) {
+        client.genericKubernetesResources(CLUSTER_RINGS).withName(RING).edit(ring -> {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> spec = (Map<String, Object>) ring.getAdditionalProperties().get("spec");
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> resources = (List<Map<String, Object>>) spec.get("resources");
+            List<Map<String, Object>> edited = new ArrayList<>();
+            for (Map<String, Object> resource : resources) {
+                Map<String, Object> copy = new LinkedHashMap<>(resource);
+                if ("configmaps".equals(copy.get("resource"))) {
+                    if (interpreter == null) {
+                        copy.remove("interpreter");
+                    } else {
+                        copy.put("interpreter", interpreter);
+                    }
+                }
+                edited.add(copy);
+            }
+            Map<String, Object> newSpec = new LinkedHashMap<>(spec);
+            newSpec.put("resources", edited);
+            ring.getAdditionalProperties().put("spec", newSpec);
+            // the CRUD mock does not bump generation; a real API server would for a spec change
+            ring.getMetadata().setGeneration(Objects.requireNonNullElse(ring.getMetadata().getGeneration(), 1L) + 1);
+            return ring;
+        });
+    }
+
+    /** A shard's Pod, Ready or not, as the kubelet would report it. */
+    private void pod(String name, boolean ready) {
+        Pod pod = new PodBuilder().withNewMetadata().withNamespace(NAMESPACE).withName(name).endMetadata()
+                .withNewSpec().addNewContainer().withName("shard").withImage("example").endContainer().endSpec()
+                .withNewStatus().withPhase("Running").addNewCondition().withType("Ready")
+                .withStatus(ready ? "True" : "False").endCondition().endStatus()
+                .build();
+        client.pods().inNamespace(NAMESPACE).resource(pod).createOr(existing -> existing.update());
+    }
+
+    // --- the cluster, seen through the distribution's fabric8 bundles -------------------------------
+
+    private static KubernetesClient newClient(String url) {
+        Config config = new ConfigBuilder(Config.empty()).withMasterUrl(url).withTrustCerts(true)
+                .withDisableHostnameVerification(true).build();
+        // named, not found through ServiceLoader (which OSGi class loading can miss)
+        return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory()).build();
+    }
+
+    /**
+     * Waits until every ConfigMap of the namespace carries the shard label the given strategy picks
+     * for it (over both shards), no drain label, and its Secret carries the same; answers the
+     * ConfigMaps' shards by name. Drains are left alone: the test decides when shards let go.
+     */
+    private Map<String, String> awaitEveryObjectOnItsShard(String strategy) {
+        return awaitEveryObjectOn("its " + strategy + " shard", names -> desiredShards(strategy, keysOf(names)), false);
+    }
+
+    /** The default interpreter's partition key of each ConfigMap of the namespace, by name. */
+    private static Map<String, String> keysOf(Collection<String> configMaps) {
+        return configMaps.stream().collect(Collectors.toMap(name -> name, name -> "/ConfigMap/" + NAMESPACE + "/" + name));
+    }
+
+    /** Where the named strategy service puts each partition key among both shards, by name. */
+    private Map<String, String> desiredShards(String strategy, Map<String, String> keysByName) {
         ServiceReference<PartitioningStrategy> reference = awaitService(PartitioningStrategy.class,
                 "(" + PartitioningStrategy.NAME + "=" + strategy + ")");
         PartitioningStrategy service = context.getService(reference);
         try {
             var ring = service.build(SHARDS.stream().map(Shard::of).toList());
             Map<String, String> desired = new LinkedHashMap<>();
-            for (String name : configMaps) {
-                desired.put(name, ring.shardFor("/ConfigMap/" + NAMESPACE + "/" + name).orElseThrow());
-            }
+            keysByName.forEach((name, key) -> desired.put(name, ring.shardFor(key).orElseThrow()));
             return desired;
         } finally {
             context.ungetService(reference);
@@ -446,9 +578,14 @@ public class SharderIT {
     // --- the framework ----------------------------------------------------------------------------
 
     private void configureSharder(String defaultStrategy, String webhookMode) throws IOException {
+        configureSharder(defaultStrategy, webhookMode, "default");
+    }
+
+    private void configureSharder(String defaultStrategy, String webhookMode, String leaseDetector) throws IOException {
         configure(SHARDER_PID, Map.of(
                 "defaultStrategy", defaultStrategy,
                 "webhookMode", webhookMode,
+                "leaseDetector", leaseDetector,
                 "leaderElectionNamespace", ELECTION_NAMESPACE,
                 "leaderElectionLease", ELECTION_LEASE,
                 "identity", IDENTITY));
