@@ -13,6 +13,8 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,8 +26,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Base64;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -46,6 +52,8 @@ public class RunCliIT {
     private KubernetesClient client;
     private Path home;
     private int opsPort;
+    private Path tls;
+    private int webhookPort;
     private List<String> runArgs;
     private Cli.Started ringmaster;
 
@@ -56,6 +64,10 @@ public class RunCliIT {
         home = Distribution.copy("run");
         opsPort = freePort();
         Files.writeString(home.resolve("etc/dev.ringmaster.ops.http.cfg"), "host = 127.0.0.1\nport = " + opsPort + "\n");
+        tls = WebhookCertificates.write(home.resolve("tls"));
+        webhookPort = freePort();
+        Path webhookConfig = home.resolve("etc/dev.ringmaster.webhook.cfg");
+        Files.writeString(webhookConfig, Files.readString(webhookConfig).replace("port = 9443", "port = " + webhookPort));
         Path kubeconfig = home.resolve("kubeconfig.yaml");
         Files.writeString(kubeconfig, """
                 apiVersion: v1
@@ -71,7 +83,8 @@ public class RunCliIT {
                 - name: tester
                   user: {token: not-checked}
                 """.formatted(cluster.url()));
-        runArgs = List.of("run", "--kubeconfig", kubeconfig.toString(), "--namespace", "sharding-system");
+        runArgs = List.of("run", "--kubeconfig", kubeconfig.toString(), "--namespace", "sharding-system",
+                "--tls-dir", tls.resolve(WebhookCertificates.FIRST).toString());
     }
 
     @After
@@ -89,6 +102,21 @@ public class RunCliIT {
                 () -> status("/healthz") == 200 && status("/readyz") == 200);
         Until.holds(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
                 () -> unlabelled() == 0 && "True".equals(ready().get("status")));
+
+        // the webhook labels a new ConfigMap with the shard the ring picks, over HTTPS
+        String review = admit("/webhooks/sharder/clusterring/" + RING, """
+                {"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"run-1",
+                 "kind":{"group":"","version":"v1","kind":"ConfigMap"},
+                 "resource":{"group":"","version":"v1","resource":"configmaps"},
+                 "namespace":"%s","name":"fresh","operation":"CREATE","userInfo":{"username":"tester"},
+                 "object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fresh","namespace":"%s"}}}}
+                """.formatted(SharderIT.NAMESPACE, SharderIT.NAMESPACE));
+        Json response = Json.parse(review);
+        assertEquals(review, "run-1", response.string("uid"));
+        assertEquals(review, "JSONPatch", response.string("patchType"));
+        String patch = new String(Base64.getDecoder().decode(response.string("patch")), StandardCharsets.UTF_8);
+        assertTrue(patch, patch.contains("\"/metadata/labels\"") && patch.contains(SHARD_LABEL)
+                && SharderIT.SHARDS.stream().anyMatch(shard -> patch.contains("\"" + shard + "\"")));
 
         // the default strategy in etc/ names a strategy no bundle provides: the ring stops, nothing moves
         Path sharderConfig = home.resolve("etc/dev.ringmaster.sharder.cfg");
@@ -156,6 +184,35 @@ public class RunCliIT {
         assertTrue(out, out.contains("key:        /ConfigMap/" + SharderIT.NAMESPACE + "/cm-1"));
         assertTrue(out, out.contains("consistent-hash (default): rings [" + RING + "], settings {name=consistent-hash,"
                 + " tokenSeparator=, tokensPerShard=100}"));
+    }
+
+    /** POSTs an AdmissionReview to the run's webhook, trusting only the test CA; answers the body. */
+    private String admit(String path, String review) throws Exception {
+        KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+        trusted.load(null, null);
+        try (var in = Files.newInputStream(tls.resolve(WebhookCertificates.CA))) {
+            trusted.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(trusted);
+        SSLContext ssl = SSLContext.getInstance("TLS");
+        ssl.init(null, trust.getTrustManagers(), null);
+        HttpClient https = HttpClient.newBuilder().sslContext(ssl).build();
+        HttpResponse<String> response = Until.value(SOON, () -> "the webhook answering on " + webhookPort + "\n"
+                + ringmaster.err(), () -> {
+                    try {
+                        return Optional.of(https.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + webhookPort + path))
+                                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(5))
+                                .POST(HttpRequest.BodyPublishers.ofString(review)).build(), HttpResponse.BodyHandlers.ofString()));
+                    } catch (IOException e) {
+                        return Optional.empty();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return Optional.empty();
+                    }
+                });
+        assertEquals(response.body(), 200, response.statusCode());
+        return response.body();
     }
 
     private long unlabelled() {

@@ -151,7 +151,7 @@ public final class SharderRun {
         ObjectPages pages = new ObjectPages(client, limits.pageSize());
         Counter counter = new Counter();
         Rebalancer rebalancer = new Rebalancer(name -> Optional.ofNullable(rings.getStore().getByKey(name)),
-                ring -> ClusterRingValidation.validate(ring).isEmpty(), registry, () -> interpreter, catalog, pages,
+                ring -> ClusterRingValidation.validate(ring).isEmpty(), registry, ring -> Optional.of(interpreter), catalog, pages,
                 new LabelWriter(client), new NamespaceScope(() -> namespaces.getStore().list()), limits, counter);
         ResolvedResource configMaps = catalog.resolve("", "configmaps").orElseThrow();
 
