@@ -13,8 +13,6 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -30,8 +28,6 @@ import java.util.Base64;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -104,13 +100,8 @@ public class RunCliIT {
                 () -> unlabelled() == 0 && "True".equals(ready().get("status")));
 
         // the webhook labels a new ConfigMap with the shard the ring picks, over HTTPS
-        String review = admit("/webhooks/sharder/clusterring/" + RING, """
-                {"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"run-1",
-                 "kind":{"group":"","version":"v1","kind":"ConfigMap"},
-                 "resource":{"group":"","version":"v1","resource":"configmaps"},
-                 "namespace":"%s","name":"fresh","operation":"CREATE","userInfo":{"username":"tester"},
-                 "object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fresh","namespace":"%s"}}}}
-                """.formatted(SharderIT.NAMESPACE, SharderIT.NAMESPACE));
+        String review = admit("/webhooks/sharder/clusterring/" + RING,
+                WebhookClient.createConfigMap("run-1", SharderIT.NAMESPACE, "fresh"));
         Json response = Json.parse(review);
         assertEquals(review, "run-1", response.string("uid"));
         assertEquals(review, "JSONPatch", response.string("patchType"));
@@ -187,27 +178,13 @@ public class RunCliIT {
     }
 
     /** POSTs an AdmissionReview to the run's webhook, trusting only the test CA; answers the body. */
-    private String admit(String path, String review) throws Exception {
-        KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
-        trusted.load(null, null);
-        try (var in = Files.newInputStream(tls.resolve(WebhookCertificates.CA))) {
-            trusted.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trust.init(trusted);
-        SSLContext ssl = SSLContext.getInstance("TLS");
-        ssl.init(null, trust.getTrustManagers(), null);
-        HttpClient https = HttpClient.newBuilder().sslContext(ssl).build();
+    private String admit(String path, String review) {
+        HttpClient https = WebhookClient.trusting(tls.resolve(WebhookCertificates.CA));
         HttpResponse<String> response = Until.value(SOON, () -> "the webhook answering on " + webhookPort + "\n"
                 + ringmaster.err(), () -> {
                     try {
-                        return Optional.of(https.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + webhookPort + path))
-                                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(5))
-                                .POST(HttpRequest.BodyPublishers.ofString(review)).build(), HttpResponse.BodyHandlers.ofString()));
+                        return Optional.of(WebhookClient.post(https, webhookPort, path, review));
                     } catch (IOException e) {
-                        return Optional.empty();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
                         return Optional.empty();
                     }
                 });

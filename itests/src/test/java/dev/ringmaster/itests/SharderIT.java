@@ -41,6 +41,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Dictionary;
 import java.util.Hashtable;
@@ -96,6 +97,8 @@ import org.osgi.service.cm.ConfigurationAdmin;
 public class SharderIT {
 
     static final String MOCK_URL = "ringmaster.itests.mock.url";
+    /** Where the test JVM wrote the webhook's certificates ({@link WebhookCertificates}). */
+    static final String CERTIFICATES = "ringmaster.itests.sharder.certificates";
 
     // The cluster MockApiServer creates. Defined here, not there: the probe must never load MockApiServer.
     static final String RING = "example";
@@ -110,6 +113,8 @@ public class SharderIT {
     private static final String SHARDER_PID = "dev.ringmaster.sharder";
     private static final String OPS_HTTP_PID = "dev.ringmaster.ops.http";
     private static final String OPS_HTTP_PORT = "dev.ringmaster.ops.http.port";
+    private static final String WEBHOOK_PID = "dev.ringmaster.webhook";
+    private static final String WEBHOOK_PORT = "dev.ringmaster.webhook.port";
     private static final String IDENTITY = "sharder-itest";
     private static final String ELECTION_NAMESPACE = "sharding-system";
     private static final String ELECTION_LEASE = "sharder";
@@ -133,6 +138,7 @@ public class SharderIT {
     private BundleContext context;
 
     private KubernetesClient client;
+    private AdmissionLoad admissions;
 
     /**
      * Runs in the test JVM. The options of {@link StrategyHotSwapIT} (the distribution's boot/ and
@@ -154,6 +160,8 @@ public class SharderIT {
         options.add(workingDirectory(work.toString()));
         options.add(frameworkProperty(Constants.FRAMEWORK_STORAGE).value(work.resolve("felix-cache").toString()));
         options.add(systemProperty(MOCK_URL).value(MockApiServer.start()));
+        options.add(systemProperty(CERTIFICATES).value(
+                WebhookCertificates.write(Distribution.work("sharder-certificates")).toString()));
         return options.toArray(Option[]::new);
     }
 
@@ -165,6 +173,18 @@ public class SharderIT {
         configure(KUBERNETES_PID, Map.of("masterUrl", url, "trustCerts", Boolean.TRUE));
         configure(OPS_HTTP_PID, Map.of("host", "127.0.0.1", "port", 0));
         configureSharder(RENDEZVOUS, "service");
+        admissions = AdmissionLoad.start(webhookClient(), webhookPort(), RingContract.webhookPath(RING));
+    }
+
+    /**
+     * Whatever a test did — strategy bundles swapped, the configuration changed, an interpreter or
+     * lease detector bundle stopped, started or selected — the webhook answered every request.
+     */
+    @After
+    public void theWebhookAnsweredEveryAdmissionRequest() throws InterruptedException {
+        admissions.close();
+        assertEquals("failed admission requests", List.of(), admissions.failures());
+        assertTrue("admission requests were sent: " + admissions.answered(), admissions.answered() > 0);
     }
 
     @After
@@ -172,6 +192,31 @@ public class SharderIT {
         if (client != null) {
             client.close();
         }
+    }
+
+    /** The webhook on a free loopback port with the test certificates, once it listens. */
+    private int webhookPort() throws IOException {
+        configure(WEBHOOK_PID, Map.of("host", "127.0.0.1", "port", 0,
+                "tlsDir", certificates().resolve(WebhookCertificates.FIRST).toString()));
+        return Until.value(SOON, "the webhook to listen", () -> {
+            try {
+                return context.getServiceReferences((String) null, "(" + WEBHOOK_PORT + "=*)") == null ? Optional.empty()
+                        : Arrays.stream(context.getServiceReferences((String) null, "(" + WEBHOOK_PORT + "=*)"))
+                                .map(reference -> (Integer) reference.getProperty(WEBHOOK_PORT)).findFirst();
+            } catch (InvalidSyntaxException e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    private static HttpClient webhookClient() {
+        return WebhookClient.trusting(certificates().resolve(WebhookCertificates.CA));
+    }
+
+    private static Path certificates() {
+        String directory = System.getProperty(CERTIFICATES);
+        assertNotNull("the test JVM passes the certificates' directory as " + CERTIFICATES, directory);
+        return Path.of(directory);
     }
 
     /** Every object assigned, the ring reported, the leader known, the assignments counted. */

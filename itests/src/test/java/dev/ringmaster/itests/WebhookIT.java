@@ -27,7 +27,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -47,8 +46,6 @@ import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.inject.Inject;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.FixMethodOrder;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -317,24 +314,10 @@ public class WebhookIT {
     }
 
     private static HttpResponse<String> review(HttpClient client, int port, String path, String uid) {
-        String body = """
-                {"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"%s",
-                 "kind":{"group":"","version":"v1","kind":"ConfigMap"},
-                 "resource":{"group":"","version":"v1","resource":"configmaps"},
-                 "name":"cm-%s","namespace":"default","operation":"CREATE",
-                 "object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%s","namespace":"default"}}}}
-                """.formatted(uid, uid, uid);
-        HttpRequest request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + path))
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(10))
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         try {
-            return client.send(request, HttpResponse.BodyHandlers.ofString());
+            return WebhookClient.post(client, port, path, WebhookClient.createConfigMap(uid, "default", "cm-" + uid));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
         }
     }
 
@@ -355,19 +338,7 @@ public class WebhookIT {
 
     /** HTTP/1.1 over TLS, trusting only the test CA. */
     private static HttpClient client() {
-        try {
-            KeyStore trust = KeyStore.getInstance("PKCS12");
-            trust.load(null, null);
-            trust.setCertificateEntry("ca", certificate(certificates().resolve(WebhookCertificates.CA)));
-            TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            trustManagers.init(trust);
-            SSLContext tls = SSLContext.getInstance("TLS");
-            tls.init(null, trustManagers.getTrustManagers(), null);
-            return HttpClient.newBuilder().sslContext(tls).version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(5)).build();
-        } catch (GeneralSecurityException | IOException e) {
-            throw new AssertionError(e);
-        }
+        return WebhookClient.trusting(certificates().resolve(WebhookCertificates.CA));
     }
 
     private static X509Certificate certificate(Path pem) throws IOException {

@@ -15,20 +15,18 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Hashtable;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Consumer;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -40,6 +38,11 @@ import org.osgi.service.metatype.annotations.Designate;
  * lease detectors, resource interpreters and the meter registry bound dynamically, so plug-in
  * bundles come and go without restarting it. It serves the sharder's webhook paths as an
  * {@link AdmissionHandler} on every replica.
+ *
+ * <p>A configuration change replaces the {@code Sharder} in place (the old one gives up leadership
+ * first) while this component and its handler service stay registered, so the webhook never
+ * answers 404 for the sharder's paths; in the moment between the two, requests are allowed
+ * unlabelled and the new term's unassigned-object watch assigns them.
  */
 @Component(configurationPid = SharderComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
         service = AdmissionHandler.class, immediate = true, // it works whether or not a webhook uses it
@@ -50,12 +53,18 @@ public class SharderComponent implements AdmissionHandler {
 
     public static final String PID = "dev.ringmaster.sharder";
 
-    /**
-     * Plug-ins may bind before activation (greedy references bind first), so they wait here until the
-     * sharder exists; guarded by this.
-     */
-    private final List<Consumer<Sharder>> early = new ArrayList<>();
-    private Sharder sharder;
+    private record BoundStrategy(PartitioningStrategy strategy, Map<String, Object> settings) {
+    }
+
+    // the plug-ins bound now, by name; each new Sharder gets them all (guarded by this)
+    private final Map<String, BoundStrategy> strategies = new HashMap<>();
+    private final Map<String, LeaseDetector> detectors = new HashMap<>();
+    private final Map<String, ResourceInterpreter> interpreters = new HashMap<>();
+    private MeterRegistry meterRegistry;
+
+    /** Read by request threads without the lock; replaced under it. */
+    private volatile Sharder sharder;
+    private BundleContext context;
     /** The Gogo shell finds its commands as services with these properties, if a shell is installed. */
     private ServiceRegistration<RingCommands> shellCommands;
 
@@ -63,43 +72,57 @@ public class SharderComponent implements AdmissionHandler {
     private KubernetesClient client;
 
     @Activate
-    void activate(SharderSettings settings, BundleContext context) {
+    synchronized void activate(SharderSettings settings, BundleContext context) {
+        this.context = context;
+        replace(settings);
+    }
+
+    @Modified
+    synchronized void modified(SharderSettings settings) {
+        replace(settings);
+    }
+
+    @Deactivate
+    synchronized void deactivate() {
+        stopSharder();
+    }
+
+    @Override
+    public AdmissionResponse handle(String path, AdmissionRequest request) {
+        Sharder current = sharder;
+        return current == null ? AdmissionResponse.allow() : current.admissionHandler().handle(path, request);
+    }
+
+    private void replace(SharderSettings settings) {
+        stopSharder();
         RebalanceLimits limits = new RebalanceLimits(settings.pageSize(), settings.concurrentMoves(),
                 settings.moveBudget(), Duration.ofSeconds(settings.resyncSeconds()), RebalanceLimits.DEFAULT.pendingRetry());
         Sharder created = new Sharder(client, new Sharder.Options(settings.defaultStrategy(), settings.leaseDetector(),
                 settings.resourceInterpreter(), limits, webhook(settings),
                 new Sharder.Options.LeaseName(settings.leaderElectionNamespace(), settings.leaderElectionLease()),
                 identity(settings), Clock.systemUTC()));
-        synchronized (this) {
-            early.forEach(binding -> binding.accept(created));
-            early.clear();
-            sharder = created;
+        strategies.forEach((name, bound) -> created.bindStrategy(name, bound.strategy(), bound.settings()));
+        detectors.forEach(created::bindDetector);
+        interpreters.forEach(created::bindInterpreter);
+        if (meterRegistry != null) {
+            created.addMeterRegistry(meterRegistry);
         }
         created.start();
+        sharder = created;
         shellCommands = context.registerService(RingCommands.class, created.shellCommands(), new Hashtable<>(Map.of(
                 "osgi.command.scope", RingCommands.SCOPE, "osgi.command.function", RingCommands.FUNCTIONS)));
     }
 
-    @Deactivate
-    void deactivate() {
-        shellCommands.unregister();
-        Sharder stopping;
-        synchronized (this) {
-            stopping = sharder;
-            sharder = null;
+    private void stopSharder() {
+        if (shellCommands != null) {
+            shellCommands.unregister();
+            shellCommands = null;
         }
+        Sharder stopping = sharder;
+        sharder = null;
         if (stopping != null) {
             stopping.close();
         }
-    }
-
-    @Override
-    public AdmissionResponse handle(String path, AdmissionRequest request) {
-        Sharder current;
-        synchronized (this) {
-            current = sharder;
-        }
-        return current == null ? AdmissionResponse.allow() : current.admissionHandler().handle(path, request);
     }
 
     static Optional<WebhookSettings> webhook(SharderSettings settings) {
@@ -127,33 +150,34 @@ public class SharderComponent implements AdmissionHandler {
         return Objects.requireNonNullElseGet(System.getenv("HOSTNAME"), () -> "sharder-" + ProcessHandle.current().pid());
     }
 
-    /** Applies a binding change to the sharder now, or once it exists. */
-    private synchronized void withSharder(Consumer<Sharder> change) {
-        if (sharder != null) {
-            change.accept(sharder);
-        } else {
-            early.add(change);
-        }
-    }
-
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void bindStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
-        withSharder(target -> target.bindStrategy(name(properties), strategy, serviceSettings(properties)));
+    synchronized void bindStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
+        BoundStrategy bound = new BoundStrategy(strategy, serviceSettings(properties));
+        strategies.put(name(properties), bound);
+        if (sharder != null) {
+            sharder.bindStrategy(name(properties), strategy, bound.settings());
+        }
     }
 
     void updatedStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
         bindStrategy(strategy, properties);
     }
 
-    void unbindStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
-        withSharder(target -> target.unbindStrategy(name(properties), strategy));
+    synchronized void unbindStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
+        strategies.computeIfPresent(name(properties), (name, bound) -> bound.strategy() == strategy ? null : bound);
+        if (sharder != null) {
+            sharder.unbindStrategy(name(properties), strategy);
+        }
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void bindDetector(LeaseDetector detector, Map<String, Object> properties) {
-        withSharder(target -> target.bindDetector(name(properties), detector));
+    synchronized void bindDetector(LeaseDetector detector, Map<String, Object> properties) {
+        detectors.put(name(properties), detector);
+        if (sharder != null) {
+            sharder.bindDetector(name(properties), detector);
+        }
     }
 
     /** A detector's properties change when its verdicts may have, e.g. a Pod's readiness it watches. */
@@ -161,28 +185,45 @@ public class SharderComponent implements AdmissionHandler {
         bindDetector(detector, properties); // which re-judges every shard
     }
 
-    void unbindDetector(LeaseDetector detector, Map<String, Object> properties) {
-        withSharder(target -> target.unbindDetector(name(properties), detector));
+    synchronized void unbindDetector(LeaseDetector detector, Map<String, Object> properties) {
+        detectors.remove(name(properties), detector);
+        if (sharder != null) {
+            sharder.unbindDetector(name(properties), detector);
+        }
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void bindInterpreter(ResourceInterpreter interpreter, Map<String, Object> properties) {
-        withSharder(target -> target.bindInterpreter(name(properties), interpreter));
+    synchronized void bindInterpreter(ResourceInterpreter interpreter, Map<String, Object> properties) {
+        interpreters.put(name(properties), interpreter);
+        if (sharder != null) {
+            sharder.bindInterpreter(name(properties), interpreter);
+        }
     }
 
-    void unbindInterpreter(ResourceInterpreter interpreter, Map<String, Object> properties) {
-        withSharder(target -> target.unbindInterpreter(name(properties), interpreter));
+    synchronized void unbindInterpreter(ResourceInterpreter interpreter, Map<String, Object> properties) {
+        interpreters.remove(name(properties), interpreter);
+        if (sharder != null) {
+            sharder.unbindInterpreter(name(properties), interpreter);
+        }
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void bindMeterRegistry(MeterRegistry registry) {
-        withSharder(target -> target.addMeterRegistry(registry));
+    synchronized void bindMeterRegistry(MeterRegistry registry) {
+        meterRegistry = registry;
+        if (sharder != null) {
+            sharder.addMeterRegistry(registry);
+        }
     }
 
-    void unbindMeterRegistry(MeterRegistry registry) {
-        withSharder(target -> target.removeMeterRegistry(registry));
+    synchronized void unbindMeterRegistry(MeterRegistry registry) {
+        if (meterRegistry == registry) {
+            meterRegistry = null;
+        }
+        if (sharder != null) {
+            sharder.removeMeterRegistry(registry);
+        }
     }
 
     private static String name(Map<String, Object> properties) {
