@@ -38,10 +38,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.Dictionary;
 import java.util.Hashtable;
@@ -55,6 +57,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -401,6 +405,77 @@ public class SharderIT {
             configureSharder(RENDEZVOUS, "service");
             client.pods().inNamespace(NAMESPACE).delete();
         }
+    }
+
+    /** Every answer of the sharder's webhook (DESIGN.md section 5), as the API server gets it over HTTPS. */
+    @Test
+    public void f_theSharderWebhookAnswersEveryCaseOverHttps() throws Exception {
+        settle(RENDEZVOUS);
+        HttpClient https = webhookClient();
+        int port = webhookPort();
+        String path = RingContract.webhookPath(RING);
+        String owner = "cm-0";
+        String ownerShard = desiredShards(RENDEZVOUS, keysOf(List.of(owner))).get(owner);
+        String escapedLabel = SHARD_LABEL.replace("~", "~0").replace("/", "~1");
+
+        String fresh = admit(https, port, path, "configmaps", "ConfigMap", "{\"name\":\"fresh\"}", false);
+        String freshShard = desiredShards(RENDEZVOUS, keysOf(List.of("fresh"))).get("fresh");
+        assertEquals(fresh, "[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"" + SHARD_LABEL + "\":\""
+                + freshShard + "\"}}]", patchOf(fresh));
+
+        String labelled = admit(https, port, path, "configmaps", "ConfigMap",
+                "{\"name\":\"fresh\",\"labels\":{\"app\":\"demo\"}}", false);
+        assertEquals(labelled, "[{\"op\":\"add\",\"path\":\"/metadata/labels/" + escapedLabel + "\",\"value\":\""
+                + freshShard + "\"}]", patchOf(labelled));
+
+        String assigned = admit(https, port, path, "configmaps", "ConfigMap",
+                "{\"name\":\"fresh\",\"labels\":{\"" + SHARD_LABEL + "\":\"shard-1\"}}", false);
+        assertTrue(assigned, assigned.contains("\"allowed\":true") && !assigned.contains("\"patch\""));
+
+        String controlled = admit(https, port, path, "secrets", "Secret", "{\"name\":\"checksums-" + owner
+                + "\",\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"" + owner
+                + "\",\"uid\":\"u\",\"controller\":true}]}", false);
+        assertTrue(controlled, patchOf(controlled).contains("\"" + ownerShard + "\""));
+
+        String orphan = admit(https, port, path, "secrets", "Secret", "{\"name\":\"loose\"}", false);
+        assertTrue(orphan, orphan.contains("\"allowed\":true") && !orphan.contains("\"patch\""));
+
+        String generated = admit(https, port, path, "configmaps", "ConfigMap", "{\"generateName\":\"cm-\"}", false);
+        assertTrue(generated, generated.contains("\"allowed\":false") && generated.contains("\"code\":400")
+                && generated.contains("generateName"));
+
+        String outside = admit(https, port, path, "pods", "Pod", "{\"name\":\"p\"}", false);
+        assertTrue(outside, outside.contains("\"allowed\":true") && outside.contains("not a resource of ClusterRing"));
+
+        String unknown = admit(https, port, RingContract.webhookPath("nope"), "configmaps", "ConfigMap",
+                "{\"name\":\"fresh\"}", false);
+        assertTrue(unknown, unknown.contains("\"allowed\":true") && unknown.contains("ClusterRing nope does not exist"));
+
+        String dryRun = admit(https, port, path, "configmaps", "ConfigMap", "{\"name\":\"fresh\"}", true);
+        assertEquals(dryRun, patchOf(fresh), patchOf(dryRun));
+    }
+
+    /** One AdmissionReview (CREATE in the test namespace) through the webhook; the 200 answer's body. */
+    private static String admit(HttpClient https, int port, String path, String resource, String kind, String metadata,
+            boolean dryRun) throws IOException {
+        String review = """
+                {"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"f-%s",
+                 "kind":{"group":"","version":"v1","kind":"%s"},
+                 "resource":{"group":"","version":"v1","resource":"%s"},
+                 "namespace":"%s","operation":"CREATE","userInfo":{"username":"tester"},"dryRun":%s,
+                 "object":{"apiVersion":"v1","kind":"%s","metadata":%s}}}
+                """.formatted(kind, kind, resource, NAMESPACE, dryRun, kind, metadata);
+        HttpResponse<String> response = WebhookClient.post(https, port, path, review);
+        assertEquals(response.body(), 200, response.statusCode());
+        assertTrue(response.body(), response.body().contains("\"uid\":\"f-" + kind + "\""));
+        return response.body();
+    }
+
+    /** The decoded JSONPatch of an AdmissionReview answer. */
+    private static String patchOf(String answer) {
+        Matcher patch = Pattern.compile("\"patch\":\"([A-Za-z0-9+/=]+)\"").matcher(answer);
+        assertTrue(answer, patch.find());
+        return new String(Base64.getDecoder().decode(patch.group(1)), StandardCharsets.UTF_8);
     }
 
     /** Waits until every object is where the strategy puts it, letting go of drained ones as shards do. */
