@@ -5,9 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
-import static org.ops4j.pax.exam.CoreOptions.workingDirectory;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
@@ -70,13 +68,10 @@ import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.junit.runners.MethodSorters;
 import org.ops4j.pax.exam.Option;
-import org.ops4j.pax.exam.options.FrameworkPropertyOption;
-import org.ops4j.pax.exam.options.extra.WorkingDirectoryOption;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.cm.ConfigurationAdmin;
@@ -151,18 +146,7 @@ public class SharderIT {
      */
     @org.ops4j.pax.exam.Configuration
     public Option[] config() {
-        Path work = Distribution.work("pax-exam").resolve(getClass().getSimpleName());
-        List<Option> options = new ArrayList<>();
-        for (Option option : new StrategyHotSwapIT().config()) {
-            boolean ownWorkingDirectory = option instanceof WorkingDirectoryOption
-                    || option instanceof FrameworkPropertyOption property
-                    && Constants.FRAMEWORK_STORAGE.equals(property.getKey());
-            if (!ownWorkingDirectory) {
-                options.add(option);
-            }
-        }
-        options.add(workingDirectory(work.toString()));
-        options.add(frameworkProperty(Constants.FRAMEWORK_STORAGE).value(work.resolve("felix-cache").toString()));
+        List<Option> options = new ArrayList<>(StrategyHotSwapIT.distributionOptions(getClass()));
         options.add(systemProperty(MOCK_URL).value(MockApiServer.start()));
         options.add(systemProperty(CERTIFICATES).value(
                 WebhookCertificates.write(Distribution.work("sharder-certificates")).toString()));

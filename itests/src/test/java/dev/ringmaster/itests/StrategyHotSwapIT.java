@@ -11,7 +11,6 @@ import static org.ops4j.pax.exam.CoreOptions.cleanCaches;
 import static org.ops4j.pax.exam.CoreOptions.composite;
 import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import static org.ops4j.pax.exam.CoreOptions.junitBundles;
-import static org.ops4j.pax.exam.CoreOptions.options;
 import static org.ops4j.pax.exam.CoreOptions.systemPackage;
 import static org.ops4j.pax.exam.CoreOptions.workingDirectory;
 
@@ -86,8 +85,17 @@ public class StrategyHotSwapIT {
 
     @Configuration
     public Option[] config() {
-        Path work = Distribution.work("pax-exam").resolve(getClass().getSimpleName());
-        return options(
+        return distributionOptions(getClass()).toArray(Option[]::new);
+    }
+
+    /**
+     * The distribution's boot/ and bundle/ jars at their start levels as the launcher installs them,
+     * with a working directory and framework storage of the test class's own; for every Pax Exam test
+     * of the distribution.
+     */
+    static List<Option> distributionOptions(Class<?> test) {
+        Path work = Distribution.work("pax-exam").resolve(test.getSimpleName());
+        return List.of(
                 distributionFolder("boot", 1),
                 distributionFolder("bundle", 2),
                 // what the launcher exports from its class path to the bundles

@@ -3,9 +3,7 @@ package dev.ringmaster.itests;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
-import static org.ops4j.pax.exam.CoreOptions.workingDirectory;
 
 import dev.ringmaster.itests.webhookhandler.ItestAdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionHandler;
@@ -52,8 +50,6 @@ import org.junit.runner.RunWith;
 import org.junit.runners.MethodSorters;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
-import org.ops4j.pax.exam.options.FrameworkPropertyOption;
-import org.ops4j.pax.exam.options.extra.WorkingDirectoryOption;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
@@ -100,18 +96,7 @@ public class WebhookIT {
     /** Runs in the test JVM: the options of {@link StrategyHotSwapIT}, an own working directory, the certificates. */
     @org.ops4j.pax.exam.Configuration
     public Option[] config() {
-        Path work = Distribution.work("pax-exam").resolve(getClass().getSimpleName());
-        List<Option> options = new ArrayList<>();
-        for (Option option : new StrategyHotSwapIT().config()) {
-            boolean ownWorkingDirectory = option instanceof WorkingDirectoryOption
-                    || option instanceof FrameworkPropertyOption property
-                    && Constants.FRAMEWORK_STORAGE.equals(property.getKey());
-            if (!ownWorkingDirectory) {
-                options.add(option);
-            }
-        }
-        options.add(workingDirectory(work.toString()));
-        options.add(frameworkProperty(Constants.FRAMEWORK_STORAGE).value(work.resolve("felix-cache").toString()));
+        List<Option> options = new ArrayList<>(StrategyHotSwapIT.distributionOptions(getClass()));
         Path certificates = WebhookCertificates.write(Distribution.work("webhook-certificates"));
         options.add(systemProperty(CERTIFICATES).value(certificates.toString()));
         return options.toArray(Option[]::new);
