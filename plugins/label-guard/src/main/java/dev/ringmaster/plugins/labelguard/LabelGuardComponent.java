@@ -1,5 +1,6 @@
 package dev.ringmaster.plugins.labelguard;
 
+import dev.ringmaster.plugins.support.ConfigLists;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionRequest;
 import dev.ringmaster.ring.spi.AdmissionResponse;

@@ -1,5 +1,6 @@
 package dev.ringmaster.plugins.podreadiness;
 
+import dev.ringmaster.plugins.support.ConfigLists;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;

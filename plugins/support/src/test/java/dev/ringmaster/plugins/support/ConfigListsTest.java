@@ -1,4 +1,4 @@
-package dev.ringmaster.plugins.labelguard;
+package dev.ringmaster.plugins.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.ringmaster.plugins.labelguard;
+package dev.ringmaster.plugins.support;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,13 +11,13 @@ import java.util.Set;
  * a {@code .config} file, {@code key = ["a", "b"]}), whose elements are taken as they are, or one
  * string (from a {@code .cfg} file, where every value is text), which is a comma-separated list.
  */
-final class ConfigLists {
+public final class ConfigLists {
 
     private ConfigLists() {
     }
 
     /** The non-blank elements, trimmed, in order and without duplicates. */
-    static Set<String> strings(Object value) {
+    public static Set<String> strings(Object value) {
         List<String> elements = new ArrayList<>();
         if (value instanceof String text) {
             elements.addAll(List.of(text.split(",")));
