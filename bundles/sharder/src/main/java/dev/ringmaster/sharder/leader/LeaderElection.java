@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Elects one leader among sharder replicas through a Lease; the controllers run only while this
- * replica leads. Losing the lease stops them at once; closing releases the lease so a standby takes
- * over without waiting for it to expire.
+ * replica leads. Losing the lease stops them at once, and the replica campaigns again as a standby
+ * (fabric8's elector ends with the leadership it lost); closing releases the lease so a standby
+ * takes over without waiting for it to expire.
  */
 public final class LeaderElection implements AutoCloseable {
 
@@ -42,6 +43,7 @@ public final class LeaderElection implements AutoCloseable {
     private final Runnable stopLeading;
     private final AtomicBoolean leading = new AtomicBoolean();
     private CompletableFuture<?> election;
+    private boolean closed;
 
     /**
      * @param startLeading called when this replica becomes leader
@@ -57,7 +59,10 @@ public final class LeaderElection implements AutoCloseable {
     }
 
     public synchronized void start() {
-        election = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
+        if (closed) {
+            return;
+        }
+        CompletableFuture<?> campaign = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
                 .withName("ringmaster-sharder")
                 .withLock(lock)
                 .withLeaseDuration(timing.leaseDuration())
@@ -67,6 +72,18 @@ public final class LeaderElection implements AutoCloseable {
                 .withLeaderCallbacks(new LeaderCallbacks(this::started, this::stopped,
                         leader -> LOG.info("sharder leader is now {}", leader)))
                 .build()).build().start();
+        election = campaign;
+        // the campaign ends when leadership is lost (or the API server failed it): campaign again after
+        // a retry period, off this callback's thread, unless close() ended it
+        campaign.whenComplete((ignored, failure) -> CompletableFuture.runAsync(() -> campaignAgain(campaign),
+                CompletableFuture.delayedExecutor(timing.retryPeriod().toMillis(), TimeUnit.MILLISECONDS)));
+    }
+
+    private synchronized void campaignAgain(CompletableFuture<?> ended) {
+        if (!closed && election == ended) {
+            LOG.info("{} campaigns again for the sharder's leader election", lock.identity());
+            start();
+        }
     }
 
     public boolean isLeader() {
@@ -92,6 +109,7 @@ public final class LeaderElection implements AutoCloseable {
      */
     @Override
     public synchronized void close() {
+        closed = true;
         stopped();
         if (election != null) {
             CompletableFuture<?> cancelled = election;

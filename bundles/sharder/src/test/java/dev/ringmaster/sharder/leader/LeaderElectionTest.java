@@ -66,6 +66,29 @@ class LeaderElectionTest {
     }
 
     @Test
+    void aLeaderThatLostItsLeaseStopsItsControllersAndCampaignsAgain() {
+        LeaderElection replica = replica("sharder-a");
+        replica.start();
+        await().atMost(Duration.ofSeconds(10)).until(replica::isLeader);
+
+        // another holder takes the lease over (as after a network partition) and renews it a few times
+        for (int renewal = 0; renewal < 4 && replica.isLeader(); renewal++) {
+            client.leases().inNamespace("sharding-system").withName("sharder").edit(lease -> new LeaseBuilder(lease)
+                    .editSpec().withHolderIdentity("sharder-other").withRenewTime(ZonedDateTime.now()).endSpec()
+                    .build());
+            await().pollDelay(Duration.ofMillis(900)).until(() -> true);
+        }
+        await().atMost(FAST.renewDeadline().plusSeconds(3)).until(() -> !replica.isLeader());
+        assertThat(runningControllers.get()).as("controllers stopped with the leadership").isZero();
+
+        // the other holder is gone: once its lease expires, the replica leads again
+        await().atMost(FAST.leaseDuration().plusSeconds(5)).until(replica::isLeader);
+        assertThat(runningControllers.get()).isEqualTo(1);
+        replica.close();
+        assertThat(runningControllers.get()).isZero();
+    }
+
+    @Test
     void timingMustLeaveRoomToRenew() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LeaderElection.Timing(
                 Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(2)))
