@@ -185,7 +185,7 @@ public final class ShardLease implements AutoCloseable {
             cancel(loop);
             cancel(watchdog);
         }
-        markLost("the shard lease is closing");
+        markLost(null);
         io.lock();
         try {
             release();
@@ -371,6 +371,7 @@ public final class ShardLease implements AutoCloseable {
         }
     }
 
+    /** @param why why the lease was lost, or null when it is given up by {@link #close()} */
     private void markLost(String why) {
         synchronized (this) {
             if (!held) {
@@ -379,7 +380,11 @@ public final class ShardLease implements AutoCloseable {
             held = false;
             cancel(watchdog);
         }
-        LOG.warn("Lost shard lease {}/{}: {}", namespace, name, why);
+        if (why == null) {
+            LOG.info("Giving up shard lease {}/{}: the shard lease is closing", namespace, name);
+        } else {
+            LOG.warn("Lost shard lease {}/{}: {}", namespace, name, why);
+        }
         listener.onLost();
         extraListeners.forEach(Listener::onLost);
     }
