@@ -21,6 +21,7 @@ public final class Main {
 
             commands:
               run        the sharder and the webhook, until SIGTERM
+              sandbox    the whole system on an embedded API server with example shards, no cluster needed
               simulate   balance and movement of a partitioning strategy for a fleet of shards
             run 'ringmaster COMMAND --help' for a command's options""";
 

@@ -1,0 +1,156 @@
+package dev.ringmaster.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.Test;
+
+/**
+ * {@code bin/ringmaster sandbox} of the unpacked distribution, as an operator runs it: one process
+ * per scenario with its embedded API server, the sharder in Felix and three checksum shards. Each
+ * scenario must end with every object on an available shard, no object reconciled by two shards at
+ * overlapping times, and the moves the scenario implies. kill-shard waits for a real Lease to expire
+ * (15 s lease, 15 s grace), so it dominates the run time.
+ */
+public class SandboxCliIT {
+
+    private static final int SHARDS = 3;
+    private static final int OBJECTS = 60;
+    /** The sandbox's own timeout is 120 s per phase; this only guards against a hung process. */
+    private static final Duration PROCESS_TIMEOUT = Duration.ofSeconds(200);
+
+    @Test
+    public void scaleOutDrainsObjectsToTheNewShard() {
+        Json json = scenario("scale-out");
+        Map<String, Integer> perShard = json.counts("perShard");
+        assertEquals(json.toString(), List.of("shard-0", "shard-1", "shard-2", "shard-3"), new ArrayList<>(perShard.keySet()));
+        assertTrue("the new shard took objects over: " + json, perShard.get("shard-3") > 0);
+        // the objects that moved are exactly the new shard's: each left its old shard once
+        assertEquals(json.toString(), (int) perShard.get("shard-3"), json.integer("moves"));
+        assertTrue(json.toString(), json.toString().contains(
+                "\"shardStates\":{\"shard-0\":\"ready\",\"shard-1\":\"ready\",\"shard-2\":\"ready\",\"shard-3\":\"ready\"}"));
+    }
+
+    @Test
+    public void scaleInMovesTheObjectsOfTheShardThatLeftGracefully() {
+        Json json = scenario("scale-in");
+        assertOneShardLeft(json);
+    }
+
+    @Test
+    public void killShardMovesTheObjectsOfTheDeadShardOnceItsLeaseHasExpired() {
+        Json json = scenario("kill-shard");
+        assertOneShardLeft(json);
+        assertTrue("the lease expired (15 s) and went uncertain (another 15 s) first: " + json,
+                json.number("scenarioSeconds") >= 30);
+    }
+
+    @Test
+    public void swapStrategyRebalancesThroughDrainsToRendezvous() {
+        Json json = scenario("swap-strategy");
+        Map<String, Integer> perShard = json.counts("perShard");
+        assertEquals(json.toString(), List.of("shard-0", "shard-1", "shard-2"), new ArrayList<>(perShard.keySet()));
+        assertTrue("consistent hashing and rendezvous place most objects differently: " + json,
+                json.integer("moves") >= OBJECTS / 3);
+        assertTrue(json.toString(), perShard.values().stream().allMatch(count -> count > 0));
+    }
+
+    @Test
+    public void badArgumentsAreUsageErrors() {
+        Path home = Distribution.home();
+        Cli.run(home, List.of("sandbox", "--scenario", "explode"))
+                .assertUsageError("unknown scenario 'explode'; scenarios: scale-out|scale-in|kill-shard|swap-strategy");
+        Cli.run(home, List.of("sandbox", "--json")).assertUsageError("--json needs --exit");
+        Cli.run(home, List.of("sandbox", "--shards", "1", "--scenario", "kill-shard", "--exit"))
+                .assertUsageError("--scenario kill-shard needs --shards 2 or more");
+        Cli.Result help = Cli.run(home, List.of("sandbox", "--help"));
+        help.assertSucceeded();
+        assertTrue(help.toString(), help.out().startsWith("usage: ringmaster sandbox"));
+        Cli.Result commands = Cli.run(home, List.of("--help"));
+        commands.assertSucceeded();
+        assertTrue(commands.toString(), commands.out().contains("sandbox"));
+    }
+
+    /** Without --exit the sandbox runs, with its live view, until SIGTERM, and then takes itself down. */
+    @Test
+    public void withoutExitItRunsUntilSigterm() throws InterruptedException {
+        Cli.Started sandbox = Cli.start(Distribution.home(), List.of("sandbox", "--shards", "2", "--objects", "20"));
+        try {
+            Until.holds(Duration.ofSeconds(120), () -> "the sandbox at rest, running\n" + sandbox.out() + sandbox.err(),
+                    () -> sandbox.out().contains("running; stop with Ctrl-C"));
+            assertTrue(sandbox.out(), sandbox.out().contains("every object is assigned and reconciled"));
+            assertTrue(sandbox.out(), sandbox.out().matches("(?s).*SHARD\\s+LEASE STATE\\s+PROCESS\\s+OBJECTS.*"));
+            sandbox.process().destroy();
+            assertTrue("the sandbox ends within 60 s of SIGTERM", sandbox.process().waitFor(60, TimeUnit.SECONDS));
+            assertNoErrors(sandbox.result());
+        } finally {
+            if (sandbox.process().isAlive()) {
+                sandbox.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Runs one scenario to its end and returns its JSON, checked for what every scenario must show. */
+    private static Json scenario(String name) {
+        Cli.Result result = run(List.of("sandbox", "--shards", String.valueOf(SHARDS), "--objects",
+                String.valueOf(OBJECTS), "--scenario", name, "--exit", "--json"));
+        assertEquals(result.toString(), 0, result.exit());
+        assertNoErrors(result);
+        Json json = Json.parse(result.out());
+        assertEquals(json.toString(), name, json.string("scenario"));
+        assertEquals(json.toString(), SHARDS, json.integer("shards"));
+        assertEquals(json.toString(), OBJECTS, json.integer("objects"));
+        assertEquals("every object is on a shard: " + json, OBJECTS,
+                json.counts("perShard").values().stream().mapToInt(Integer::intValue).sum());
+        assertEquals(json.toString(), 0, json.integer("unassigned"));
+        assertEquals(json.toString(), 0, json.integer("draining"));
+        assertEquals(json.toString(), 0, json.integer("onUnavailableShards"));
+        assertEquals(json.toString(), 0, json.integer("overlappingReconciles"));
+        assertTrue("every object was reconciled: " + json, json.integer("reconciles") >= OBJECTS);
+        assertTrue(json.toString(), json.integer("moves") > 0);
+        assertTrue(json.toString(), json.toString().contains("\"ok\":true"));
+        return json;
+    }
+
+    /** One of the three shards left and holds nothing; the others hold everything and are ready. */
+    private static void assertOneShardLeft(Json json) {
+        Map<String, Integer> perShard = json.counts("perShard");
+        assertEquals(json.toString(), List.of("shard-0", "shard-1", "shard-2"), new ArrayList<>(perShard.keySet()));
+        List<String> empty = perShard.entrySet().stream().filter(entry -> entry.getValue() == 0)
+                .map(Map.Entry::getKey).toList();
+        assertEquals("exactly the shard that left holds nothing: " + json, 1, empty.size());
+        assertTrue("its lease ends dead: " + json, json.toString().contains("\"" + empty.get(0) + "\":\"dead\""));
+        assertEquals("the two other shards are ready: " + json, 2,
+                json.toString().split("\":\"ready\"", -1).length - 1);
+        assertTrue(json.toString(), json.integer("moves") <= OBJECTS);
+    }
+
+    private static Cli.Result run(List<String> args) {
+        Cli.Started started = Cli.start(Distribution.home(), args);
+        try {
+            if (!started.process().waitFor(PROCESS_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                started.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                fail(started.command() + " did not finish within " + PROCESS_TIMEOUT.toSeconds() + " s; stderr: "
+                        + started.err());
+            }
+            return started.result();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while running " + started.command(), e);
+        }
+    }
+
+    /** Warnings may appear on stderr (a shard announces that it gives its Lease up); errors may not. */
+    private static void assertNoErrors(Cli.Result result) {
+        assertFalse(result.toString(), result.err().contains("ERROR"));
+        assertFalse(result.toString(), result.err().contains("Exception"));
+    }
+}

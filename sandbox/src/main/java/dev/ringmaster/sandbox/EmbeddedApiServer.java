@@ -1,0 +1,138 @@
+package dev.ringmaster.sandbox;
+
+import dev.ringmaster.ring.RingContract;
+import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.jar.JarFile;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+
+/**
+ * The sandbox's API server: fabric8's mock server in CRUD mode over HTTPS on 127.0.0.1, plus the
+ * API discovery the sharder asks for, which CRUD mode does not serve. It runs on Vert.x, whose jars
+ * are not bundles, so it lives on the sandbox's plain class path beside the framework (BOM trap 10).
+ */
+final class EmbeddedApiServer implements AutoCloseable {
+
+    /** The ClusterRing CRD, as the build generates it into the sharder bundle. */
+    static final String CRD_ENTRY = "META-INF/fabric8/clusterrings.sharding.timebertt.dev-v1.yml";
+    /** The core (v1) resources discovery lists: what the sharder's rings and plug-ins look up. */
+    private static final String[][] CORE_RESOURCES = {
+            {"configmaps", "ConfigMap", "true"},
+            {"secrets", "Secret", "true"},
+            {"namespaces", "Namespace", "false"},
+            {"events", "Event", "true"},
+            {"pods", "Pod", "true"},
+    };
+    /** Loggers that report every request or connection at INFO; held so that their level sticks. */
+    private static final List<Logger> CHATTY_LOGS = Stream.of("io.fabric8.mockwebserver", "io.vertx", "io.netty")
+            .map(Logger::getLogger).toList();
+
+    private final KubernetesMockServer server;
+
+    private EmbeddedApiServer(KubernetesMockServer server) {
+        this.server = server;
+    }
+
+    /** Starts the server on a free port of 127.0.0.1. */
+    static EmbeddedApiServer start() {
+        CHATTY_LOGS.forEach(log -> log.setLevel(Level.WARNING));
+        Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+        // mixed: the expectations below first, CRUD for everything else; https as a real API server
+        KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
+                new MockWebServer(), responses, new WatchCloseOffLoop(new KubernetesMixedDispatcher(responses)), true);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        APIResourceListBuilder core = new APIResourceListBuilder().withGroupVersion("v1");
+        for (String[] resource : CORE_RESOURCES) {
+            core.addNewResource().withName(resource[0]).withKind(resource[1])
+                    .withNamespaced(Boolean.parseBoolean(resource[2])).endResource();
+        }
+        server.expect().get().withPath("/api/v1").andReturn(200, core.build()).always();
+        return new EmbeddedApiServer(server);
+    }
+
+    /** The server's base URL, e.g. {@code https://127.0.0.1:PORT/}. */
+    String url() {
+        return server.url("/");
+    }
+
+    /** A client of its own (the JDK HTTP client, as the shipped controllers use), trusting the server. */
+    KubernetesClient newClient() {
+        return server.createClient(new JdkHttpClientFactory());
+    }
+
+    /**
+     * Creates what the sharder and the shards expect of a cluster: the namespaces (labelled with
+     * {@code kubernetes.io/metadata.name}, as a real API server does), the ClusterRing CRD and the
+     * ring {@code ring} with ConfigMaps as its main resource and the Secrets they control.
+     */
+    static void createCluster(KubernetesClient client, Path home, String ring, String namespace) throws IOException {
+        for (String name : List.of("default", "kube-system", RingContract.SYSTEM_NAMESPACE, namespace)) {
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
+                    .addToLabels("kubernetes.io/metadata.name", name).endMetadata().build()).create();
+        }
+        try (InputStream crd = crdOfShippedSharder(home)) {
+            client.apiextensions().v1().customResourceDefinitions().load(crd).create();
+        }
+        GenericKubernetesResource clusterRing = new GenericKubernetesResource();
+        clusterRing.setApiVersion(RingContract.API_GROUP + "/" + RingContract.API_VERSION);
+        clusterRing.setKind(RingContract.CLUSTER_RING_KIND);
+        clusterRing.setMetadata(new ObjectMetaBuilder().withName(ring).build());
+        // no spec.strategy: the ring follows the sharder's defaultStrategy (which swap-strategy changes)
+        clusterRing.setAdditionalProperty("spec", Map.of("resources", List.of(Map.of(
+                "group", "",
+                "resource", "configmaps",
+                "controlledResources", List.of(Map.of("group", "", "resource", "secrets"))))));
+        client.genericKubernetesResources(RingContract.API_GROUP + "/" + RingContract.API_VERSION,
+                RingContract.CLUSTER_RING_KIND).resource(clusterRing).create();
+    }
+
+    /** The CRD from the distribution's sharder bundle, {@code bundle/sharder-*.jar}. */
+    static InputStream crdOfShippedSharder(Path home) throws IOException {
+        Path bundles = home.resolve("bundle");
+        List<Path> jars;
+        try (Stream<Path> files = Files.list(bundles)) {
+            jars = files.filter(file -> file.getFileName().toString().matches("sharder-.*\\.jar")).sorted().toList();
+        }
+        if (jars.size() != 1) {
+            throw new IOException("expected one sharder-*.jar in " + bundles + ", found " + jars.size());
+        }
+        try (JarFile jar = new JarFile(jars.get(0).toFile())) {
+            ZipEntry entry = jar.getEntry(CRD_ENTRY);
+            if (entry == null) {
+                throw new IOException(jars.get(0) + " holds no " + CRD_ENTRY);
+            }
+            try (InputStream in = jar.getInputStream(entry)) {
+                return new ByteArrayInputStream(in.readAllBytes());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.destroy();
+    }
+}

@@ -1,0 +1,463 @@
+package dev.ringmaster.sandbox;
+
+import dev.ringmaster.launcher.LaunchException;
+import dev.ringmaster.launcher.Ringmaster;
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.ShardRing;
+import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * One sandbox: the embedded API server, the sharder in Felix as {@code run} starts it (with a
+ * configuration folder of its own), the checksum shards, and what watches them. {@link #start}
+ * brings the ring to rest with every object assigned and reconciled, {@link #run(Scenario)} plays a
+ * scenario to its end, {@link #result} reads the outcome, {@link #close} takes it all down.
+ */
+final class Sandbox implements AutoCloseable {
+
+    static final String RING = "sandbox";
+    /** The namespace of the ConfigMaps, their Secrets and the shards' Leases. */
+    static final String NAMESPACE = "sandbox";
+    /** How long the ring must stay unchanged, at rest, for a phase to be over. */
+    static final Duration STABLE = Duration.ofSeconds(2);
+    private static final long POLL_MILLIS = 100;
+    private static final long VIEW_MILLIS = 1000;
+
+    private final Path home;
+    private final SandboxOptions options;
+    private final LiveView view;
+    private final BooleanSupplier stopRequested;
+    private final long startNanos;
+    private final ReconcileLog reconciles = new ReconcileLog();
+
+    private EmbeddedApiServer server;
+    private KubernetesClient client;
+    private Path root;
+    private SandboxEtc etc;
+    private Properties consistentSettings = new Properties();
+    private Ringmaster ringmaster;
+    private ClusterWatch watch;
+    private Fleet fleet;
+    private ScheduledExecutorService ticker;
+    private volatile String strategy = SandboxEtc.INITIAL_STRATEGY;
+    private volatile String phase = "starting";
+    private volatile long movesBaseline;
+    private volatile long scenarioNanos;
+
+    /**
+     * @param home          the distribution
+     * @param options       the command line
+     * @param view          the live view (possibly disabled)
+     * @param stopRequested true once Ctrl-C or SIGTERM arrived
+     * @param startNanos    {@link System#nanoTime()} when the command started
+     */
+    Sandbox(Path home, SandboxOptions options, LiveView view, BooleanSupplier stopRequested, long startNanos) {
+        this.home = home;
+        this.options = options;
+        this.view = view;
+        this.stopRequested = stopRequested;
+        this.startNanos = startNanos;
+    }
+
+    /**
+     * Starts everything and waits until every object is assigned to a shard, reconciled (its Secret
+     * exists and is on its shard) and where the strategy puts it, and stays so for {@link #STABLE}.
+     *
+     * @param err where the framework reports errors
+     */
+    void start(PrintStream err) throws SandboxException, IOException, LaunchException {
+        Deadline deadline = new Deadline(options.timeout());
+        phase("starting the API server");
+        server = EmbeddedApiServer.start();
+        client = server.newClient();
+        EmbeddedApiServer.createCluster(client, home, RING, NAMESPACE);
+        root = Files.createTempDirectory("ringmaster-sandbox-");
+        int opsPort = freePort();
+        etc = SandboxEtc.write(home, root, server.url(), opsPort);
+        consistentSettings = etc.properties(Placement.CONSISTENT_PID);
+        view.event("API server " + server.url() + " (fabric8 mock server); ClusterRing " + RING
+                + ": ConfigMaps in namespace " + NAMESPACE + ", and the Secrets they control");
+
+        phase("starting the sharder");
+        Map<String, String> properties = new HashMap<>(etc.runProperties());
+        // bundles see only what they import, never the fabric8 and Vert.x classes of this class path
+        properties.put("felix.bootdelegation.implicit", "false");
+        ringmaster = startRingmaster(properties, err);
+        view.event("sharder running in Felix as 'ringmaster run' runs it; configuration in " + etc.dir()
+                + ", metrics on http://127.0.0.1:" + opsPort + "/metrics");
+
+        phase("starting the shards");
+        watch = new ClusterWatch(client, RING, NAMESPACE, NAMESPACE);
+        fleet = new Fleet(server::newClient, RING, NAMESPACE, reconciles);
+        startTicker();
+        for (int i = 0; i < options.shards(); i++) {
+            fleet.start(Fleet.name(i));
+        }
+        view.event("started " + String.join(", ", fleet.all()) + " (checksum controller, Lease " + NAMESPACE
+                + "/<shard>, 15 s)");
+        await("set-up", deadline, this::shardsNotReady);
+
+        phase("creating " + options.objects() + " ConfigMaps");
+        for (int i = 0; i < options.objects(); i++) {
+            String name = "cm-" + i;
+            client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder()
+                    .withNewMetadata().withNamespace(NAMESPACE).withName(name).endMetadata()
+                    .addToData("index", String.valueOf(i))
+                    .addToData("text", "object " + i + " of the sandbox")
+                    .build()).create();
+        }
+        view.event("created " + options.objects() + " ConfigMaps; the sharder assigns them, the shards write their Secrets");
+        awaitAtRest("set-up", deadline, snapshot -> Optional.empty());
+        movesBaseline = watch.moves();
+        view.event("every object is assigned and reconciled");
+    }
+
+    /** Plays a scenario until the ring is at rest again with every object where it belongs. */
+    void run(Scenario scenario) throws SandboxException, IOException {
+        long scenarioStart = System.nanoTime();
+        try {
+            play(scenario, new Deadline(options.timeout()));
+        } finally {
+            scenarioNanos = System.nanoTime() - scenarioStart;
+        }
+        view.event(scenario + ": done, every object is where " + strategy + " puts it");
+    }
+
+    private void play(Scenario scenario, Deadline deadline) throws SandboxException, IOException {
+        String what = scenario.text();
+        switch (scenario) {
+            case SCALE_OUT -> {
+                String added = Fleet.name(fleet.all().size());
+                fleet.start(added);
+                view.event(what + ": started " + added + "; the sharder drains the objects that now belong to it");
+                awaitAtRest(what, deadline, snapshot -> snapshot.usable(fleet.running()).contains(added)
+                        ? Optional.empty()
+                        : Optional.of("waiting for " + added + "'s Lease to be ready (now " + snapshot.state(added) + ")"));
+            }
+            case SCALE_IN -> {
+                String leaving = busiest();
+                view.event(what + ": stopping " + leaving + " gracefully; it releases its Lease");
+                fleet.stop(leaving);
+                view.event(leaving + " stopped; the sharder moves its objects at once");
+                awaitAtRest(what, deadline, snapshot -> stillHolds(snapshot, leaving));
+            }
+            case KILL_SHARD -> {
+                String killed = busiest();
+                view.event(what + ": killing " + killed + "; its Lease stays as it was");
+                fleet.kill(killed);
+                view.event(killed + " killed; its Lease expires after 15 s, is uncertain after 30 s, then the"
+                        + " sharder acquires it, declares the shard dead and moves its objects");
+                awaitAtRest(what, deadline, snapshot -> stillHolds(snapshot, killed));
+            }
+            case SWAP_STRATEGY -> {
+                String next = RendezvousStrategy.NAME;
+                etc.defaultStrategy(next);
+                strategy = next;
+                view.event(what + ": defaultStrategy = " + next + " saved in " + etc.dir().resolve(SandboxEtc.SHARDER_PID
+                        + ".cfg") + "; the sharder takes it up and drains every object whose shard changes");
+                awaitAtRest(what, deadline, snapshot -> Optional.empty());
+            }
+            default -> throw new IllegalStateException("unknown scenario " + scenario);
+        }
+    }
+
+    /** Keeps the live view going until a signal arrives. */
+    void runUntilStopped(String message) {
+        phase(message);
+        while (!stopRequested.getAsBoolean()) {
+            pause();
+        }
+        stopping();
+    }
+
+    /** Says that the sandbox goes down (after a signal), which takes a few seconds. */
+    void stopping() {
+        view.event("stopping the sharder, the shards and the API server");
+    }
+
+    /** The outcome: read from the API server now (the informers' view if that fails). */
+    Result result(Optional<Scenario> scenario, Optional<String> error) {
+        stopTicker();
+        view.clear();
+        double seconds = (System.nanoTime() - startNanos) / 1e9;
+        double scenarioSeconds = scenarioNanos / 1e9;
+        if (watch == null || fleet == null) {
+            // the sandbox did not get as far as creating objects
+            return new Result(scenario, options.shards(), options.objects(), seconds, scenarioSeconds,
+                    new TreeMap<>(), new TreeMap<>(), Map.of(), options.objects(), 0, 0, 0, reconciles.overlaps(),
+                    reconciles.reconciles(), error);
+        }
+        Snapshot snapshot = fresh();
+        Set<String> usable = snapshot.usable(fleet.running());
+        SortedMap<String, Integer> perShard = snapshot.perShard(fleet.all());
+        SortedMap<String, String> states = new TreeMap<>();
+        perShard.keySet().forEach(shard -> states.put(shard, snapshot.state(shard)));
+        return new Result(scenario, options.shards(), options.objects(), seconds, scenarioSeconds, perShard, states,
+                processes(), snapshot.unassigned(), snapshot.draining(), snapshot.onUnusableShards(usable).size(),
+                watch.moves() - movesBaseline, reconciles.overlaps(), reconciles.reconciles(), error);
+    }
+
+    private Snapshot fresh() {
+        try {
+            return watch.list();
+        } catch (RuntimeException e) {
+            return watch.snapshot();
+        }
+    }
+
+    /** The first pair of overlapping reconciles, if any. */
+    Optional<String> firstOverlap() {
+        return reconciles.firstOverlap();
+    }
+
+    /** Stops the sharder first (so it moves nothing while the rest goes), then the shards, then the server. */
+    @Override
+    public void close() {
+        stopTicker();
+        quietly(ringmaster);
+        quietly(fleet);
+        quietly(watch);
+        quietly(client);
+        quietly(server);
+        if (root != null) {
+            deleteRecursively(root);
+        }
+    }
+
+    private Ringmaster startRingmaster(Map<String, String> properties, PrintStream err) throws LaunchException {
+        // threads the framework and its bundles create inherit this; it must not be this class path
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(ClassLoader.getPlatformClassLoader());
+        try {
+            return Ringmaster.start(home, etc.dir(), properties, false, err);
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    private Optional<String> shardsNotReady() {
+        Snapshot snapshot = watch.snapshot();
+        for (String shard : fleet.running()) {
+            if (!"ready".equals(snapshot.state(shard))) {
+                return Optional.of("Lease of " + shard + " is " + snapshot.state(shard) + ", waiting for ready");
+            }
+        }
+        GenericKubernetesResource ring = client.genericKubernetesResources(
+                RingContract.API_GROUP + "/" + RingContract.API_VERSION, RingContract.CLUSTER_RING_KIND)
+                .withName(RING).get();
+        Object status = ring == null ? null : ring.getAdditionalProperties().get("status");
+        Object available = status instanceof Map<?, ?> fields ? fields.get("availableShards") : null;
+        if (!(available instanceof Number count) || count.intValue() != fleet.running().size()) {
+            return Optional.of("ClusterRing " + RING + " shows " + (available == null ? "no" : available)
+                    + " available shards, waiting for " + fleet.running().size());
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> stillHolds(Snapshot snapshot, String shard) {
+        int count = snapshot.count(shard);
+        return count == 0 ? Optional.empty()
+                : Optional.of(shard + " still holds " + count + " objects (Lease " + snapshot.state(shard) + ")");
+    }
+
+    /** The running shard with the most objects (the first by name among equals). */
+    private String busiest() {
+        Snapshot snapshot = watch.snapshot();
+        return fleet.running().stream()
+                .max(Comparator.comparingInt(snapshot::count).thenComparing(Comparator.<String>reverseOrder()))
+                .orElseThrow(() -> new IllegalStateException("no shard runs"));
+    }
+
+    /** Polls {@code pending} (a reason while not done) until it is done. */
+    private void await(String what, Deadline deadline, Supplier<Optional<String>> pending)
+            throws SandboxException {
+        while (true) {
+            checkStop();
+            Optional<String> reason;
+            try {
+                reason = pending.get();
+            } catch (RuntimeException e) {
+                reason = Optional.of(String.valueOf(e.getMessage()));
+            }
+            if (reason.isEmpty()) {
+                return;
+            }
+            phase(what + ": " + reason.get());
+            if (deadline.passed()) {
+                throw new SandboxException(what + ": not done within " + options.timeout().toSeconds() + " s ("
+                        + reason.get() + ")");
+            }
+            pause();
+        }
+    }
+
+    /**
+     * Waits until the ring is at rest: {@code extra} has nothing pending, every object is assigned to
+     * a running, available shard, none is in drain, every Secret is in sync, every object is where the
+     * strategy in force puts it, and all of this stays unchanged for {@link #STABLE}.
+     */
+    private void awaitAtRest(String what, Deadline deadline, Function<Snapshot, Optional<String>> extra)
+            throws SandboxException {
+        String atRest = null;
+        long since = 0;
+        while (true) {
+            checkStop();
+            Snapshot snapshot = watch.snapshot();
+            Set<String> usable = snapshot.usable(fleet.running());
+            Optional<String> pending = extra.apply(snapshot)
+                    .or(() -> snapshot.unsettled(options.objects(), usable))
+                    .or(() -> misplaced(snapshot, usable));
+            long now = System.nanoTime();
+            if (pending.isPresent()) {
+                atRest = null;
+                phase(what + ": " + pending.get());
+            } else if (!snapshot.fingerprint().equals(atRest)) {
+                atRest = snapshot.fingerprint();
+                since = now;
+                phase(what + ": at rest, checking that it stays so");
+            } else if (now - since >= STABLE.toNanos()) {
+                return;
+            }
+            if (deadline.passed()) {
+                throw new SandboxException(what + ": not done within " + options.timeout().toSeconds() + " s ("
+                        + pending.orElse("objects kept changing") + ")");
+            }
+            pause();
+        }
+    }
+
+    private Optional<String> misplaced(Snapshot snapshot, Set<String> usable) {
+        if (usable.isEmpty()) {
+            return Optional.of("no shard available");
+        }
+        ShardRing ring = Placement.ring(strategy, usable, consistentSettings);
+        int misplaced = snapshot.misplaced(ring);
+        return misplaced == 0 ? Optional.empty()
+                : Optional.of(misplaced + " not yet on the shard " + strategy + " picks");
+    }
+
+    private void phase(String text) {
+        phase = text;
+    }
+
+    private void startTicker() {
+        ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "sandbox-live-view");
+            thread.setDaemon(true);
+            return thread;
+        });
+        ticker.scheduleWithFixedDelay(this::refreshView, 0, VIEW_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void stopTicker() {
+        if (ticker != null) {
+            ticker.shutdownNow();
+            awaitQuietly(ticker);
+        }
+    }
+
+    private void refreshView() {
+        try {
+            Snapshot snapshot = watch.snapshot();
+            SortedMap<String, Integer> perShard = snapshot.perShard(fleet.all());
+            Map<String, String> states = new LinkedHashMap<>();
+            perShard.keySet().forEach(shard -> states.put(shard, snapshot.state(shard)));
+            String summary = String.format("  unassigned %d   draining %d   moves %d   overlapping reconciles %d%n",
+                    snapshot.unassigned(), snapshot.draining(), watch.moves() - movesBaseline, reconciles.overlaps());
+            view.show(phase, Table.render(perShard, states, processes()) + summary);
+        } catch (RuntimeException e) {
+            // the view must never take the sandbox down; the next tick tries again
+        }
+    }
+
+    private Map<String, String> processes() {
+        Map<String, String> processes = new LinkedHashMap<>();
+        fleet.all().forEach(shard -> processes.put(shard, String.valueOf(fleet.status(shard))));
+        return processes;
+    }
+
+    private void checkStop() throws SandboxException.Stopped {
+        if (stopRequested.getAsBoolean()) {
+            throw new SandboxException.Stopped();
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(POLL_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void quietly(AutoCloseable closeable) {
+        if (closeable == null) {
+            return;
+        }
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            // taking down is best effort
+        }
+    }
+
+    private static void awaitQuietly(ScheduledExecutorService executor) {
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // a left-over temporary folder is harmless
+        }
+    }
+
+    /** A point in time by which something must be done. */
+    private record Deadline(long nanos) {
+
+        Deadline(Duration timeout) {
+            this(System.nanoTime() + timeout.toNanos());
+        }
+
+        boolean passed() {
+            return System.nanoTime() - nanos > 0;
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.ringmaster.sandbox;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The flags of {@code ringmaster sandbox}.
+ *
+ * @param shards   shards at the start
+ * @param objects  ConfigMaps to create
+ * @param scenario what to do once every object is assigned; empty: nothing
+ * @param exit     end after the scenario instead of running until a signal
+ * @param json     the result as one JSON object (with {@code exit} only), no live view
+ * @param quiet    no live view
+ * @param timeout  how long the set-up and then the scenario may each take
+ */
+record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, boolean exit, boolean json, boolean quiet,
+        Duration timeout) {
+
+    static final String USAGE = """
+            usage: ringmaster sandbox [--shards N] [--objects M] [--scenario %s]
+                                      [--exit [--json]] [--quiet] [--timeout SECONDS]
+
+            Runs the whole system with no cluster: an embedded API server (the fabric8 mock server), the
+            sharder in Felix as 'ringmaster run' starts it, and N shards of the example checksum controller.
+            It creates M ConfigMaps, waits until each is assigned and has its Secret, runs the scenario and
+            shows live which shard holds how many objects.
+              --shards N          shards at the start, 1 to %d (default %d)
+              --objects M         ConfigMaps to shard, 1 to %d (default %d)
+              --scenario NAME     scale-out      one more shard joins; objects are drained to it
+                                  scale-in       the shard with the most objects stops gracefully
+                                  kill-shard     that shard dies without releasing its Lease (about 35 s
+                                                 until the sharder declares it dead)
+                                  swap-strategy  the default strategy changes from consistent-hash to
+                                                 rendezvous in etc/, as an operator would change it
+              --exit              end after the scenario and print the final distribution; exit code 0 only
+                                  if every object is on an available shard and no object was reconciled by
+                                  two shards at overlapping times
+              --json              with --exit: print the result as one JSON object instead (no live view)
+              --quiet             no live view
+              --timeout SECONDS   how long the set-up, and then the scenario, may each take (default %d)
+            Without --exit the sandbox keeps running until Ctrl-C or SIGTERM."""
+            .formatted(Scenario.names(), SandboxOptions.MAX_SHARDS, SandboxOptions.DEFAULT_SHARDS,
+                    SandboxOptions.MAX_OBJECTS, SandboxOptions.DEFAULT_OBJECTS, SandboxOptions.DEFAULT_TIMEOUT_SECONDS);
+
+    static final int DEFAULT_SHARDS = 3;
+    static final int MAX_SHARDS = 20;
+    static final int DEFAULT_OBJECTS = 100;
+    static final int MAX_OBJECTS = 10_000;
+    static final int DEFAULT_TIMEOUT_SECONDS = 120;
+    private static final int MAX_TIMEOUT_SECONDS = 3600;
+
+    /** Whether the arguments ask for the usage. */
+    static boolean wantsHelp(List<String> args) {
+        return args.contains("--help") || args.contains("-h");
+    }
+
+    /**
+     * @throws UsageException for an unknown flag, a missing or malformed value, or flags that do not
+     *     go together
+     */
+    static SandboxOptions parse(List<String> args) throws UsageException {
+        int shards = DEFAULT_SHARDS;
+        int objects = DEFAULT_OBJECTS;
+        Optional<Scenario> scenario = Optional.empty();
+        boolean exit = false;
+        boolean json = false;
+        boolean quiet = false;
+        int timeout = DEFAULT_TIMEOUT_SECONDS;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            String flag = arg;
+            String inline = null;
+            int equals = arg.indexOf('=');
+            if (arg.startsWith("--") && equals > 0) {
+                flag = arg.substring(0, equals);
+                inline = arg.substring(equals + 1);
+            }
+            switch (flag) {
+                case "--exit", "--json", "--quiet" -> {
+                    if (inline != null) {
+                        throw new UsageException(flag + " takes no value");
+                    }
+                    exit |= flag.equals("--exit");
+                    json |= flag.equals("--json");
+                    quiet |= flag.equals("--quiet");
+                }
+                case "--shards", "--objects", "--scenario", "--timeout" -> {
+                    String value = inline;
+                    if (value == null) {
+                        if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
+                            throw new UsageException(flag + " needs a value");
+                        }
+                        value = args.get(++i);
+                    }
+                    switch (flag) {
+                        case "--shards" -> shards = number(flag, value, 1, MAX_SHARDS);
+                        case "--objects" -> objects = number(flag, value, 1, MAX_OBJECTS);
+                        case "--timeout" -> timeout = number(flag, value, 1, MAX_TIMEOUT_SECONDS);
+                        default -> {
+                            String name = value;
+                            scenario = Optional.of(Scenario.named(name).orElseThrow(() -> new UsageException(
+                                    "unknown scenario '" + name + "'; scenarios: " + Scenario.names())));
+                        }
+                    }
+                }
+                default -> throw new UsageException("unknown option '" + arg + "'");
+            }
+        }
+        if (json && !exit) {
+            throw new UsageException("--json needs --exit");
+        }
+        if (scenario.isPresent() && shards < scenario.get().minimumShards()) {
+            throw new UsageException("--scenario " + scenario.get() + " needs --shards " + scenario.get().minimumShards()
+                    + " or more");
+        }
+        return new SandboxOptions(shards, objects, scenario, exit, json, quiet, Duration.ofSeconds(timeout));
+    }
+
+    /** Whether a live view is printed while the sandbox runs. */
+    boolean liveView() {
+        return !json && !quiet;
+    }
+
+    private static int number(String flag, String value, int min, int max) throws UsageException {
+        int number;
+        try {
+            number = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            number = Integer.MIN_VALUE;
+        }
+        if (number < min || number > max) {
+            throw new UsageException(flag + " must be a whole number from " + min + " to " + max + ", not '" + value + "'");
+        }
+        return number;
+    }
+
+    /** Bad flags, said in one line. */
+    static final class UsageException extends Exception {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package dev.ringmaster.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class SandboxOptionsTest {
+
+    @Test
+    void defaultsRunThreeShardsWithAHundredObjectsUntilStopped() throws Exception {
+        SandboxOptions options = SandboxOptions.parse(List.of());
+
+        assertThat(options).isEqualTo(new SandboxOptions(3, 100, Optional.empty(), false, false, false,
+                Duration.ofSeconds(120)));
+        assertThat(options.liveView()).isTrue();
+    }
+
+    @Test
+    void readsEveryFlag() throws Exception {
+        SandboxOptions options = SandboxOptions.parse(List.of("--shards", "4", "--objects", "300", "--scenario",
+                "kill-shard", "--exit", "--json", "--timeout", "90"));
+
+        assertThat(options).isEqualTo(new SandboxOptions(4, 300, Optional.of(Scenario.KILL_SHARD), true, true, false,
+                Duration.ofSeconds(90)));
+        assertThat(options.liveView()).isFalse();
+    }
+
+    @Test
+    void acceptsValuesAfterAnEqualsSign() throws Exception {
+        SandboxOptions options = SandboxOptions.parse(List.of("--shards=2", "--scenario=swap-strategy", "--quiet"));
+
+        assertThat(options.shards()).isEqualTo(2);
+        assertThat(options.scenario()).contains(Scenario.SWAP_STRATEGY);
+        assertThat(options.liveView()).isFalse();
+    }
+
+    @Test
+    void everyScenarioHasItsCommandLineName() throws Exception {
+        for (Scenario scenario : Scenario.values()) {
+            assertThat(SandboxOptions.parse(List.of("--scenario", scenario.text())).scenario()).contains(scenario);
+        }
+        assertThat(Scenario.names()).isEqualTo("scale-out|scale-in|kill-shard|swap-strategy");
+    }
+
+    @Test
+    void badArgumentsAreOneLineUsageErrors() {
+        assertUsageError(List.of("--frobnicate"), "unknown option '--frobnicate'");
+        assertUsageError(List.of("run"), "unknown option 'run'");
+        assertUsageError(List.of("--shards"), "--shards needs a value");
+        assertUsageError(List.of("--shards", "--exit"), "--shards needs a value");
+        assertUsageError(List.of("--shards", "abc"), "--shards must be a whole number from 1 to 20, not 'abc'");
+        assertUsageError(List.of("--shards", "0"), "--shards must be a whole number from 1 to 20, not '0'");
+        assertUsageError(List.of("--objects", "10001"), "--objects must be a whole number from 1 to 10000");
+        assertUsageError(List.of("--timeout", "-5"), "--timeout must be a whole number");
+        assertUsageError(List.of("--scenario", "explode"),
+                "unknown scenario 'explode'; scenarios: scale-out|scale-in|kill-shard|swap-strategy");
+        assertUsageError(List.of("--json"), "--json needs --exit");
+        assertUsageError(List.of("--exit=yes"), "--exit takes no value");
+    }
+
+    @Test
+    void scenariosThatTakeAShardAwayNeedTwo() throws Exception {
+        assertUsageError(List.of("--shards", "1", "--scenario", "kill-shard"), "--scenario kill-shard needs --shards 2 or more");
+        assertUsageError(List.of("--shards", "1", "--scenario", "scale-in"), "--scenario scale-in needs --shards 2 or more");
+        assertThat(SandboxOptions.parse(List.of("--shards", "1", "--scenario", "scale-out")).shards()).isEqualTo(1);
+    }
+
+    @Test
+    void helpIsAskedForAnywhere() {
+        assertThat(SandboxOptions.wantsHelp(List.of("--shards", "3", "--help"))).isTrue();
+        assertThat(SandboxOptions.wantsHelp(List.of("-h"))).isTrue();
+        assertThat(SandboxOptions.wantsHelp(List.of("--exit"))).isFalse();
+        assertThat(SandboxOptions.USAGE).startsWith("usage: ringmaster sandbox")
+                .contains("--scenario scale-out|scale-in|kill-shard|swap-strategy", "--json", "--timeout SECONDS");
+    }
+
+    private static void assertUsageError(List<String> args, String message) {
+        assertThatThrownBy(() -> SandboxOptions.parse(args))
+                .isInstanceOf(SandboxOptions.UsageException.class)
+                .hasMessageContaining(message)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+}

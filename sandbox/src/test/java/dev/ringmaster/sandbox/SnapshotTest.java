@@ -1,0 +1,88 @@
+package dev.ringmaster.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ringmaster.ring.ShardRing;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class SnapshotTest {
+
+    private static final List<Snapshot.LeaseState> LEASES = List.of(
+            new Snapshot.LeaseState("shard-0", "ready", "shard-0"),
+            new Snapshot.LeaseState("shard-1", "expired", "shard-1"),
+            new Snapshot.LeaseState("shard-2", "dead", "shardlease-controller"),
+            new Snapshot.LeaseState("shard-3", null, "shard-3"));
+
+    @Test
+    void usableShardsAreAvailableToTheSharderAndRunning() {
+        Snapshot snapshot = Snapshot.of("sandbox", List.of(), LEASES);
+
+        assertThat(snapshot.usable(Set.of("shard-0", "shard-1", "shard-2", "shard-3"))).containsExactly("shard-0", "shard-1");
+        // killed, but the sharder does not know yet
+        assertThat(snapshot.usable(Set.of("shard-0"))).containsExactly("shard-0");
+        assertThat(snapshot.state("shard-3")).isEqualTo("-");
+        assertThat(snapshot.state("shard-9")).isEqualTo("-");
+    }
+
+    @Test
+    void countsPerShardIncludeShardsWithoutObjects() {
+        Snapshot snapshot = Snapshot.of("sandbox", List.of(
+                object("cm-0", "shard-0"), object("cm-1", "shard-0"), object("cm-2", "shard-1"), object("cm-3", null)), LEASES);
+
+        assertThat(snapshot.perShard(List.of("shard-0", "shard-1", "shard-2")))
+                .containsExactly(entry("shard-0", 2), entry("shard-1", 1), entry("shard-2", 0));
+        assertThat(snapshot.unassigned()).isEqualTo(1);
+        assertThat(snapshot.count("shard-0")).isEqualTo(2);
+    }
+
+    @Test
+    void saysWhyTheRingIsNotAtRest() {
+        Set<String> usable = Set.of("shard-0", "shard-1");
+        assertThat(Snapshot.of("sandbox", List.of(object("cm-0", "shard-0")), LEASES).unsettled(2, usable))
+                .contains("1 of 2 ConfigMaps seen");
+        assertThat(Snapshot.of("sandbox", List.of(object("cm-0", null)), LEASES).unsettled(1, usable))
+                .contains("1 unassigned");
+        assertThat(Snapshot.of("sandbox", List.of(new Snapshot.ObjectState("cm-0", "shard-0", true, true)), LEASES)
+                .unsettled(1, usable)).contains("1 in drain");
+        assertThat(Snapshot.of("sandbox", List.of(object("cm-0", "shard-2"), object("cm-1", "shard-2")), LEASES)
+                .unsettled(2, usable)).contains("2 on unavailable shard shard-2");
+        assertThat(Snapshot.of("sandbox", List.of(new Snapshot.ObjectState("cm-0", "shard-0", false, false)), LEASES)
+                .unsettled(1, usable)).contains("1 Secrets missing, stale or not on their ConfigMap's shard");
+        assertThat(Snapshot.of("sandbox", List.of(object("cm-0", "shard-0"), object("cm-1", "shard-1")), LEASES)
+                .unsettled(2, usable)).isEmpty();
+    }
+
+    @Test
+    void misplacedObjectsAreThoseNotWhereTheRingPutsThem() {
+        ShardRing ring = Placement.ring("rendezvous", List.of("shard-0", "shard-1"), new Properties());
+        String home = ring.shardFor("/ConfigMap/sandbox/cm-0").orElseThrow();
+        String other = home.equals("shard-0") ? "shard-1" : "shard-0";
+
+        assertThat(Snapshot.of("sandbox", List.of(object("cm-0", home)), LEASES).misplaced(ring)).isZero();
+        assertThat(Snapshot.of("sandbox", List.of(object("cm-0", other)), LEASES).misplaced(ring)).isEqualTo(1);
+        assertThat(Snapshot.of("sandbox", List.of(object("cm-0", null)), LEASES).misplaced(ring)).isEqualTo(1);
+    }
+
+    @Test
+    void theFingerprintChangesWithAssignmentsDrainsAndSecrets() {
+        String base = Snapshot.of("sandbox", List.of(object("cm-0", "shard-0")), LEASES).fingerprint();
+
+        assertThat(Snapshot.of("sandbox", List.of(object("cm-0", "shard-0")), List.of()).fingerprint()).isEqualTo(base);
+        assertThat(Snapshot.of("sandbox", List.of(object("cm-0", "shard-1")), LEASES).fingerprint()).isNotEqualTo(base);
+        assertThat(Snapshot.of("sandbox", List.of(new Snapshot.ObjectState("cm-0", "shard-0", true, true)), LEASES)
+                .fingerprint()).isNotEqualTo(base);
+        assertThat(Snapshot.of("sandbox", List.of(new Snapshot.ObjectState("cm-0", "shard-0", false, false)), LEASES)
+                .fingerprint()).isNotEqualTo(base);
+    }
+
+    private static Snapshot.ObjectState object(String name, String shard) {
+        return new Snapshot.ObjectState(name, shard, false, true);
+    }
+
+    private static java.util.Map.Entry<String, Integer> entry(String key, int value) {
+        return java.util.Map.entry(key, value);
+    }
+}
