@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,11 +54,16 @@ final class Cli {
     }
 
     /** Starts a command whose standard input the test writes, through {@link Process#getOutputStream()}. */
-    static Started startWithInput(Path home, List<String> args) {
-        return start(home, "ringmaster", args, ProcessBuilder.Redirect.PIPE);
+    static Started startWithInput(Path home, List<String> args, Map<String, String> environment) {
+        return start(home, "ringmaster", args, ProcessBuilder.Redirect.PIPE, environment);
     }
 
     private static Started start(Path home, String script, List<String> args, ProcessBuilder.Redirect input) {
+        return start(home, script, args, input, Map.of());
+    }
+
+    private static Started start(Path home, String script, List<String> args, ProcessBuilder.Redirect input,
+            Map<String, String> environment) {
         List<String> command = new ArrayList<>();
         command.add(home.resolve("bin").resolve(script).toString());
         command.addAll(args);
@@ -71,7 +77,8 @@ final class Cli {
                     .redirectError(stderr.toFile());
             // the JDK running the tests, whatever JAVA_HOME the build was started with
             builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-            builder.environment().remove("RINGMASTER_JAVA_OPTS");
+            builder.environment().keySet().removeIf(name -> name.startsWith("RINGMASTER_"));
+            builder.environment().putAll(environment);
             return new Started(command, builder.start(), stdout, stderr);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

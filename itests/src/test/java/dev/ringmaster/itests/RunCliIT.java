@@ -1,6 +1,7 @@
 package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import dev.ringmaster.ring.RingContract;
@@ -152,12 +153,16 @@ public class RunCliIT {
         Cli.run(home, List.of("run", "--frobnicate")).assertUsageError("unknown option '--frobnicate'");
     }
 
-    /** The local shell: ring commands typed on the terminal, and end of input stops the process. */
+    /**
+     * The local shell: ring commands typed on the terminal, and end of input stops the process. The log
+     * goes to the file RINGMASTER_LOG_FILE names, not to the terminal.
+     */
     @Test
     public void theShellAnswersRingCommands() throws Exception {
         List<String> withShell = new ArrayList<>(runArgs);
         withShell.add("--shell");
-        ringmaster = Cli.startWithInput(home, withShell);
+        Path log = home.resolve("logs/ringmaster.log");
+        ringmaster = Cli.startWithInput(home, withShell, Map.of("RINGMASTER_LOG_FILE", log.toString()));
         Until.holds(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
                 () -> unlabelled() == 0 && "True".equals(ready().get("status")));
         try (Writer terminal = new OutputStreamWriter(ringmaster.process().getOutputStream(), StandardCharsets.UTF_8)) {
@@ -175,6 +180,11 @@ public class RunCliIT {
         assertTrue(out, out.contains("key:        /ConfigMap/" + SharderIT.NAMESPACE + "/cm-1"));
         assertTrue(out, out.contains("consistent-hash (default): rings [" + RING + "], settings {name=consistent-hash,"
                 + " tokenSeparator=, tokensPerShard=100}"));
+
+        String logged = Files.readString(log);
+        assertTrue(logged, logged.matches("(?s).*\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\S* \\[[^]]+] INFO "
+                + "LeaderElection - \\S+ leads the sharder.*"));
+        assertFalse(ringmaster.err(), ringmaster.err().contains("leads the sharder"));
     }
 
     /** POSTs an AdmissionReview to the run's webhook, trusting only the test CA; answers the body. */

@@ -39,6 +39,11 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        // slf4j-simple (a bundle in boot/) reads these when its first logger is made: time-stamped lines
+        // on stderr, or in RINGMASTER_LOG_FILE (bin/ringmaster); -D options take precedence
+        defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
+        defaultProperty("org.slf4j.simpleLogger.showShortLogName", "true");
         SPI_FLY_LOG.setLevel(Level.WARNING);
         String home = System.getProperty("ringmaster.home");
         if (home == null) {
@@ -46,6 +51,12 @@ public final class Main {
             System.exit(Command.USAGE_ERROR);
         }
         System.exit(new Main(Path.of(home), System.out, System.err).run(args));
+    }
+
+    private static void defaultProperty(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
     }
 
     int run(String[] args) {
