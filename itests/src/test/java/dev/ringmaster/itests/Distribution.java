@@ -74,11 +74,20 @@ final class Distribution {
 
     /** The example jump-hash strategy plug-in jar. */
     static Path jumpHashPlugin() {
-        List<Path> jars = jarsIn(path("ringmaster.itests.plugins", "target/plugins"));
+        return onlyJarIn(path("ringmaster.itests.plugins", "target/plugins"), "the one example plug-in jar");
+    }
+
+    private static Path onlyJarIn(Path folder, String what) {
+        List<Path> jars = jarsIn(folder);
         if (jars.size() != 1) {
-            throw new IllegalStateException("expected the one example plug-in jar, found " + jars);
+            throw new IllegalStateException("expected " + what + " in " + folder + ", found " + jars);
         }
         return jars.get(0);
+    }
+
+    /** The shard-client bundle, as its module builds it. */
+    static Path shardClientBundle() {
+        return onlyJarIn(path("ringmaster.itests.shard.client", "target/shard-client"), "the shard-client jar");
     }
 
     /** The slf4j API bundle and its binding fragment that Pax Exam's own bundles need in the framework. */

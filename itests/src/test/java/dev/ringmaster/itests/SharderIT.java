@@ -5,15 +5,20 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
+import dev.ringmaster.shard.client.ShardedReconciler;
+import dev.ringmaster.shard.client.Sharding;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -28,6 +33,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -53,6 +59,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -148,6 +155,8 @@ public class SharderIT {
     public Option[] config() {
         List<Option> options = new ArrayList<>(StrategyHotSwapIT.distributionOptions(getClass()));
         options.add(systemProperty(MOCK_URL).value(MockApiServer.start()));
+        // the shard library as a user's bundle would have it, beside the distribution's bundles
+        options.add(bundle(Distribution.shardClientBundle().toUri().toString()).startLevel(3));
         options.add(systemProperty(CERTIFICATES).value(
                 WebhookCertificates.write(Distribution.work("sharder-certificates")).toString()));
         return options.toArray(Option[]::new);
@@ -437,6 +446,74 @@ public class SharderIT {
 
         String dryRun = admit(https, port, path, "configmaps", "ConfigMap", "{\"name\":\"fresh\"}", true);
         assertEquals(dryRun, patchOf(fresh), patchOf(dryRun));
+    }
+
+    /**
+     * shard-client as a bundle in the same framework: a shard of a second ring (the ConfigMaps of one
+     * namespace) built with {@link Sharding} gets every object of that ring from the sharder,
+     * reconciles them, hands a drained object back and gets it again, and releases its Lease on close.
+     */
+    @Test
+    public void g_theShardClientBundleRunsAShardOfItsOwnRing() throws Exception {
+        String ring = "bundled";
+        String namespace = "bundled";
+        String shard = "bundled-0";
+        String shardLabel = RingContract.shardLabel(ring);
+        String drainLabel = RingContract.drainLabel(ring);
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
+                .addToLabels("kubernetes.io/metadata.name", namespace).endMetadata().build()).create();
+        GenericKubernetesResource clusterRing = new GenericKubernetesResource();
+        clusterRing.setApiVersion(RingContract.API_GROUP + "/" + RingContract.API_VERSION);
+        clusterRing.setKind(RingContract.CLUSTER_RING_KIND);
+        clusterRing.setMetadata(new ObjectMetaBuilder().withName(ring).build());
+        clusterRing.setAdditionalProperty("spec", Map.of(
+                "namespaceSelector", Map.of("matchLabels", Map.of("kubernetes.io/metadata.name", namespace)),
+                "resources", List.of(Map.of("group", "", "resource", "configmaps"))));
+        client.genericKubernetesResources(CLUSTER_RINGS).resource(clusterRing).create();
+        List<String> names = List.of("b-0", "b-1", "b-2");
+        names.forEach(name -> client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata().build()).create());
+
+        Map<String, Integer> reconciles = new ConcurrentHashMap<>();
+        Sharding sharding = Sharding.forRing(ring).shard(shard).namespace(namespace).client(client).build();
+        SharedIndexInformer<ConfigMap> informer = sharding.informers()
+                .runnableInformer(client.configMaps().inNamespace(namespace));
+        ShardedReconciler<ConfigMap> reconciler = ShardedReconciler.builder(sharding, informer)
+                .reconciler(configMap -> reconciles.merge(configMap.getMetadata().getName(), 1, Integer::sum))
+                .build();
+        try {
+            reconciler.start();
+            informer.start();
+            sharding.lease().start();
+            Until.holds(SOON, () -> "every ConfigMap of ring " + ring + " assigned to " + shard + " and reconciled: "
+                    + reconciles, () -> reconciles.keySet().containsAll(names) && names.stream()
+                    .allMatch(name -> shard.equals(labels(configMap(namespace, name)).get(shardLabel))));
+            assertEquals("the shard's informer caches only its own objects", new TreeSet<>(names),
+                    informer.getStore().list().stream().map(configMap -> configMap.getMetadata().getName())
+                            .collect(Collectors.toCollection(TreeSet::new)));
+
+            int before = reconciles.get("b-1");
+            client.configMaps().inNamespace(namespace).withName("b-1").edit(configMap -> new ConfigMapBuilder(configMap)
+                    .editMetadata().addToLabels(drainLabel, "true").endMetadata().build());
+            Until.holds(SOON, () -> "b-1 handed back (drain acknowledged), assigned again and reconciled: "
+                    + configMap(namespace, "b-1").getMetadata(), () -> {
+                        Map<String, String> labels = labels(configMap(namespace, "b-1"));
+                        return !labels.containsKey(drainLabel) && shard.equals(labels.get(shardLabel))
+                                && reconciles.get("b-1") > before;
+                    });
+        } finally {
+            reconciler.close();
+            informer.close();
+            sharding.close();
+        }
+        Lease released = client.leases().inNamespace(namespace).withName(shard).get();
+        assertTrue("the Lease is released on close: " + released.getSpec(),
+                released.getSpec().getHolderIdentity() == null || released.getSpec().getHolderIdentity().isEmpty());
+        assertEquals("the Lease carries the ring label", ring, labels(released).get(RingContract.RING_LABEL));
+    }
+
+    private ConfigMap configMap(String namespace, String name) {
+        return client.configMaps().inNamespace(namespace).withName(name).get();
     }
 
     /** One AdmissionReview (CREATE in the test namespace) through the webhook; the 200 answer's body. */
