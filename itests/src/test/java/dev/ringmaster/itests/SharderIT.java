@@ -320,14 +320,7 @@ public class SharderIT {
         Until.holds(SOON, "controller.sharding.drains counted " + moving.size() + " more",
                 () -> meterCount("controller.sharding.drains") >= drainsBefore + moving.size());
 
-        for (String name : moving) { // what each shard does when it sees the drain label: an optimistic update
-            Until.holds(SOON, name + " let go by its shard", () -> {
-                ConfigMap draining = configMap(name);
-                client.configMaps().resource(new ConfigMapBuilder(draining).editMetadata()
-                        .removeFromLabels(SHARD_LABEL).removeFromLabels(DRAIN_LABEL).endMetadata().build()).update();
-                return true; // a conflict throws: read again and retry
-            });
-        }
+        moving.forEach(this::letGo);
         Map<String, String> rebalanced = awaitEveryObjectOnItsShard(CONSISTENT_HASH);
         assertEquals(after, rebalanced);
         assertEquals(Set.of(), drained());
@@ -454,7 +447,7 @@ public class SharderIT {
      * reconciles them, hands a drained object back and gets it again, and releases its Lease on close.
      */
     @Test
-    public void g_theShardClientBundleRunsAShardOfItsOwnRing() throws Exception {
+    public void h_theShardClientBundleRunsAShardOfItsOwnRing() throws Exception {
         String ring = "bundled";
         String namespace = "bundled";
         String shard = "bundled-0";
@@ -510,6 +503,46 @@ public class SharderIT {
         assertTrue("the Lease is released on close: " + released.getSpec(),
                 released.getSpec().getHolderIdentity() == null || released.getSpec().getHolderIdentity().isEmpty());
         assertEquals("the Lease carries the ring label", ring, labels(released).get(RingContract.RING_LABEL));
+        client.configMaps().inNamespace(namespace).delete();
+        client.genericKubernetesResources(CLUSTER_RINGS).withName(ring).delete();
+    }
+
+    /**
+     * A limit changed live through Config Admin: with {@code moveBudget = 1} a new default strategy
+     * drains one ConfigMap at a time, each after the last was let go; back at the default budget, the
+     * rest are drained together.
+     */
+    @Test
+    public void g_aMoveBudgetChangedLiveLimitsTheDrainsInFlight() throws Exception {
+        Map<String, String> before = settle(RENDEZVOUS);
+        Map<String, String> after = desiredShards(CONSISTENT_HASH, keysOf(before.keySet()));
+        Set<String> moving = before.keySet().stream().filter(name -> !before.get(name).equals(after.get(name)))
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertTrue("at least three ConfigMaps change shard: " + moving, moving.size() >= 3);
+
+        configureSharder(CONSISTENT_HASH, "off", "default", Map.of("moveBudget", 1));
+        Set<String> rest = new TreeSet<>(moving);
+        for (int round = 0; round < 2; round++) {
+            Until.holds(SOON, () -> "one ConfigMap in drain, got " + drained(), () -> drained().size() == 1);
+            Until.stays(UNASSIGNED_FOR, "never more than one ConfigMap in drain", () -> drained().size() == 1);
+            String handedBack = drained().iterator().next();
+            letGo(handedBack);
+            rest.remove(handedBack);
+        }
+
+        configureSharder(CONSISTENT_HASH, "off", "default", Map.of("moveBudget", 500));
+        Until.holds(SOON, () -> "the other " + rest + " drained together, got " + drained(),
+                () -> drained().equals(rest));
+        assertEquals(after, settle(CONSISTENT_HASH));
+    }
+
+    /** What a shard does when it sees the drain label: an optimistic update removing both labels. */
+    private void letGo(String name) {
+        Until.holds(SOON, name + " let go by its shard", () -> {
+            client.configMaps().resource(new ConfigMapBuilder(configMap(name)).editMetadata()
+                    .removeFromLabels(SHARD_LABEL).removeFromLabels(DRAIN_LABEL).endMetadata().build()).update();
+            return true; // a conflict throws: read again and retry
+        });
     }
 
     private ConfigMap configMap(String namespace, String name) {
@@ -763,13 +796,22 @@ public class SharderIT {
     }
 
     private void configureSharder(String defaultStrategy, String webhookMode, String leaseDetector) throws IOException {
-        configure(SHARDER_PID, Map.of(
+        configureSharder(defaultStrategy, webhookMode, leaseDetector, Map.of());
+    }
+
+    /** The sharder's configuration; {@code moveBudget} is always set, to its default unless {@code more} sets it. */
+    private void configureSharder(String defaultStrategy, String webhookMode, String leaseDetector,
+            Map<String, Object> more) throws IOException {
+        Map<String, Object> values = new LinkedHashMap<>(Map.of(
                 "defaultStrategy", defaultStrategy,
                 "webhookMode", webhookMode,
                 "leaseDetector", leaseDetector,
+                "moveBudget", 500,
                 "leaderElectionNamespace", ELECTION_NAMESPACE,
                 "leaderElectionLease", ELECTION_LEASE,
                 "identity", IDENTITY));
+        values.putAll(more);
+        configure(SHARDER_PID, values);
     }
 
     /** Creates or updates a configuration; leaves it alone when it already has these values. */
