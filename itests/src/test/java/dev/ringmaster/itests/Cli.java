@@ -32,13 +32,22 @@ final class Cli {
         return runScript(home, "ringmaster", args);
     }
 
+    /** Runs a command to its end, which must come within {@code timeout}. */
+    static Result run(Path home, List<String> args, Duration timeout) {
+        return runScript(home, "ringmaster", args, timeout);
+    }
+
     /** Runs {@code bin/<script>} to its end. */
     static Result runScript(Path home, String script, List<String> args) {
+        return runScript(home, script, args, TIMEOUT);
+    }
+
+    private static Result runScript(Path home, String script, List<String> args, Duration timeout) {
         Started started = start(home, script, args, ProcessBuilder.Redirect.from(new File("/dev/null")));
         try {
-            if (!started.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+            if (!started.process().waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
                 started.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                fail(started.command() + " did not finish within " + TIMEOUT.toSeconds() + " s; stderr: "
+                fail(started.command() + " did not finish within " + timeout.toSeconds() + " s; stderr: "
                         + started.err());
             }
             return started.result();

@@ -3,7 +3,6 @@ package dev.ringmaster.itests;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
-import static org.junit.Assert.fail;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -100,8 +99,8 @@ public class SandboxCliIT {
 
     /** Runs one scenario to its end and returns its JSON, checked for what every scenario must show. */
     private static Json scenario(String name) {
-        Cli.Result result = run(List.of("sandbox", "--shards", String.valueOf(SHARDS), "--objects",
-                String.valueOf(OBJECTS), "--scenario", name, "--exit", "--json"));
+        Cli.Result result = Cli.run(Distribution.home(), List.of("sandbox", "--shards", String.valueOf(SHARDS), "--objects",
+                String.valueOf(OBJECTS), "--scenario", name, "--exit", "--json"), PROCESS_TIMEOUT);
         assertEquals(result.toString(), 0, result.exit());
         assertNoErrors(result);
         Json json = Json.parse(result.out());
@@ -131,21 +130,6 @@ public class SandboxCliIT {
         assertEquals("the two other shards are ready: " + json, 2,
                 json.toString().split("\":\"ready\"", -1).length - 1);
         assertTrue(json.toString(), json.integer("moves") <= OBJECTS);
-    }
-
-    private static Cli.Result run(List<String> args) {
-        Cli.Started started = Cli.start(Distribution.home(), args);
-        try {
-            if (!started.process().waitFor(PROCESS_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                started.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                fail(started.command() + " did not finish within " + PROCESS_TIMEOUT.toSeconds() + " s; stderr: "
-                        + started.err());
-            }
-            return started.result();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while running " + started.command(), e);
-        }
     }
 
     /** Warnings may appear on stderr (a shard announces that it gives its Lease up); errors may not. */
