@@ -4,12 +4,16 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.Test;
 
 /**
@@ -76,6 +80,27 @@ public class SandboxCliIT {
         Cli.Result commands = Cli.run(home, List.of("--help"));
         commands.assertSucceeded();
         assertTrue(commands.toString(), commands.out().contains("sandbox"));
+    }
+
+    /**
+     * bin/ringmaster sandbox runs on lib/, lib/checksum-controller/ and lib/sandbox/; the build drops from
+     * the last what the second holds, so every artifact must be there once, in one version.
+     */
+    @Test
+    public void theSandboxClassPathHoldsEveryArtifactOnce() throws IOException {
+        Path lib = Distribution.home().resolve("lib");
+        Map<String, List<String>> byArtifact = new TreeMap<>();
+        for (Path folder : List.of(lib, lib.resolve("checksum-controller"), lib.resolve("sandbox"))) {
+            try (Stream<Path> jars = Files.list(folder)) {
+                jars.map(jar -> jar.getFileName().toString()).filter(name -> name.endsWith(".jar"))
+                        .forEach(name -> byArtifact.computeIfAbsent(name.replaceFirst("-\\d.*\\.jar$", ""),
+                                artifact -> new ArrayList<>()).add(folder.getFileName() + "/" + name));
+            }
+        }
+        assertTrue(byArtifact.toString(), byArtifact.containsKey("vertx-core") && byArtifact.containsKey("sandbox"));
+        Map<String, List<String>> repeated = new TreeMap<>(byArtifact);
+        repeated.values().removeIf(jars -> jars.size() == 1);
+        assertEquals("artifacts on the sandbox's class path more than once", Map.of(), repeated);
     }
 
     /** Without --exit the sandbox runs, with its live view, until SIGTERM, and then takes itself down. */
