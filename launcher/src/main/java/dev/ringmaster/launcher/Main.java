@@ -44,6 +44,8 @@ public final class Main {
         defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
         defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
         defaultProperty("org.slf4j.simpleLogger.showShortLogName", "true");
+        // fabric8 warns at every start that ClusterRings are v1alpha1, which is the contract's version
+        defaultProperty("org.slf4j.simpleLogger.log.io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils", "error");
         SPI_FLY_LOG.setLevel(Level.WARNING);
         String home = System.getProperty("ringmaster.home");
         if (home == null) {
