@@ -1,6 +1,6 @@
 package dev.ringmaster.itests;
 
-import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import dev.ringmaster.sandbox.EmbeddedApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -10,36 +10,21 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarFile;
-import java.util.logging.Level;
 import java.util.logging.Logger;
-import java.util.zip.ZipEntry;
 
 /**
- * The fabric8 mock API server (CRUD plus expectations) with the cluster {@link SharderIT} starts from,
- * and the shards' lease renewals. <strong>Test JVM only</strong>: the mock server runs on Vert.x, whose
+ * The sandbox's API server ({@link EmbeddedApiServer}: fabric8's mock server, CRUD over HTTPS, with
+ * core discovery) with the cluster {@link SharderIT} starts from, and the shards' lease renewals. <strong>Test JVM only</strong>: the mock server runs on Vert.x, whose
  * jars are not bundles (BOM trap 10), so this class must never be loaded inside the framework. Only
  * the driver side of {@link SharderIT} (its {@code @Configuration} method) and
  * {@link SharderPaxExam} touch it, and they hand the framework nothing but the URL.
@@ -57,36 +42,21 @@ final class MockApiServer {
     private static final String NAMESPACE = SharderIT.NAMESPACE;
     private static final List<String> SHARDS = SharderIT.SHARDS;
     private static final int OBJECTS = SharderIT.OBJECTS;
-    static final String CRD_ENTRY = "META-INF/fabric8/clusterrings.sharding.timebertt.dev-v1.yml";
-    /** What the API server serves of the core group: what the sharder's discovery needs. */
-    private static final String[][] CORE_RESOURCES = {
-            {"configmaps", "ConfigMap", "true"},
-            {"secrets", "Secret", "true"},
-            {"namespaces", "Namespace", "false"},
-            {"events", "Event", "true"},
-    };
     private static final String RING_LABEL = "alpha.sharding.timebertt.dev/clusterring";
     private static final int LEASE_SECONDS = 15;
     private static final int RENEW_SECONDS = 2;
 
-    /** The mock logs every request at INFO (java.util.logging); held so the level sticks. */
-    private static final Logger MOCK_LOG = Logger.getLogger("io.fabric8.mockwebserver");
+    private static final Logger LOG = Logger.getLogger(MockApiServer.class.getName());
 
     private static MockApiServer running;
 
-    private final KubernetesMockServer server;
+    private final EmbeddedApiServer server;
     private final KubernetesClient client;
     private final ScheduledExecutorService renewals;
 
     private MockApiServer() {
-        MOCK_LOG.setLevel(Level.WARNING);
-        Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-        // Mixed: expectations first (discovery below), CRUD for everything else; https as a real server.
-        server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses,
-                new KubernetesMixedDispatcher(responses), true);
-        server.init();
-        // Vert.x, the mock's own HTTP stack (the JDK client is on this class path too, for the probe)
-        client = server.createClient(new VertxHttpClientFactory());
+        server = EmbeddedApiServer.start();
+        client = server.newClient();
         renewals = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "itests-shard-lease-renewals");
             thread.setDaemon(true);
@@ -126,7 +96,7 @@ final class MockApiServer {
     }
 
     String url() {
-        return server.url("/");
+        return server.url();
     }
 
     KubernetesClient client() {
@@ -134,13 +104,7 @@ final class MockApiServer {
     }
 
     private void createCluster() {
-        APIResourceListBuilder core = new APIResourceListBuilder().withGroupVersion("v1");
-        for (String[] resource : CORE_RESOURCES) {
-            core.addNewResource().withName(resource[0]).withKind(resource[1])
-                    .withNamespaced(Boolean.parseBoolean(resource[2])).endResource();
-        }
-        server.expect().get().withPath("/api/v1").andReturn(200, core.build()).always();
-        try (InputStream crd = crdOfShippedSharder()) {
+        try (InputStream crd = EmbeddedApiServer.crdOfShippedSharder(Distribution.home())) {
             client.apiextensions().v1().customResourceDefinitions().load(crd).create();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -167,20 +131,6 @@ final class MockApiServer {
                     .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
                     .withController(true).endOwnerReference()
                     .endMetadata().build()).create();
-        }
-    }
-
-    /** The ClusterRing CRD as it ships: generated into the sharder bundle of the distribution. */
-    private static InputStream crdOfShippedSharder() throws IOException {
-        Path jar = Distribution.jar("bundle", "sharder-");
-        try (JarFile file = new JarFile(jar.toFile())) {
-            ZipEntry entry = file.getEntry(CRD_ENTRY);
-            if (entry == null) {
-                throw new IllegalStateException(jar + " does not contain " + CRD_ENTRY);
-            }
-            try (InputStream in = file.getInputStream(entry)) {
-                return new ByteArrayInputStream(in.readAllBytes());
-            }
         }
     }
 
@@ -227,13 +177,13 @@ final class MockApiServer {
         }
         client.close();
         try {
-            server.destroy();
+            server.close();
         } catch (IllegalStateException e) {
             // fabric8 7.8.0's mock server gives up closing after 10 s while watch WebSockets of a
             // client it serves are still open (it releases them only after closing the server), a
             // known regression of that release. Nothing is left to test by then; the port is freed
             // with the JVM.
-            MOCK_LOG.warning("mock API server did not close cleanly: " + e.getMessage());
+            LOG.warning("mock API server did not close cleanly: " + e.getMessage());
         }
     }
 }

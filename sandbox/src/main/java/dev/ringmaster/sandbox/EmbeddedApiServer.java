@@ -34,8 +34,9 @@ import java.util.zip.ZipEntry;
  * The sandbox's API server: fabric8's mock server in CRUD mode over HTTPS on 127.0.0.1, plus the
  * API discovery the sharder asks for, which CRUD mode does not serve. It runs on Vert.x, whose jars
  * are not bundles, so it lives on the sandbox's plain class path beside the framework (BOM trap 10).
+ * The in-framework tests ({@code itests}) run their API server with it too, in the test JVM.
  */
-final class EmbeddedApiServer implements AutoCloseable {
+public final class EmbeddedApiServer implements AutoCloseable {
 
     /** The ClusterRing CRD, as the build generates it into the sharder bundle. */
     static final String CRD_ENTRY = "META-INF/fabric8/clusterrings.sharding.timebertt.dev-v1.yml";
@@ -57,8 +58,8 @@ final class EmbeddedApiServer implements AutoCloseable {
         this.server = server;
     }
 
-    /** Starts the server on a free port of 127.0.0.1. */
-    static EmbeddedApiServer start() {
+    /** Starts the server on a free port of 127.0.0.1, with the discovery of the core resources. */
+    public static EmbeddedApiServer start() {
         CHATTY_LOGS.forEach(log -> log.setLevel(Level.WARNING));
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
         // mixed: the expectations below first, CRUD for everything else; https as a real API server
@@ -75,12 +76,12 @@ final class EmbeddedApiServer implements AutoCloseable {
     }
 
     /** The server's base URL, e.g. {@code https://127.0.0.1:PORT/}. */
-    String url() {
+    public String url() {
         return server.url("/");
     }
 
     /** A client of its own (the JDK HTTP client, as the shipped controllers use), trusting the server. */
-    KubernetesClient newClient() {
+    public KubernetesClient newClient() {
         return server.createClient(new JdkHttpClientFactory());
     }
 
@@ -111,7 +112,7 @@ final class EmbeddedApiServer implements AutoCloseable {
     }
 
     /** The CRD from the distribution's sharder bundle, {@code bundle/sharder-*.jar}. */
-    static InputStream crdOfShippedSharder(Path home) throws IOException {
+    public static InputStream crdOfShippedSharder(Path home) throws IOException {
         Path bundles = home.resolve("bundle");
         List<Path> jars;
         try (Stream<Path> files = Files.list(bundles)) {
