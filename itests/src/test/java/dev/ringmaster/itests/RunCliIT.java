@@ -155,12 +155,18 @@ public class RunCliIT {
 
     /**
      * The local shell: ring commands typed on the terminal, and end of input stops the process. The log
-     * goes to the file RINGMASTER_LOG_FILE names, not to the terminal.
+     * goes to the file RINGMASTER_LOG_FILE names, not to the terminal. A flag wins over a literal value
+     * in etc/: the file says rendezvous, --default-strategy consistent-hash.
      */
     @Test
     public void theShellAnswersRingCommands() throws Exception {
+        Path sharderConfig = home.resolve("etc/dev.ringmaster.sharder.cfg");
+        String literal = Files.readString(sharderConfig)
+                .replace("defaultStrategy = ${ringmaster.run.defaultStrategy}", "defaultStrategy = rendezvous");
+        assertTrue("the shipped file leaves defaultStrategy to the flag", literal.contains("defaultStrategy = rendezvous"));
+        Files.writeString(sharderConfig, literal);
         List<String> withShell = new ArrayList<>(runArgs);
-        withShell.add("--shell");
+        withShell.addAll(List.of("--default-strategy", "consistent-hash", "--shell"));
         Path log = home.resolve("logs/ringmaster.log");
         ringmaster = Cli.startWithInput(home, withShell, Map.of("RINGMASTER_LOG_FILE", log.toString()));
         Until.holds(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),

@@ -3,14 +3,16 @@ package dev.ringmaster.launcher;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The flags of {@code ringmaster run}, as framework properties. The configuration files in
  * {@code etc/} refer to them as {@code ${ringmaster.run.*}} (File Install substitutes framework
- * properties), so a flag overrides the value a shipped file leaves to it, and an operator who writes
- * a literal value into the file takes the setting over from the flag.
+ * properties), which gives the files the flags' defaults; the flags actually given are listed in
+ * {@value #GIVEN}, and the run-flags bundle puts their values over whatever the files say.
  */
 final class RunOptions {
 
@@ -32,6 +34,8 @@ final class RunOptions {
     static final String PREFIX = "ringmaster.run.";
     /** Set to "true" by --shell. */
     static final String SHELL = PREFIX + "shell";
+    /** The names (after {@value #PREFIX}) of the flags given on the command line, comma-separated. */
+    static final String GIVEN = PREFIX + "given";
 
     private RunOptions() {
     }
@@ -42,6 +46,7 @@ final class RunOptions {
      */
     static Map<String, String> parse(List<String> args) throws UsageException {
         Map<String, String> values = new LinkedHashMap<>();
+        Set<String> given = new LinkedHashSet<>();
         values.put("kubeconfig", "");
         values.put("namespace", "sharding-system");
         values.put("tlsDir", "/etc/ringmaster/tls");
@@ -54,6 +59,7 @@ final class RunOptions {
             String flag = args.get(i);
             if (flag.equals("--shell")) {
                 values.put("shell", "true");
+                given.add("shell");
                 continue;
             }
             String key = switch (flag) {
@@ -69,6 +75,7 @@ final class RunOptions {
                 throw new UsageException(flag + " needs a value");
             }
             values.put(key, args.get(++i));
+            given.add(key);
         }
         readable("--kubeconfig", values.get("kubeconfig"));
         readable("--webhook-ca", values.get("webhookCaBundleFile"));
@@ -77,11 +84,13 @@ final class RunOptions {
                 throw new UsageException("--webhook-url must be an https:// URL, not " + values.get("webhookUrl"));
             }
             values.put("webhookMode", "url");
+            given.add("webhookMode");
         } else if (!values.get("webhookCaBundleFile").isEmpty()) {
             throw new UsageException("--webhook-ca is only used with --webhook-url");
         }
         Map<String, String> properties = new LinkedHashMap<>();
         values.forEach((key, value) -> properties.put(PREFIX + key, value));
+        properties.put(GIVEN, String.join(",", given));
         return properties;
     }
 

@@ -26,7 +26,8 @@ class RunOptionsTest {
                 "ringmaster.run.webhookUrl", "",
                 "ringmaster.run.webhookCaBundleFile", "",
                 "ringmaster.run.defaultStrategy", "consistent-hash",
-                "ringmaster.run.shell", "false"));
+                "ringmaster.run.shell", "false",
+                "ringmaster.run.given", ""));
     }
 
     @Test
@@ -44,7 +45,9 @@ class RunOptionsTest {
                 .containsEntry("ringmaster.run.webhookMode", "url")
                 .containsEntry("ringmaster.run.webhookUrl", "https://sharder.example:9443")
                 .containsEntry("ringmaster.run.webhookCaBundleFile", ca.toString())
-                .containsEntry("ringmaster.run.defaultStrategy", "rendezvous");
+                .containsEntry("ringmaster.run.defaultStrategy", "rendezvous")
+                .containsEntry("ringmaster.run.given", "kubeconfig,namespace,tlsDir,webhookUrl,webhookCaBundleFile,"
+                        + "defaultStrategy,shell,webhookMode");
     }
 
     @Test
