@@ -20,7 +20,8 @@ final class RunOptions {
             usage: ringmaster run [--kubeconfig FILE] [--namespace NS] [--tls-dir DIR]
                                   [--webhook-url URL [--webhook-ca FILE]] [--default-strategy NAME] [--shell]
 
-            Runs the sharder and the webhook until SIGTERM; configuration in etc/, plug-ins in deploy/.
+            Runs the sharder and the webhook until SIGTERM; configuration in etc/ (a flag given wins over it),
+            plug-ins in deploy/.
               --kubeconfig FILE        kubeconfig of the cluster (default: in-cluster, else $KUBECONFIG or ~/.kube/config)
               --namespace NS           the sharder's namespace: leader election and webhook Service (default: sharding-system)
               --tls-dir DIR            directory with the webhook's tls.crt and tls.key (default: /etc/ringmaster/tls)
