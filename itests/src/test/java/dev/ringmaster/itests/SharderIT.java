@@ -130,6 +130,8 @@ public class SharderIT {
     private static final String NAMESPACE_INTERPRETER = "namespace";
     private static final String NAMESPACE_INTERPRETER_BSN = "dev.ringmaster.plugins.namespaceinterpreter";
     private static final String POD_READINESS = "pod-readiness";
+    private static final String CONSISTENT_PID = "dev.ringmaster.ring.consistent";
+    private static final String TOKENS_PER_SHARD = "tokensPerShard";
 
     private static final ResourceDefinitionContext CLUSTER_RINGS = new ResourceDefinitionContext.Builder()
             .withGroup(RingContract.API_GROUP).withVersion(RingContract.API_VERSION)
@@ -534,6 +536,34 @@ public class SharderIT {
         Until.holds(SOON, () -> "the other " + rest + " drained together, got " + drained(),
                 () -> drained().equals(rest));
         assertEquals(after, settle(CONSISTENT_HASH));
+    }
+
+    /**
+     * consistent-hash's {@code tokensPerShard} changed live through Config Admin: the ring that uses it
+     * is rebalanced, through the drain protocol, to where 7 tokens per shard put its objects; back at
+     * 100, back again.
+     */
+    @Test
+    public void i_tokensPerShardChangedLiveRebalancesTheRing() throws Exception {
+        configureSharder(CONSISTENT_HASH, "off");
+        Map<String, String> withDefaultTokens = settle(CONSISTENT_HASH);
+        try {
+            configure(CONSISTENT_PID, Map.of(TOKENS_PER_SHARD, 7));
+            awaitTokensPerShard(7);
+            Map<String, String> expected = desiredShards(CONSISTENT_HASH, keysOf(withDefaultTokens.keySet()));
+            assertNotEquals("7 tokens per shard place some object elsewhere", withDefaultTokens, expected);
+            assertEquals(expected, settle(CONSISTENT_HASH));
+        } finally {
+            configure(CONSISTENT_PID, Map.of(TOKENS_PER_SHARD, 100));
+            awaitTokensPerShard(100);
+        }
+        assertEquals(withDefaultTokens, settle(CONSISTENT_HASH));
+    }
+
+    private void awaitTokensPerShard(int tokens) {
+        Until.holds(SOON, "consistent-hash to publish " + TOKENS_PER_SHARD + "=" + tokens, () -> Integer.valueOf(tokens)
+                .equals(awaitService(PartitioningStrategy.class, "(" + PartitioningStrategy.NAME + "=" + CONSISTENT_HASH + ")")
+                        .getProperty(TOKENS_PER_SHARD)));
     }
 
     /** What a shard does when it sees the drain label: an optimistic update removing both labels. */
