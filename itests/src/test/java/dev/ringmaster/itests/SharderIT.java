@@ -49,8 +49,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collection;
-import java.util.Dictionary;
-import java.util.Hashtable;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,7 +79,6 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
-import org.osgi.service.cm.ConfigurationAdmin;
 
 /**
  * The sharder in the distribution's Felix, against the fabric8 mock API server: assignment, ring
@@ -844,21 +841,8 @@ public class SharderIT {
         configure(SHARDER_PID, values);
     }
 
-    /** Creates or updates a configuration; leaves it alone when it already has these values. */
     private void configure(String pid, Map<String, Object> values) throws IOException {
-        ServiceReference<ConfigurationAdmin> reference = awaitService(ConfigurationAdmin.class, null);
-        ConfigurationAdmin admin = context.getService(reference);
-        try {
-            org.osgi.service.cm.Configuration configuration = admin.getConfiguration(pid, "?");
-            Dictionary<String, Object> current = configuration.getProperties();
-            boolean same = current != null && values.entrySet().stream()
-                    .allMatch(entry -> entry.getValue().equals(current.get(entry.getKey())));
-            if (!same) {
-                configuration.update(new Hashtable<>(values));
-            }
-        } finally {
-            context.ungetService(reference);
-        }
+        Configurations.configure(context, pid, values);
     }
 
     /** Sum of the counters of that name for the ring in the OSGi MeterRegistry service. */

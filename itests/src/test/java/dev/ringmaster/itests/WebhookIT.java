@@ -30,7 +30,6 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +59,6 @@ import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.framework.wiring.BundleWire;
 import org.osgi.framework.wiring.BundleWiring;
-import org.osgi.service.cm.ConfigurationAdmin;
 
 /**
  * The webhook in the distribution's Felix: its bundle and the Jetty bundles resolve and start with the
@@ -229,19 +227,7 @@ public class WebhookIT {
     }
 
     private void configure(String pid, Map<String, Object> values) throws IOException {
-        ServiceReference<ConfigurationAdmin> reference = awaitService(ConfigurationAdmin.class, null);
-        ConfigurationAdmin admin = context.getService(reference);
-        try {
-            org.osgi.service.cm.Configuration configuration = admin.getConfiguration(pid, "?");
-            Dictionary<String, Object> current = configuration.getProperties();
-            boolean same = current != null && values.entrySet().stream()
-                    .allMatch(entry -> entry.getValue().equals(current.get(entry.getKey())));
-            if (!same) {
-                configuration.update(new Hashtable<>(values));
-            }
-        } finally {
-            context.ungetService(reference);
-        }
+        Configurations.configure(context, pid, values);
     }
 
     /** The port of the webhook's listening registration, if it listens. */
