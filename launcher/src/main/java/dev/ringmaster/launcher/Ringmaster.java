@@ -32,7 +32,8 @@ public final class Ringmaster implements AutoCloseable {
      *
      * @param home       the distribution
      * @param etc        the configuration folder File Install watches (one {@code PID.cfg} per PID)
-     * @param properties framework properties, e.g. the {@code ringmaster.run.*} values the etc/ files refer to
+     * @param properties framework properties, e.g. the {@code ringmaster.run.*} values the etc/ files
+     *                   refer to; those not given take the defaults of {@code run}'s flags
      * @param shell      whether to install the Gogo shell (reading this process's standard input)
      * @param err        where framework errors are reported
      */
@@ -40,6 +41,7 @@ public final class Ringmaster implements AutoCloseable {
             throws LaunchException {
         Path storage = temporaryStorage();
         Map<String, String> all = new HashMap<>(frameworkProperties(storage));
+        all.putAll(RunOptions.defaults());
         all.putAll(properties);
         all.put("felix.fileinstall.dir", etc + "," + home.resolve("deploy"));
         all.put("felix.fileinstall.poll", "1000");

@@ -41,21 +41,18 @@ final class RunOptions {
     private RunOptions() {
     }
 
+    /** The framework properties of {@code run} without flags: every default, none given. */
+    static Map<String, String> defaults() {
+        return properties(defaultValues(), Set.of());
+    }
+
     /**
      * @return the framework properties for these flags, every one set (to its default when not given)
      * @throws UsageException for an unknown flag, a missing value or a file that cannot be read
      */
     static Map<String, String> parse(List<String> args) throws UsageException {
-        Map<String, String> values = new LinkedHashMap<>();
+        Map<String, String> values = defaultValues();
         Set<String> given = new LinkedHashSet<>();
-        values.put("kubeconfig", "");
-        values.put("namespace", "sharding-system");
-        values.put("tlsDir", "/etc/ringmaster/tls");
-        values.put("webhookMode", "service");
-        values.put("webhookUrl", "");
-        values.put("webhookCaBundleFile", "");
-        values.put("defaultStrategy", "consistent-hash");
-        values.put("shell", "false");
         for (int i = 0; i < args.size(); i++) {
             String flag = args.get(i);
             if (flag.equals("--shell")) {
@@ -89,6 +86,23 @@ final class RunOptions {
         } else if (!values.get("webhookCaBundleFile").isEmpty()) {
             throw new UsageException("--webhook-ca is only used with --webhook-url");
         }
+        return properties(values, given);
+    }
+
+    private static Map<String, String> defaultValues() {
+        Map<String, String> values = new LinkedHashMap<>();
+        values.put("kubeconfig", "");
+        values.put("namespace", "sharding-system");
+        values.put("tlsDir", "/etc/ringmaster/tls");
+        values.put("webhookMode", "service");
+        values.put("webhookUrl", "");
+        values.put("webhookCaBundleFile", "");
+        values.put("defaultStrategy", "consistent-hash");
+        values.put("shell", "false");
+        return values;
+    }
+
+    private static Map<String, String> properties(Map<String, String> values, Set<String> given) {
         Map<String, String> properties = new LinkedHashMap<>();
         values.forEach((key, value) -> properties.put(PREFIX + key, value));
         properties.put(GIVEN, String.join(",", given));

@@ -28,6 +28,8 @@ class RunOptionsTest {
                 "ringmaster.run.defaultStrategy", "consistent-hash",
                 "ringmaster.run.shell", "false",
                 "ringmaster.run.given", ""));
+        assertThat(RunOptions.defaults()).as("what Ringmaster.start fills in for an embedding process")
+                .isEqualTo(RunOptions.parse(List.of()));
     }
 
     @Test

@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -104,10 +103,9 @@ final class Sandbox implements AutoCloseable {
                 + ": ConfigMaps in namespace " + NAMESPACE + ", and the Secrets they control");
 
         phase("starting the sharder");
-        Map<String, String> properties = new HashMap<>(etc.runProperties());
-        // bundles see only what they import, never the fabric8 and Vert.x classes of this class path
-        properties.put("felix.bootdelegation.implicit", "false");
-        ringmaster = startRingmaster(properties, err);
+        // bundles see only what they import, never the fabric8 and Vert.x classes of this class path; the
+        // ${ringmaster.run.*} placeholders left in the copied files take the defaults of run's flags
+        ringmaster = startRingmaster(Map.of("felix.bootdelegation.implicit", "false"), err);
         view.event("sharder running in Felix as 'ringmaster run' runs it; configuration in " + etc.dir()
                 + ", metrics on http://127.0.0.1:" + opsPort + "/metrics");
 

@@ -87,23 +87,6 @@ final class SandboxEtc {
         return kubeconfig;
     }
 
-    /**
-     * Framework properties for the {@code ${ringmaster.run.*}} placeholders the copied files may
-     * still hold, as {@code run}'s flags would set them for the sandbox.
-     */
-    Map<String, String> runProperties() {
-        Map<String, String> properties = new LinkedHashMap<>();
-        properties.put("ringmaster.run.kubeconfig", kubeconfig.toString());
-        properties.put("ringmaster.run.namespace", "sharding-system");
-        properties.put("ringmaster.run.tlsDir", root.resolve("tls").toString());
-        properties.put("ringmaster.run.webhookMode", "off");
-        properties.put("ringmaster.run.webhookUrl", "");
-        properties.put("ringmaster.run.webhookCaBundleFile", "");
-        properties.put("ringmaster.run.defaultStrategy", INITIAL_STRATEGY);
-        properties.put("ringmaster.run.shell", "false");
-        return properties;
-    }
-
     /** Sets the sharder's default strategy as an operator would: by saving its file. File Install applies it. */
     void defaultStrategy(String strategy) throws IOException {
         override(SHARDER_PID, Map.of("defaultStrategy", strategy));

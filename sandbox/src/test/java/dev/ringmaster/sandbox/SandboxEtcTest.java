@@ -55,12 +55,6 @@ class SandboxEtcTest {
         assertThat(ops.getProperty("host")).isEqualTo("127.0.0.1");
         assertThat(ops.getProperty("port")).isEqualTo("5678");
         assertThat(etc.properties(Placement.CONSISTENT_PID).getProperty("tokensPerShard")).isEqualTo("50");
-
-        assertThat(etc.runProperties()).containsEntry("ringmaster.run.kubeconfig", etc.kubeconfig().toString())
-                .containsEntry("ringmaster.run.webhookMode", "off")
-                .containsEntry("ringmaster.run.defaultStrategy", "consistent-hash")
-                .containsKeys("ringmaster.run.namespace", "ringmaster.run.tlsDir", "ringmaster.run.webhookUrl",
-                        "ringmaster.run.webhookCaBundleFile", "ringmaster.run.shell");
     }
 
     @Test
