@@ -7,8 +7,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * {@code bin/ringmaster COMMAND [ARGS]}: boots the distribution in Felix and hands the arguments to
@@ -25,9 +23,6 @@ public final class Main {
               simulate   balance and movement of a partitioning strategy for a fleet of shards
             run 'ringmaster COMMAND --help' for a command's options""";
 
-    /** SPI Fly reports every provider it wires at INFO through JUL; only its problems concern users. */
-    private static final Logger SPI_FLY_LOG = Logger.getLogger("org.apache.aries.spifly");
-
     private final Path home;
     private final PrintStream out;
     private final PrintStream err;
@@ -39,26 +34,14 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        // slf4j-simple (a bundle in boot/) reads these when its first logger is made: time-stamped lines
-        // on stderr, or in RINGMASTER_LOG_FILE (bin/ringmaster); -D options take precedence
-        defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
-        defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
-        defaultProperty("org.slf4j.simpleLogger.showShortLogName", "true");
-        // fabric8 warns at every start that ClusterRings are v1alpha1, which is the contract's version
-        defaultProperty("org.slf4j.simpleLogger.log.io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils", "error");
-        SPI_FLY_LOG.setLevel(Level.WARNING);
+        // logs on stderr, or in the file RINGMASTER_LOG_FILE names (bin/ringmaster passes it as -D)
+        LogDefaults.apply();
         String home = System.getProperty("ringmaster.home");
         if (home == null) {
             System.err.println("ringmaster: the system property ringmaster.home is not set; start via bin/ringmaster");
             System.exit(Command.USAGE_ERROR);
         }
         System.exit(new Main(Path.of(home), System.out, System.err).run(args));
-    }
-
-    private static void defaultProperty(String key, String value) {
-        if (System.getProperty(key) == null) {
-            System.setProperty(key, value);
-        }
     }
 
     int run(String[] args) {

@@ -1,6 +1,7 @@
 package dev.ringmaster.sandbox;
 
 import dev.ringmaster.launcher.LaunchException;
+import dev.ringmaster.launcher.LogDefaults;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -11,8 +12,6 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * {@code bin/ringmaster sandbox}: the whole system with no cluster, in one JVM. The Felix framework
@@ -34,19 +33,12 @@ public final class SandboxMain {
     private static final long SHUTDOWN_SECONDS = 60;
 
     static {
-        // slf4j-simple, here and in the framework (both read the system properties): stdout is the live
-        // view or the JSON, so logs go to stderr, and only warnings, unless RINGMASTER_JAVA_OPTS says otherwise
-        defaultProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        defaultProperty("org.slf4j.simpleLogger.logFile", "System.err");
-        defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
-        defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
-        defaultProperty("org.slf4j.simpleLogger.showShortLogName", "true");
-        // fabric8 warns once per client that ClusterRings are v1alpha1: the wire contract, known and intended
-        defaultProperty("org.slf4j.simpleLogger.log.io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils", "error");
+        // stdout is the live view or the JSON: logs go to stderr, and only warnings, with the time of day,
+        // unless RINGMASTER_JAVA_OPTS says otherwise; the framework's slf4j reads the same properties
+        LogDefaults.defaultProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        LogDefaults.defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
+        LogDefaults.apply();
     }
-
-    /** SPI Fly reports every provider it wires at INFO through JUL; only its problems concern users. */
-    private static final Logger SPI_FLY_LOG = Logger.getLogger("org.apache.aries.spifly");
 
     private final Path home;
     private final PrintStream out;
@@ -61,7 +53,6 @@ public final class SandboxMain {
     }
 
     public static void main(String[] args) {
-        SPI_FLY_LOG.setLevel(Level.WARNING);
         String home = System.getProperty("ringmaster.home");
         if (home == null) {
             System.err.println(NAME + ": the system property ringmaster.home is not set; start via bin/ringmaster sandbox");
@@ -185,11 +176,5 @@ public final class SandboxMain {
             Thread.currentThread().interrupt();
         }
         return 0;
-    }
-
-    private static void defaultProperty(String key, String value) {
-        if (System.getProperty(key) == null) {
-            System.setProperty(key, value);
-        }
     }
 }
