@@ -1,0 +1,179 @@
+package dev.ringmaster.testing.apiserver;
+
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * A real kube-apiserver with etcd (fabric8's kube-api-test), started once per test JVM and stopped
+ * when the JVM exits: admission webhooks, paging, CRD and CEL validation, RBAC and optimistic locking
+ * as a cluster has them. Binaries come from {@code $KUBE_API_TEST_DIR} (default {@code ~/.kubeapitest});
+ * {@code ../shared/k8s/provision} puts v1.32.13 there, and on a machine with internet access
+ * kube-api-test downloads the newest 1.32 patch release itself.
+ *
+ * <p>The server writes an audit log of every write request (see {@link AuditLog}), so tests can say
+ * who wrote what and when. Tests share the server: each works in namespaces and rings of its own.
+ */
+public final class RealApiServer {
+
+    /** The minor release the tier is proven on; kube-api-test picks the newest local patch release of it. */
+    public static final String VERSION = "1.32.*";
+
+    private static RealApiServer shared;
+
+    private final KubeAPIServer server;
+    private final Path home;
+    private final Path kubeconfig;
+    private final AuditLog audit;
+    private final KubernetesClient admin;
+
+    private RealApiServer(Path home) throws IOException {
+        this.home = home;
+        Path policy = Files.writeString(home.resolve("audit-policy.yaml"), AuditLog.POLICY);
+        Path auditFile = home.resolve("audit.log");
+        server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
+                .withApiServerVersion(VERSION)
+                .withUpdateKubeConfig(false)
+                .withApiServerFlag("--bind-address", "127.0.0.1")
+                .withApiServerFlag("--audit-policy-file", policy.toString())
+                .withApiServerFlag("--audit-log-path", auditFile.toString())
+                .withApiServerFlag("--audit-log-format", "json")
+                .build());
+        server.start();
+        kubeconfig = Files.writeString(home.resolve("admin.kubeconfig"), server.getKubeConfigYaml());
+        audit = new AuditLog(auditFile);
+        admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(server.getKubeConfigYaml())).build();
+    }
+
+    /** The server of this JVM, started on first use. */
+    public static synchronized RealApiServer shared() {
+        if (shared == null) {
+            try {
+                RealApiServer started = new RealApiServer(Files.createTempDirectory("ringmaster-apiserver-"));
+                Runtime.getRuntime().addShutdownHook(new Thread(started::stop, "real-apiserver-stop"));
+                shared = started;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return shared;
+    }
+
+    /** A kubeconfig file of the cluster administrator ({@code system:masters}, client certificate). */
+    public Path adminKubeconfig() {
+        return kubeconfig;
+    }
+
+    /** The cluster administrator's client, shared: do not close it. */
+    public KubernetesClient admin() {
+        return admin;
+    }
+
+    /** The API server's audit log of write requests. */
+    public AuditLog audit() {
+        return audit;
+    }
+
+    /** A folder of this server's run for files the tests write (kubeconfigs, manifests). */
+    public Path workFolder(String name) {
+        try {
+            return Files.createDirectories(home.resolve(name));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A kubeconfig that authenticates as the ServiceAccount {@code namespace/name} with a token the API
+     * server issued for it (TokenRequest), created with the namespace and ServiceAccount if missing.
+     * Each call issues a new token, with a credential id of its own in the audit log, so two processes
+     * with the same identity can be told apart there. RBAC decides what it may do: nothing is granted here.
+     */
+    public Path serviceAccountKubeconfig(String namespace, String name, Path file) {
+        if (admin.namespaces().withName(namespace).get() == null) {
+            admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+                    .serverSideApply();
+        }
+        if (admin.serviceAccounts().inNamespace(namespace).withName(name).get() == null) {
+            admin.serviceAccounts().inNamespace(namespace).resource(new ServiceAccountBuilder()
+                    .withNewMetadata().withName(name).endMetadata().build()).create();
+        }
+        TokenRequest issued = admin.serviceAccounts().inNamespace(namespace).withName(name)
+                .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(24 * 3600L).endSpec().build());
+        return withToken(issued.getStatus().getToken(), "system:serviceaccount:" + namespace + ":" + name, file);
+    }
+
+    /** A client for {@link #serviceAccountKubeconfig}; the caller closes it. */
+    public KubernetesClient clientFor(Path kubeconfigFile) {
+        try {
+            return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfigFile))).build();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Path withToken(String token, String user, Path file) {
+        Config config = admin.getConfiguration();
+        String yaml = """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: real
+                  cluster:
+                    server: %s
+                    certificate-authority-data: %s
+                contexts:
+                - name: real
+                  context: {cluster: real, user: "%s"}
+                current-context: real
+                users:
+                - name: "%s"
+                  user: {token: %s}
+                """.formatted(config.getMasterUrl(), caData(config), user, user, token);
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            return Files.writeString(file, yaml);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String caData(Config config) {
+        if (config.getCaCertData() != null) {
+            return config.getCaCertData();
+        }
+        try {
+            return Base64.getEncoder().encodeToString(Files.readAllBytes(Path.of(config.getCaCertFile())));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The server's version, e.g. {@code v1.32.13}. */
+    public String gitVersion() {
+        return admin.getKubernetesVersion().getGitVersion();
+    }
+
+    private void stop() {
+        admin.close();
+        server.stop();
+        try (Stream<Path> files = Files.walk(home)) {
+            files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+        } catch (IOException e) {
+            // a temporary folder: what is left is left to the system
+        }
+    }
+}
