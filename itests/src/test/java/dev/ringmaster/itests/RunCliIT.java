@@ -12,11 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,8 +43,8 @@ public class RunCliIT {
 
     private MockApiServer cluster;
     private KubernetesClient client;
+    private SharderHome replica;
     private Path home;
-    private int opsPort;
     private Path tls;
     private int webhookPort;
     private List<String> runArgs;
@@ -58,13 +54,10 @@ public class RunCliIT {
     public void start() throws IOException {
         cluster = MockApiServer.fresh();
         client = cluster.client();
-        home = Distribution.copy("run");
-        opsPort = freePort();
-        Files.writeString(home.resolve("etc/dev.ringmaster.ops.http.cfg"), "host = 127.0.0.1\nport = " + opsPort + "\n");
-        tls = WebhookCertificates.write(home.resolve("tls"));
-        webhookPort = freePort();
-        Path webhookConfig = home.resolve("etc/dev.ringmaster.webhook.cfg");
-        Files.writeString(webhookConfig, Files.readString(webhookConfig).replace("port = 9443", "port = " + webhookPort));
+        replica = SharderHome.prepare("run");
+        home = replica.home();
+        tls = replica.tls();
+        webhookPort = replica.webhookPort();
         Path kubeconfig = home.resolve("kubeconfig.yaml");
         Files.writeString(kubeconfig, """
                 apiVersion: v1
@@ -80,8 +73,7 @@ public class RunCliIT {
                 - name: tester
                   user: {token: not-checked}
                 """.formatted(cluster.url()));
-        runArgs = List.of("run", "--kubeconfig", kubeconfig.toString(), "--namespace", "sharding-system",
-                "--tls-dir", tls.resolve(WebhookCertificates.FIRST).toString());
+        runArgs = replica.runArgs(kubeconfig);
     }
 
     @After
@@ -96,7 +88,7 @@ public class RunCliIT {
     public void runsTheSharderSwapsStrategiesFromEtcAndDeployAndStopsCleanlyOnSigterm() throws Exception {
         ringmaster = Cli.start(home, runArgs);
         Until.holds(SOON, () -> "/healthz and /readyz answer 200\n" + ringmaster.err(),
-                () -> status("/healthz") == 200 && status("/readyz") == 200);
+                () -> replica.status("/healthz") == 200 && replica.status("/readyz") == 200);
         Until.holds(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
                 () -> unlabelled() == 0 && "True".equals(ready().get("status")));
 
@@ -235,25 +227,5 @@ public class RunCliIT {
         }
         return conditions.stream().map(condition -> (Map<String, Object>) condition)
                 .filter(condition -> "Ready".equals(condition.get("type"))).findFirst().orElse(Map.of());
-    }
-
-    private int status(String path) {
-        try {
-            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + opsPort + path))
-                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
-        } catch (IOException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,0 +1,175 @@
+package dev.ringmaster.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.testing.apiserver.AuditLog;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * The sharder's webhook as the real API server calls it: {@code bin/ringmaster run} writes the ring's
+ * MutatingWebhookConfiguration (URL mode with its CA bundle), the API server accepts it and calls the
+ * webhook on CREATE and UPDATE of unlabelled objects in the selected namespaces only, and creates go
+ * through while the webhook does not answer. The sharder runs as the ServiceAccount of
+ * {@code manifests/} with exactly the RBAC found there.
+ */
+public class AdmissionRealIT {
+
+    private static final String RING = "admission";
+    private static final String SHARD_LABEL = RingContract.shardLabel(RING);
+    private static final String INCLUDED = "admission-included";
+    private static final String EXCLUDED = "admission-excluded";
+    private static final String SHARDS_NAMESPACE = "admission-shards";
+    private static final Set<String> SHARDS = Set.of("shard-a", "shard-b");
+    private static final String SHARDER_USER = "system:serviceaccount:sharding-system:sharder";
+    private static final Duration SOON = Duration.ofSeconds(60);
+
+    private static RealCluster cluster;
+    private static KubernetesClient admin;
+    private static SharderHome replica;
+    private static Cli.Started sharder;
+    private static Instant started;
+
+    @BeforeClass
+    public static void startSharder() {
+        cluster = RealCluster.get();
+        admin = cluster.admin();
+        cluster.grantShardedResources("admission-test-sharded", "", List.of("configmaps", "secrets"));
+        for (String namespace : List.of(INCLUDED, EXCLUDED, SHARDS_NAMESPACE)) {
+            cluster.namespace(namespace);
+        }
+        admin.namespaces().withName(INCLUDED).edit(ns -> {
+            ns.getMetadata().getLabels().put("ringmaster.dev/admission", "included");
+            return ns;
+        });
+        for (String shard : SHARDS) {
+            cluster.shardLease(SHARDS_NAMESPACE, shard, RING, Duration.ofHours(1));
+        }
+        cluster.clusterRing(RING, """
+                  resources:
+                  - group: ""
+                    resource: configmaps
+                  namespaceSelector:
+                    matchLabels: {ringmaster.dev/admission: included}
+                """);
+        replica = SharderHome.prepare("admission");
+        Path kubeconfig = cluster.sharderKubeconfig(replica.home().resolve("sharder.kubeconfig"));
+        started = Instant.now();
+        sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));
+        Until.holds(SOON, () -> "the sharder ready and its webhook configuration written\n" + sharder.err(),
+                () -> replica.status("/readyz") == 200 && webhookConfiguration() != null);
+    }
+
+    @AfterClass
+    public static void stopSharder() throws InterruptedException {
+        if (sharder != null) {
+            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    public void theWebhookConfigurationIsAcceptedAsWritten() {
+        MutatingWebhook webhook = webhookConfiguration().getWebhooks().get(0);
+        assertEquals(RingContract.WEBHOOK_NAME, webhook.getName());
+        assertEquals("https://127.0.0.1:" + replica.webhookPort() + RingContract.webhookPath(RING),
+                webhook.getClientConfig().getUrl());
+        assertNotNull("the CA bundle the API server verifies the webhook with", webhook.getClientConfig().getCaBundle());
+        assertEquals("Ignore", webhook.getFailurePolicy());
+    }
+
+    @Test
+    public void theApiServerCallsTheWebhookOnCreateAndTheObjectIsLabelledBeforeAnyoneSeesIt() {
+        ConfigMap created = admin.configMaps().inNamespace(INCLUDED).resource(configMap("on-create")).create();
+        String shard = RealCluster.labels(created).get(SHARD_LABEL);
+        assertTrue("labelled in the answer to the create itself: " + created.getMetadata(), SHARDS.contains(shard));
+        assertTrue("no write of the sharder's own was needed", sharderWritesTo("on-create").isEmpty());
+    }
+
+    @Test
+    public void theApiServerCallsTheWebhookOnAnUpdateThatRemovesTheShardLabel() {
+        admin.configMaps().inNamespace(INCLUDED).resource(configMap("on-update")).create();
+        ConfigMap updated = admin.configMaps().inNamespace(INCLUDED).withName("on-update").edit(configMap -> {
+            configMap.getMetadata().getLabels().remove(SHARD_LABEL);
+            return configMap;
+        });
+        assertTrue("labelled again by the webhook on UPDATE: " + updated.getMetadata(),
+                SHARDS.contains(RealCluster.labels(updated).get(SHARD_LABEL)));
+    }
+
+    @Test
+    public void objectsInNamespacesTheRingDoesNotSelectStayUnlabelled() {
+        ConfigMap created = admin.configMaps().inNamespace(EXCLUDED).resource(configMap("elsewhere")).create();
+        assertFalse(RealCluster.labels(created).containsKey(SHARD_LABEL));
+        Until.stays(Duration.ofSeconds(3), "the unassigned-object watch leaves it alone too",
+                () -> !RealCluster.labels(admin.configMaps().inNamespace(EXCLUDED).withName("elsewhere").get())
+                        .containsKey(SHARD_LABEL));
+    }
+
+    /**
+     * A webhook that accepts the connection but never answers (the process is stopped): the API server
+     * waits out the configuration's timeout and, failurePolicy Ignore, creates the object unlabelled.
+     * Once the sharder runs again its unassigned-object watch labels the object.
+     */
+    @Test
+    public void createsGoThroughWhileTheWebhookHangsAndTheUnassignedWatchLabelsThemAfterwards() throws Exception {
+        signal("STOP");
+        ConfigMap created;
+        try {
+            created = admin.configMaps().inNamespace(INCLUDED).resource(configMap("while-frozen")).create();
+        } finally {
+            signal("CONT");
+        }
+        assertFalse("created without a label: " + created.getMetadata(), RealCluster.labels(created).containsKey(SHARD_LABEL));
+        Until.holds(SOON, () -> "the unassigned-object watch labels it\n" + sharder.err(),
+                () -> SHARDS.contains(RealCluster.labels(admin.configMaps().inNamespace(INCLUDED)
+                        .withName("while-frozen").get()).get(SHARD_LABEL)));
+        assertFalse("the label was the sharder's own write", sharderWritesTo("while-frozen").isEmpty());
+    }
+
+    /** Proof that manifests/ grants what the code needs: the API server denied the sharder nothing. */
+    @Test
+    public void theSharderIsDeniedNothingUnderTheRbacOfTheManifests() {
+        List<AuditLog.Event> denied = cluster.server().audit().events().stream()
+                .filter(event -> event.user().equals(SHARDER_USER) && event.code() == 403).toList();
+        assertEquals("requests the API server denied the sharder", List.of(), denied);
+        assertFalse("the sharder wrote through its ServiceAccount", cluster.server().audit().events().stream()
+                .filter(event -> event.user().equals(SHARDER_USER) && event.received().isAfter(started)).toList().isEmpty());
+    }
+
+    private static List<AuditLog.Event> sharderWritesTo(String name) {
+        return cluster.server().audit().events().stream()
+                .filter(event -> event.user().equals(SHARDER_USER) && event.name().equals(name)
+                        && event.resource().equals("configmaps"))
+                .toList();
+    }
+
+    private static MutatingWebhookConfiguration webhookConfiguration() {
+        return admin.admissionRegistration().v1().mutatingWebhookConfigurations()
+                .withName(RingContract.webhookConfigurationName(RING)).get();
+    }
+
+    private static ConfigMap configMap(String name) {
+        return new ConfigMapBuilder().withNewMetadata().withName(name).endMetadata().addToData("k", "v").build();
+    }
+
+    private static void signal(String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(sharder.process().pid())).inheritIO().start();
+        assertEquals("kill -" + signal, 0, kill.waitFor());
+    }
+}

@@ -1,0 +1,160 @@
+package dev.ringmaster.itests;
+
+import dev.ringmaster.testing.apiserver.RealApiServer;
+import dev.ringmaster.ring.RingContract;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.rbac.AggregationRule;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The real API server of this JVM ({@link RealApiServer}) set up as {@code kubectl apply -k manifests}
+ * sets up a cluster, without the Deployment: the ClusterRing CRD as the build generates it, the
+ * sharder's namespace, ServiceAccount and RBAC exactly as {@code manifests/} grants them. Processes of
+ * the sharder authenticate as that ServiceAccount with a token the API server issued, so RBAC decides
+ * what they may do, as in a cluster.
+ */
+final class RealCluster {
+
+    static final String SYSTEM_NAMESPACE = "sharding-system";
+    static final String SHARDER_ACCOUNT = "sharder";
+    /** The label that adds a ClusterRole's rules to the sharder's aggregated role for sharded resources. */
+    static final String AGGREGATE_TO_SHARDER = "ringmaster.dev/aggregate-to-sharder";
+
+    private static final List<String> INSTALLED = List.of("namespace.yaml", "crd/clusterrings.sharding.timebertt.dev-v1.yml",
+            "serviceaccount.yaml", "clusterrole.yaml", "clusterrole-sharded-resources.yaml", "clusterrolebinding.yaml",
+            "clusterrolebinding-sharded-resources.yaml", "role-leader-election.yaml", "rolebinding-leader-election.yaml",
+            "role-events.yaml", "rolebinding-events.yaml");
+
+    private static RealCluster installed;
+
+    private final RealApiServer server;
+
+    private RealCluster(RealApiServer server) {
+        this.server = server;
+    }
+
+    /** The cluster of this JVM with {@code manifests/} installed (once). */
+    static synchronized RealCluster get() {
+        if (installed == null) {
+            RealCluster cluster = new RealCluster(RealApiServer.shared());
+            cluster.install();
+            installed = cluster;
+        }
+        return installed;
+    }
+
+    KubernetesClient admin() {
+        return server.admin();
+    }
+
+    RealApiServer server() {
+        return server;
+    }
+
+    /** The folder {@code manifests/} of the repository. */
+    static Path manifests() {
+        return Path.of(System.getProperty("ringmaster.itests.manifests", "../manifests")).toAbsolutePath().normalize();
+    }
+
+    /** A kubeconfig authenticating as the sharder's ServiceAccount, with a token of its own. */
+    Path sharderKubeconfig(Path file) {
+        return server.serviceAccountKubeconfig(SYSTEM_NAMESPACE, SHARDER_ACCOUNT, file);
+    }
+
+    /** A new namespace, labelled as the tests' own. */
+    void namespace(String name) {
+        admin().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
+                .addToLabels("ringmaster.dev/test", "true").endMetadata().build()).serverSideApply();
+    }
+
+    /**
+     * Grants the sharder what an operator grants for a ring's resources (docs/install.md): a ClusterRole
+     * labelled {@value #AGGREGATE_TO_SHARDER}. A cluster's controller manager aggregates it into the
+     * sharder's role; this API server has no controller manager, so this does the aggregation as it would.
+     */
+    void grantShardedResources(String roleName, String group, List<String> resources) {
+        admin().rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(roleName)
+                .addToLabels(AGGREGATE_TO_SHARDER, "true").endMetadata()
+                .withRules(new PolicyRuleBuilder().withApiGroups(group).withResources(resources)
+                        .withVerbs("get", "list", "watch", "patch", "update").build())
+                .build()).serverSideApply();
+        aggregate("ringmaster:sharder:sharded-resources");
+    }
+
+    /** Creates (or replaces) a ClusterRing from the YAML of its {@code spec}, indented by two spaces. */
+    void clusterRing(String name, String spec) {
+        admin().resource(admin().getKubernetesSerialization().unmarshal("""
+                apiVersion: sharding.timebertt.dev/v1alpha1
+                kind: ClusterRing
+                metadata:
+                  name: %s
+                spec:
+                %s""".formatted(name, spec), GenericKubernetesResource.class)).forceConflicts().serverSideApply();
+    }
+
+    /**
+     * A shard's Lease as a live shard keeps it: held by the shard, labelled with the ring, renewed now,
+     * for {@code duration}. Nothing renews it afterwards.
+     */
+    void shardLease(String namespace, String shard, String ring, Duration duration) {
+        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+        admin().leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName(shard)
+                .addToLabels(RingContract.RING_LABEL, ring).endMetadata()
+                .withNewSpec().withHolderIdentity(shard).withLeaseDurationSeconds((int) duration.toSeconds())
+                .withAcquireTime(now).withRenewTime(now).endSpec().build()).forceConflicts().serverSideApply();
+    }
+
+    private void install() {
+        for (String file : INSTALLED) {
+            try (InputStream yaml = Files.newInputStream(manifests().resolve(file))) {
+                for (HasMetadata resource : admin().load(yaml).items()) {
+                    admin().resource(resource).forceConflicts().serverSideApply();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        Until.holds(Duration.ofSeconds(30), "the ClusterRing CRD established", () -> {
+            CustomResourceDefinition crd = admin().apiextensions().v1().customResourceDefinitions()
+                    .withName("clusterrings.sharding.timebertt.dev").get();
+            return crd.getStatus() != null && crd.getStatus().getConditions().stream()
+                    .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+        });
+    }
+
+    /** What kube-controller-manager's ClusterRole aggregation controller does for one aggregated role. */
+    private void aggregate(String aggregatedName) {
+        ClusterRole aggregated = admin().rbac().clusterRoles().withName(aggregatedName).get();
+        AggregationRule rule = aggregated.getAggregationRule();
+        List<PolicyRule> rules = rule.getClusterRoleSelectors().stream()
+                .flatMap(selector -> admin().rbac().clusterRoles().withLabels(selector.getMatchLabels()).list().getItems().stream())
+                .flatMap(role -> role.getRules().stream())
+                .distinct()
+                .toList();
+        admin().rbac().clusterRoles().withName(aggregatedName)
+                .edit(role -> new ClusterRoleBuilder(role).withRules(rules).build());
+    }
+
+    static Map<String, String> labels(HasMetadata object) {
+        Map<String, String> labels = object.getMetadata().getLabels();
+        return labels == null ? Map.of() : labels;
+    }
+}
