@@ -63,10 +63,14 @@ public final class HandlerTable {
         return next.length == routes.length ? this : new HandlerTable(next);
     }
 
-    /** The route of the longest registered prefix of {@code path}, if any. */
+    /**
+     * The route of the longest registered prefix of {@code path}, if any. A prefix that ends in a slash
+     * also serves the path without it: the API server drops the trailing slash of a webhook's
+     * configured path ({@code /webhooks/label-guard/} arrives as {@code /webhooks/label-guard}).
+     */
     public Optional<Route> routeFor(String path) {
         for (Route route : routes) {
-            if (path.startsWith(route.prefix)) {
+            if (path.startsWith(route.prefix) || route.prefix.equals(path + "/")) {
                 return Optional.of(route);
             }
         }

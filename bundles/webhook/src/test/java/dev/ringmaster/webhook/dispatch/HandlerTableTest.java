@@ -27,6 +27,14 @@ class HandlerTableTest {
     }
 
     @Test
+    void aPrefixServesItsPathWithoutTheTrailingSlashAsTheApiServerSendsIt() {
+        HandlerTable table = HandlerTable.empty().with("/webhooks/label-guard/", guard);
+        assertThat(table.handlerFor("/webhooks/label-guard")).containsSame(guard);
+        assertThat(table.handlerFor("/webhooks/label-guar")).isEmpty();
+        assertThat(table.handlerFor("/webhooks/label-guardian")).isEmpty();
+    }
+
+    @Test
     void tablesAreImmutableSnapshots() {
         HandlerTable before = HandlerTable.empty().with("/a/", sharder);
         HandlerTable after = before.with("/b/", guard).without(sharder);
