@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
@@ -120,6 +122,18 @@ final class RealCluster {
                 .addToLabels(RingContract.RING_LABEL, ring).endMetadata()
                 .withNewSpec().withHolderIdentity(shard).withLeaseDurationSeconds((int) duration.toSeconds())
                 .withAcquireTime(now).withRenewTime(now).endSpec().build()).forceConflicts().serverSideApply();
+    }
+
+    /** Lets a ServiceAccount of {@code namespace} read and change the given core resources there (a Role). */
+    void grantInNamespace(String namespace, String account, List<String> resources) {
+        admin().rbac().roles().inNamespace(namespace).resource(new RoleBuilder().withNewMetadata().withName(account)
+                .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("").withResources(resources)
+                        .withVerbs("get", "list", "watch", "create", "update", "patch").build()).build())
+                .forceConflicts().serverSideApply();
+        admin().rbac().roleBindings().inNamespace(namespace).resource(new RoleBindingBuilder().withNewMetadata()
+                .withName(account).endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", account)
+                .addNewSubject().withKind("ServiceAccount").withName(account).withNamespace(namespace).endSubject()
+                .build()).forceConflicts().serverSideApply();
     }
 
     private void install() {
