@@ -127,13 +127,13 @@ public class AdmissionRealIT {
      * Once the sharder runs again its unassigned-object watch labels the object.
      */
     @Test
-    public void createsGoThroughWhileTheWebhookHangsAndTheUnassignedWatchLabelsThemAfterwards() throws Exception {
-        signal("STOP");
+    public void createsGoThroughWhileTheWebhookHangsAndTheUnassignedWatchLabelsThemAfterwards() {
+        sharder.signal("STOP");
         ConfigMap created;
         try {
             created = admin.configMaps().inNamespace(INCLUDED).resource(configMap("while-frozen")).create();
         } finally {
-            signal("CONT");
+            sharder.signal("CONT");
         }
         assertFalse("created without a label: " + created.getMetadata(), RealCluster.labels(created).containsKey(SHARD_LABEL));
         Until.holds(SOON, () -> "the unassigned-object watch labels it\n" + sharder.err(),
@@ -166,10 +166,5 @@ public class AdmissionRealIT {
 
     private static ConfigMap configMap(String name) {
         return new ConfigMapBuilder().withNewMetadata().withName(name).endMetadata().addToData("k", "v").build();
-    }
-
-    private static void signal(String signal) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(sharder.process().pid())).inheritIO().start();
-        assertEquals("kill -" + signal, 0, kill.waitFor());
     }
 }

@@ -62,6 +62,11 @@ final class Cli {
         return start(home, "ringmaster", args, ProcessBuilder.Redirect.from(new File("/dev/null")));
     }
 
+    /** Starts {@code bin/<script>} and returns at once. */
+    static Started startScript(Path home, String script, List<String> args) {
+        return start(home, script, args, ProcessBuilder.Redirect.from(new File("/dev/null")));
+    }
+
     /** Starts a command whose standard input the test writes, through {@link Process#getOutputStream()}. */
     static Started startWithInput(Path home, List<String> args, Map<String, String> environment) {
         return start(home, "ringmaster", args, ProcessBuilder.Redirect.PIPE, environment);
@@ -103,6 +108,19 @@ final class Cli {
 
         String err() {
             return read(stderr);
+        }
+
+        /** Sends a signal such as {@code STOP}, {@code CONT} or {@code TERM} to the process (bin/ scripts exec Java). */
+        void signal(String name) {
+            try {
+                Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+                assertEquals("kill -" + name + " " + process.pid(), 0, kill.waitFor());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while signalling " + command, e);
+            }
         }
 
         /** The result of a command that has ended. */

@@ -126,14 +126,30 @@ final class RealCluster {
 
     /** Lets a ServiceAccount of {@code namespace} read and change the given core resources there (a Role). */
     void grantInNamespace(String namespace, String account, List<String> resources) {
+        grantRules(namespace, account, List.of(readWrite("", resources)));
+    }
+
+    /**
+     * Lets a ServiceAccount of {@code namespace} run a shard of the checksum controller there: its Lease,
+     * the ConfigMaps it reconciles and the Secrets it writes.
+     */
+    void grantShard(String namespace, String account) {
+        grantRules(namespace, account, List.of(readWrite("", List.of("configmaps", "secrets")),
+                readWrite("coordination.k8s.io", List.of("leases"))));
+    }
+
+    private void grantRules(String namespace, String account, List<PolicyRule> rules) {
         admin().rbac().roles().inNamespace(namespace).resource(new RoleBuilder().withNewMetadata().withName(account)
-                .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("").withResources(resources)
-                        .withVerbs("get", "list", "watch", "create", "update", "patch").build()).build())
-                .forceConflicts().serverSideApply();
+                .endMetadata().withRules(rules).build()).forceConflicts().serverSideApply();
         admin().rbac().roleBindings().inNamespace(namespace).resource(new RoleBindingBuilder().withNewMetadata()
                 .withName(account).endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", account)
                 .addNewSubject().withKind("ServiceAccount").withName(account).withNamespace(namespace).endSubject()
                 .build()).forceConflicts().serverSideApply();
+    }
+
+    private static PolicyRule readWrite(String group, List<String> resources) {
+        return new PolicyRuleBuilder().withApiGroups(group).withResources(resources)
+                .withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build();
     }
 
     private void install() {

@@ -15,7 +15,7 @@ import java.util.function.Consumer;
  * {@code [start, end]} overlap: the sharding contract says there must be none. All shards run in this
  * JVM and take their times from its clock, so their intervals are comparable. Thread-safe.
  */
-final class ReconcileLog implements Consumer<String> {
+public final class ReconcileLog implements Consumer<String> {
 
     private final Map<String, List<ReconcileLine>> byObject = new HashMap<>();
     private long reconciles;
@@ -77,7 +77,7 @@ final class ReconcileLog implements Consumer<String> {
     }
 
     /** Counts the overlapping pairs of a set of reconciles, as {@link #add} does one by one. */
-    static long countOverlaps(Collection<ReconcileLine> lines) {
+    public static long countOverlaps(Collection<ReconcileLine> lines) {
         List<ReconcileLine> all = List.copyOf(lines);
         long count = 0;
         for (int i = 0; i < all.size(); i++) {

@@ -1,0 +1,160 @@
+package dev.ringmaster.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import dev.ringmaster.ring.RingContract;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+
+/**
+ * The drain handover between real shard processes on the real API server: {@code bin/ringmaster run}
+ * as the manifests' ServiceAccount with its webhook called by the API server, and
+ * {@code bin/checksum-controller} shards. A shard joins (scale-out by drain), one leaves gracefully
+ * (its Lease released, its objects moved at once), one freezes (it stops renewing: expired, uncertain,
+ * then the sharder takes its Lease, declares it dead and moves its objects; once it runs again it must
+ * not reconcile what it lost). Throughout, no object is reconciled by two shards at overlapping times.
+ */
+public class DrainHandoverRealIT {
+
+    private static final String RING = "handover";
+    private static final String NAMESPACE = "handover";
+    private static final String SHARD_LABEL = RingContract.shardLabel(RING);
+    private static final String DRAIN_LABEL = RingContract.drainLabel(RING);
+    private static final int OBJECTS = 60;
+    private static final Duration SOON = Duration.ofSeconds(90);
+    /** A shard's lease is 15 s: expired after 15 s, uncertain after 30 s, then acquired and dead. */
+    private static final Duration DEATH = Duration.ofSeconds(120);
+
+    private RealCluster cluster;
+    private KubernetesClient admin;
+    private Cli.Started sharder;
+    private ShardFleet shards;
+
+    @Before
+    public void start() {
+        cluster = RealCluster.get();
+        admin = cluster.admin();
+        cluster.grantShardedResources("handover-test-sharded", "", List.of("configmaps", "secrets"));
+        cluster.namespace(NAMESPACE);
+        cluster.clusterRing(RING, """
+                  resources:
+                  - group: ""
+                    resource: configmaps
+                    controlledResources:
+                    - group: ""
+                      resource: secrets
+                  namespaceSelector:
+                    matchLabels: {kubernetes.io/metadata.name: %s}
+                """.formatted(NAMESPACE));
+        SharderHome replica = SharderHome.prepare("handover");
+        Path kubeconfig = cluster.sharderKubeconfig(replica.home().resolve("sharder.kubeconfig"));
+        sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));
+        Until.holds(SOON, () -> "the sharder ready\n" + sharder.err(), () -> replica.status("/readyz") == 200);
+        shards = new ShardFleet(cluster, replica.home(), RING, NAMESPACE);
+    }
+
+    @After
+    public void stop() throws InterruptedException {
+        if (shards != null) {
+            shards.close();
+        }
+        if (sharder != null) {
+            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    public void objectsMoveBetweenLiveShardsOnlyThroughTheDrainAndNeverHaveTwoShardsAtOnce() throws Exception {
+        shards.start("shard-0");
+        shards.start("shard-1");
+        Until.holds(SOON, () -> "two shards ready\n" + shards.logs(), () -> readyShards().equals(Set.of("shard-0", "shard-1")));
+        for (int i = 0; i < OBJECTS; i++) {
+            admin.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
+                    .withName("cm-" + i).endMetadata().addToData("key", "value-" + i).build()).create();
+        }
+        settledOn(Set.of("shard-0", "shard-1"));
+        assertEquals("every ConfigMap has its Secret", OBJECTS, admin.secrets().inNamespace(NAMESPACE).list().getItems().stream()
+                .filter(secret -> secret.getMetadata().getName().startsWith("checksums-")).count());
+
+        shards.start("shard-2");
+        settledOn(Set.of("shard-0", "shard-1", "shard-2"));
+
+        shards.stopGracefully("shard-0");
+        settledOn(Set.of("shard-1", "shard-2"));
+        assertEquals("its Lease released on the way out", "", holderOf("shard-0"));
+
+        Cli.Started frozen = shards.process("shard-1");
+        frozen.signal("STOP");
+        try {
+            Until.holds(DEATH, () -> "shard-1 declared dead\n" + sharder.err(), () -> "dead".equals(stateOf("shard-1")));
+            assertEquals("the sharder acquired the frozen shard's Lease", RingContract.LEASE_CONTROLLER_HOLDER, holderOf("shard-1"));
+            settledOn(Set.of("shard-2"));
+        } finally {
+            frozen.signal("CONT");
+        }
+        // the thawed shard finds its Lease taken: whatever it had queued must not run against shard-2's objects
+        Until.stays(Duration.ofSeconds(5), "every object stays on shard-2", () -> perShard().equals(Map.of("shard-2", (long) OBJECTS)));
+
+        assertTrue("every object reconciled, and again after each move: " + shards.reconciles().size(),
+                shards.reconciles().size() > OBJECTS);
+        assertEquals("reconciles of one object by two shards at overlapping times; first lines:\n"
+                + shards.reconciles().stream().limit(5).toList(), 0, shards.overlaps());
+    }
+
+    /** Every object on one of {@code available}, each of them with some, none in drain, for 2 s. */
+    private void settledOn(Set<String> available) {
+        Until.holds(SOON, () -> "every object on " + available + ", none draining; now " + perShard() + "\n"
+                + sharder.err(), () -> isSettledOn(available));
+        Until.stays(Duration.ofSeconds(2), "settled on " + available, () -> isSettledOn(available));
+    }
+
+    private boolean isSettledOn(Set<String> available) {
+        List<ConfigMap> configMaps = configMaps();
+        return configMaps.size() == OBJECTS && configMaps.stream().allMatch(configMap ->
+                available.contains(RealCluster.labels(configMap).get(SHARD_LABEL))
+                        && !RealCluster.labels(configMap).containsKey(DRAIN_LABEL))
+                && perShard().keySet().equals(available);
+    }
+
+    private Map<String, Long> perShard() {
+        return configMaps().stream().collect(Collectors.groupingBy(
+                configMap -> RealCluster.labels(configMap).getOrDefault(SHARD_LABEL, "(none)"), TreeMap::new, Collectors.counting()));
+    }
+
+    private List<ConfigMap> configMaps() {
+        return admin.configMaps().inNamespace(NAMESPACE).list().getItems();
+    }
+
+    private Set<String> readyShards() {
+        return admin.leases().inNamespace(NAMESPACE).withLabel(RingContract.RING_LABEL, RING).list().getItems().stream()
+                .filter(lease -> "ready".equals(RealCluster.labels(lease).get(RingContract.STATE_LABEL)))
+                .map(lease -> lease.getMetadata().getName()).collect(Collectors.toSet());
+    }
+
+    private String stateOf(String shard) {
+        return RealCluster.labels(lease(shard)).get(RingContract.STATE_LABEL);
+    }
+
+    private String holderOf(String shard) {
+        String holder = lease(shard).getSpec().getHolderIdentity();
+        return holder == null ? "" : holder;
+    }
+
+    private Lease lease(String shard) {
+        return admin.leases().inNamespace(NAMESPACE).withName(shard).get();
+    }
+}
