@@ -51,6 +51,78 @@ class ConsistentHashRingTest extends PartitioningStrategyContract {
         assertThat(ConsistentHashRing.build(shards(3), 100, "-").shardFor(key)).contains(shard);
     }
 
+    private static final ShardRing THREE = ConsistentHashRing.build(shards(3), 100);
+    private static final ShardRing FOUR = ConsistentHashRing.build(shards(4), 100);
+    private static final ShardRing WEIGHTED =
+            ConsistentHashRing.build(List.of(Shard.of("shard-0"), new Shard("shard-1", 2), new Shard("shard-2", 4)), 100);
+
+    /**
+     * 50 keys of every shape (core and grouped, namespaced and cluster-scoped, shorter and longer than
+     * XXH64's 32-byte stripe) on shard-0..2, on shard-0..3, and on shard-0..2 weighted 1:2:4; 100 tokens,
+     * no separator. Computed by an independent implementation (Python) of XXH64, written from its
+     * specification, and of the ring as docs/strategies.md describes it; that implementation reproduces
+     * the reference sharder's assignments above.
+     */
+    @ParameterizedTest
+    @CsvSource(textBlock = """
+        # key,                                             3 shards, 4 shards, weighted
+        /ConfigMap/default/cm-0,                           shard-2, shard-2, shard-2
+        apps/Deployment/team-1/web,                        shard-0, shard-0, shard-0
+        /Secret/kube-system/a-rather-long-secret-name-2,   shard-2, shard-2, shard-2
+        /PersistentVolume//pv-3,                           shard-0, shard-0, shard-0
+        batch/Job/ns-4/nightly,                            shard-0, shard-0, shard-1
+        /ConfigMap/default/cm-5,                           shard-1, shard-1, shard-2
+        apps/Deployment/team-6/web,                        shard-1, shard-1, shard-1
+        /Secret/kube-system/a-rather-long-secret-name-7,   shard-1, shard-1, shard-1
+        /PersistentVolume//pv-8,                           shard-0, shard-0, shard-0
+        batch/Job/ns-9/nightly,                            shard-1, shard-1, shard-2
+        /ConfigMap/default/cm-10,                          shard-0, shard-3, shard-2
+        apps/Deployment/team-11/web,                       shard-2, shard-2, shard-2
+        /Secret/kube-system/a-rather-long-secret-name-12,  shard-0, shard-0, shard-0
+        /PersistentVolume//pv-13,                          shard-0, shard-3, shard-2
+        batch/Job/ns-14/nightly,                           shard-0, shard-0, shard-2
+        /ConfigMap/default/cm-15,                          shard-2, shard-2, shard-2
+        apps/Deployment/team-16/web,                       shard-2, shard-2, shard-1
+        /Secret/kube-system/a-rather-long-secret-name-17,  shard-0, shard-0, shard-2
+        /PersistentVolume//pv-18,                          shard-2, shard-2, shard-2
+        batch/Job/ns-19/nightly,                           shard-2, shard-3, shard-2
+        /ConfigMap/default/cm-20,                          shard-0, shard-0, shard-0
+        apps/Deployment/team-21/web,                       shard-0, shard-0, shard-2
+        /Secret/kube-system/a-rather-long-secret-name-22,  shard-2, shard-2, shard-2
+        /PersistentVolume//pv-23,                          shard-2, shard-2, shard-2
+        batch/Job/ns-24/nightly,                           shard-2, shard-2, shard-2
+        /ConfigMap/default/cm-25,                          shard-2, shard-2, shard-2
+        apps/Deployment/team-26/web,                       shard-1, shard-3, shard-1
+        /Secret/kube-system/a-rather-long-secret-name-27,  shard-0, shard-0, shard-0
+        /PersistentVolume//pv-28,                          shard-0, shard-0, shard-0
+        batch/Job/ns-29/nightly,                           shard-1, shard-1, shard-1
+        /ConfigMap/default/cm-30,                          shard-1, shard-1, shard-2
+        apps/Deployment/team-31/web,                       shard-2, shard-2, shard-2
+        /Secret/kube-system/a-rather-long-secret-name-32,  shard-2, shard-2, shard-2
+        /PersistentVolume//pv-33,                          shard-1, shard-1, shard-2
+        batch/Job/ns-34/nightly,                           shard-1, shard-1, shard-1
+        /ConfigMap/default/cm-35,                          shard-1, shard-1, shard-1
+        apps/Deployment/team-36/web,                       shard-0, shard-0, shard-1
+        /Secret/kube-system/a-rather-long-secret-name-37,  shard-2, shard-2, shard-2
+        /PersistentVolume//pv-38,                          shard-2, shard-3, shard-2
+        batch/Job/ns-39/nightly,                           shard-0, shard-0, shard-2
+        /ConfigMap/default/cm-40,                          shard-1, shard-3, shard-2
+        apps/Deployment/team-41/web,                       shard-0, shard-3, shard-0
+        /Secret/kube-system/a-rather-long-secret-name-42,  shard-0, shard-0, shard-2
+        /PersistentVolume//pv-43,                          shard-0, shard-0, shard-2
+        batch/Job/ns-44/nightly,                           shard-1, shard-1, shard-1
+        /ConfigMap/default/cm-45,                          shard-0, shard-3, shard-0
+        apps/Deployment/team-46/web,                       shard-0, shard-0, shard-0
+        /Secret/kube-system/a-rather-long-secret-name-47,  shard-2, shard-3, shard-2
+        /PersistentVolume//pv-48,                          shard-1, shard-1, shard-1
+        batch/Job/ns-49/nightly,                           shard-2, shard-3, shard-2
+        """)
+    void pinnedPlacements(String key, String onThree, String onFour, String weighted) {
+        assertThat(THREE.shardFor(key)).contains(onThree);
+        assertThat(FOUR.shardFor(key)).contains(onFour);
+        assertThat(WEIGHTED.shardFor(key)).contains(weighted);
+    }
+
     @Test
     void aSeparatorKeepsNumberedNamesFromSharingTokens() {
         List<Shard> numbered = shards(20);
