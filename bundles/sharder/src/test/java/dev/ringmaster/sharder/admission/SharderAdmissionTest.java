@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.admission;
 
+import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHARDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.RingContract;
@@ -55,10 +56,6 @@ class SharderAdmissionTest {
                         new ShardInfo("shard-1", ShardState.READY, 1), new ShardInfo("shard-2", ShardState.DEAD, 1))))));
     }
 
-    private String desiredShard(String key) {
-        return registry.snapshot(RING).orElseThrow().shardFor(key).orElseThrow();
-    }
-
     @Test
     void pathPrefixIsTheContractsWebhookPath() {
         assertThat(SharderAdmission.PATH_PREFIX).isEqualTo(RingContract.webhookPath(""));
@@ -70,7 +67,7 @@ class SharderAdmissionTest {
 
         assertThat(response.allowed()).isTrue();
         assertThat(response.patch()).containsExactly(new PatchOperation("add", "/metadata/labels",
-                Map.of(SHARD_LABEL, desiredShard("/ConfigMap/default/cm-1"))));
+                Map.of(SHARD_LABEL, RENDEZVOUS_TWO_SHARDS.shardOf("cm-1"))));
         assertThat(meters.get("controller.sharding.assignments").tag("clusterring", RING)
                 .tag("resource", "configmaps").counter().count()).isEqualTo(1);
     }
@@ -83,7 +80,7 @@ class SharderAdmissionTest {
         AdmissionResponse response = admission.handle(PATH, configMap(metadata));
 
         assertThat(response.patch()).containsExactly(new PatchOperation("add",
-                "/metadata/labels/shard.alpha.sharding.timebertt.dev~1" + RingContract.ringSuffix(RING), desiredShard("/ConfigMap/default/cm-1")));
+                "/metadata/labels/shard.alpha.sharding.timebertt.dev~1" + RingContract.ringSuffix(RING), RENDEZVOUS_TWO_SHARDS.shardOf("cm-1")));
         assertThat(SharderAdmission.escapeJsonPointer("a~b/c")).isEqualTo("a~0b~1c");
     }
 
@@ -103,16 +100,17 @@ class SharderAdmissionTest {
         assertThat(admission.handle(PATH, configMap(metadata))).isEqualTo(AdmissionResponse.allow());
     }
 
+    /** cm-8 is on shard-1, while the Secret's own key, /Secret/default/checksums-cm-8, would be on shard-0. */
     @Test
     void aControlledObjectFollowsItsController() {
-        Map<String, Object> metadata = metadata("checksums-cm-1");
-        metadata.put("ownerReferences", List.of(Map.of("apiVersion", "v1", "kind", "ConfigMap", "name", "cm-1",
-                "uid", "u-1", "controller", true)));
+        Map<String, Object> metadata = metadata("checksums-cm-8");
+        metadata.put("ownerReferences", List.of(Map.of("apiVersion", "v1", "kind", "ConfigMap", "name", "cm-8",
+                "uid", "u-8", "controller", true)));
 
         AdmissionResponse response = admission.handle(PATH, request("secrets", "Secret", metadata, false));
 
         assertThat(response.patch()).singleElement().extracting(PatchOperation::value)
-                .isEqualTo(Map.of(SHARD_LABEL, desiredShard("/ConfigMap/default/cm-1")));
+                .isEqualTo(Map.of(SHARD_LABEL, RENDEZVOUS_TWO_SHARDS.shardOf("cm-8")));
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.ringmaster.sharder.rebalance;
 
+import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_THREE_SHARDS;
+import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHARDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -136,10 +138,6 @@ class RebalancerTest {
                 .endMetadata().build()).create();
     }
 
-    private String desired(String namespace, String configMap) {
-        return registry.snapshot(RING).orElseThrow().shardFor("/ConfigMap/" + namespace + "/" + configMap).orElseThrow();
-    }
-
     private static Map<String, String> labels(HasMetadata object) {
         return object.getMetadata().getLabels() == null ? Map.of() : object.getMetadata().getLabels();
     }
@@ -155,7 +153,7 @@ class RebalancerTest {
         }
         assertThat(rebalance(LIMITS)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.resync()));
         for (int i = 0; i < 20; i++) {
-            String shard = desired("default", "cm-" + i);
+            String shard = RENDEZVOUS_TWO_SHARDS.shardOf("cm-" + i);
             assertThat(labels(getConfigMap("default", "cm-" + i))).containsEntry(SHARD, shard).doesNotContainKey(DRAIN);
             assertThat(labels(client.secrets().inNamespace("default").withName("checksums-cm-" + i).get()))
                     .containsEntry(SHARD, shard);
@@ -175,7 +173,7 @@ class RebalancerTest {
         for (int i = 0; i < 30; i++) {
             ConfigMap configMap = getConfigMap("default", "cm-" + i);
             var secret = client.secrets().inNamespace("default").withName("checksums-cm-" + i).get();
-            String wanted = desired("default", "cm-" + i);
+            String wanted = RENDEZVOUS_THREE_SHARDS.shardOf("cm-" + i);
             if (!labels(configMap).get(SHARD).equals(wanted)) {
                 moving++;
                 assertThat(labels(configMap)).as("main object stays with its live shard until it lets go")
@@ -235,8 +233,8 @@ class RebalancerTest {
         client.persistentVolumes().resource(new PersistentVolumeBuilder().withNewMetadata().withName("pv-1")
                 .endMetadata().build()).create();
         rebalance(LIMITS);
-        String wanted = registry.snapshot(RING).orElseThrow().shardFor("/PersistentVolume//pv-1").orElseThrow();
-        assertThat(labels(client.persistentVolumes().withName("pv-1").get())).containsEntry(SHARD, wanted);
+        // pinned: rendezvous over shard-0 and shard-1 puts /PersistentVolume//pv-1 on shard-1 (computed as PinnedPlacements)
+        assertThat(labels(client.persistentVolumes().withName("pv-1").get())).containsEntry(SHARD, "shard-1");
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.testing.PinnedPlacements;
 import dev.ringmaster.sharder.testing.TestDiscovery;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -33,7 +34,6 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,8 +51,20 @@ import org.junit.jupiter.api.Test;
 @EnableKubernetesMockClient(crud = true)
 class ShardsAndSharderTest {
 
-    private static final AtomicInteger NAMESPACES = new AtomicInteger();
     private static final String RING = "checksums";
+    /** The same namespace in every test (each has a mock server of its own): the placements below are pinned in it. */
+    private static final String NAMESPACE = "sharded";
+    /**
+     * Where consistent-hash (the sharder's default strategy, 100 tokens per shard) puts the ConfigMaps
+     * of namespace {@value #NAMESPACE} over shard-a and shard-b; computed independently, as the tables
+     * of {@link PinnedPlacements}.
+     */
+    private static final PinnedPlacements CONSISTENT_HASH_TWO_SHARDS = PinnedPlacements.of("""
+            shard-a: cm-0 cm-1 cm-2 cm-3 cm-4 cm-8 cm-10 cm-15 cm-18 cm-20 cm-22 cm-23 cm-24 cm-25
+            shard-a: cm-26 cm-28 cm-29 cm-36 cm-37 cm-38 cm-39 cm-40 cm-41 cm-42 cm-43 cm-47 cm-49
+            shard-b: cm-5 cm-6 cm-7 cm-9 cm-11 cm-12 cm-13 cm-14 cm-16 cm-17 cm-19 cm-21
+            shard-b: cm-27 cm-30 cm-31 cm-32 cm-33 cm-34 cm-35 cm-44 cm-45 cm-46 cm-48
+            """);
     private static final String SHARD_LABEL = RingContract.shardLabel(RING);
     private static final String DRAIN_LABEL = RingContract.drainLabel(RING);
     private static final int OBJECTS = 50;
@@ -67,19 +79,17 @@ class ShardsAndSharderTest {
     private final Map<String, ChecksumShard> shards = new HashMap<>();
     /** The shard whose Secret writes are slowed down, if any. */
     private volatile String slowShard = "";
-    private String namespace;
     private Sharder sharder;
 
     @BeforeEach
     void cluster() throws Exception {
-        namespace = "sharded-" + NAMESPACES.incrementAndGet();
         try (InputStream crd = Sharder.class.getClassLoader()
                 .getResourceAsStream("META-INF/fabric8/clusterrings.sharding.timebertt.dev-v1.yml")) {
             client.apiextensions().v1().customResourceDefinitions().load(crd).create();
         }
         // the mock server serves no discovery; the sharder's generic watches need it
         TestDiscovery.serveCoreV1(server, TestDiscovery.CONFIG_MAPS, TestDiscovery.SECRETS);
-        TestNamespaces.create(client, namespace, Map.of());
+        TestNamespaces.create(client, NAMESPACE, Map.of());
         ClusterRing ring = new ClusterRing();
         ring.getMetadata().setName(RING);
         ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of(new GroupResource("", "secrets"))));
@@ -126,7 +136,7 @@ class ShardsAndSharderTest {
             leftAt = System.currentTimeMillis();
             slowShard = "";
 
-            assertThat(client.leases().inNamespace(namespace).withName("shard-a").get().getSpec().getHolderIdentity()).isEmpty();
+            assertThat(client.leases().inNamespace(NAMESPACE).withName("shard-a").get().getSpec().getHolderIdentity()).isEmpty();
             await().atMost(SOON).until(() -> assignment().values().stream().allMatch("shard-b"::equals));
         }
         await().atMost(SOON).until(this::everyObjectAssignedAndChecksummed);
@@ -169,13 +179,13 @@ class ShardsAndSharderTest {
 
         shards.remove("shard-a").kill(); // no release: the sharder must notice the Lease expire
 
-        assertThat(client.leases().inNamespace(namespace).withName("shard-a").get().getSpec().getHolderIdentity())
+        assertThat(client.leases().inNamespace(NAMESPACE).withName("shard-a").get().getSpec().getHolderIdentity())
                 .isEqualTo("shard-a");
         await().atMost(SOON).until(() -> everyObjectAssignedAndChecksummed()
                 && assignment().values().stream().allMatch("shard-b"::equals));
         await().atMost(SOON).until(() -> orphaned.stream().allMatch(name -> reconciledBy(name).contains("shard-b")));
         // the sharder took the Lease over before it declared the shard dead
-        assertThat(client.leases().inNamespace(namespace).withName("shard-a").get().getSpec().getHolderIdentity())
+        assertThat(client.leases().inNamespace(NAMESPACE).withName("shard-a").get().getSpec().getHolderIdentity())
                 .isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
 
         assertNoObjectReconciledByTwoShardsAtOnce(orphaned);
@@ -192,7 +202,7 @@ class ShardsAndSharderTest {
                 for (int i = 0; !done; i++) {
                     String value = String.valueOf(i);
                     try {
-                        client.configMaps().inNamespace(namespace).withName(names.get(i % names.size()))
+                        client.configMaps().inNamespace(NAMESPACE).withName(names.get(i % names.size()))
                                 .edit(cm -> new ConfigMapBuilder(cm).addToData("churn", value).build());
                         Thread.sleep(10);
                     } catch (KubernetesClientException e) {
@@ -216,8 +226,8 @@ class ShardsAndSharderTest {
     }
 
     private void startShard(String name) {
-        shards.put(name, ChecksumShard.start(shardClient(name), ChecksumShard.Options.of(RING, name, namespace)
-                .withWatchNamespaces(List.of(namespace))
+        shards.put(name, ChecksumShard.start(shardClient(name), ChecksumShard.Options.of(RING, name, NAMESPACE)
+                .withWatchNamespaces(List.of(NAMESPACE))
                 .withLeaseTimings(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(500)), lines::add));
     }
 
@@ -258,8 +268,8 @@ class ShardsAndSharderTest {
 
     private void createConfigMaps() {
         for (int i = 0; i < OBJECTS; i++) {
-            client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata()
-                    .withName("cm-" + i).withNamespace(namespace).endMetadata()
+            client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
+                    .withName("cm-" + i).withNamespace(NAMESPACE).endMetadata()
                     .addToData("index", String.valueOf(i)).addToData("text", "object " + i).build()).create();
         }
     }
@@ -269,9 +279,9 @@ class ShardsAndSharderTest {
      * is on the ConfigMap's shard.
      */
     private boolean everyObjectAssignedAndChecksummed() {
-        Map<String, ConfigMap> configMaps = client.configMaps().inNamespace(namespace).list().getItems().stream()
+        Map<String, ConfigMap> configMaps = client.configMaps().inNamespace(NAMESPACE).list().getItems().stream()
                 .collect(Collectors.toMap(cm -> cm.getMetadata().getName(), cm -> cm));
-        Map<String, Secret> secrets = client.secrets().inNamespace(namespace).list().getItems().stream()
+        Map<String, Secret> secrets = client.secrets().inNamespace(NAMESPACE).list().getItems().stream()
                 .collect(Collectors.toMap(secret -> secret.getMetadata().getName(), secret -> secret));
         if (configMaps.size() != OBJECTS) {
             return false;
@@ -289,20 +299,19 @@ class ShardsAndSharderTest {
     }
 
     private boolean everyObjectOnItsDesiredShard() {
-        var snapshot = sharder.registry().snapshot(RING).orElseThrow();
         return assignment().entrySet().stream().allMatch(entry -> entry.getValue().equals(
-                snapshot.shardFor("/ConfigMap/" + namespace + "/" + entry.getKey()).orElse(null)));
+                CONSISTENT_HASH_TWO_SHARDS.shardOf(entry.getKey())));
     }
 
     private boolean upToDate(String name) {
-        ConfigMap configMap = client.configMaps().inNamespace(namespace).withName(name).get();
-        Secret secret = client.secrets().inNamespace(namespace).withName(ChecksumReconciler.secretName(name)).get();
+        ConfigMap configMap = client.configMaps().inNamespace(NAMESPACE).withName(name).get();
+        Secret secret = client.secrets().inNamespace(NAMESPACE).withName(ChecksumReconciler.secretName(name)).get();
         return secret != null && ChecksumReconciler.isUpToDate(configMap, secret);
     }
 
     /** ConfigMap name to the shard it is assigned to. */
     private Map<String, String> assignment() {
-        return client.configMaps().inNamespace(namespace).list().getItems().stream().collect(Collectors.toMap(
+        return client.configMaps().inNamespace(NAMESPACE).list().getItems().stream().collect(Collectors.toMap(
                 cm -> cm.getMetadata().getName(),
                 cm -> Objects.requireNonNullElse(labels(cm.getMetadata().getLabels()).get(SHARD_LABEL), "")));
     }
@@ -313,7 +322,7 @@ class ShardsAndSharderTest {
     }
 
     private Set<String> reconciledBy(String name) {
-        return parsedLines().stream().filter(line -> line.object().equals(namespace + "/" + name))
+        return parsedLines().stream().filter(line -> line.object().equals(NAMESPACE + "/" + name))
                 .map(ReconcileLine::shard).collect(Collectors.toSet());
     }
 
@@ -331,7 +340,7 @@ class ShardsAndSharderTest {
                 .collect(Collectors.groupingBy(ReconcileLine::object));
         assertThat(byObject).hasSize(OBJECTS);
         for (String name : moved) {
-            assertThat(byObject.get(namespace + "/" + name)).extracting(ReconcileLine::shard)
+            assertThat(byObject.get(NAMESPACE + "/" + name)).extracting(ReconcileLine::shard)
                     .as("reconciled by both shards: %s", name).contains("shard-a", "shard-b");
         }
         List<String> overlaps = new ArrayList<>();
