@@ -11,10 +11,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -31,6 +35,8 @@ public final class RealApiServer {
 
     /** The minor release the tier is proven on; kube-api-test picks the newest local patch release of it. */
     public static final String VERSION = "1.32.*";
+
+    private static final Pattern TOKEN = Pattern.compile("\\{token: ([^}]+)}");
 
     private static RealApiServer shared;
 
@@ -114,6 +120,23 @@ public final class RealApiServer {
         TokenRequest issued = admin.serviceAccounts().inNamespace(namespace).withName(name)
                 .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(24 * 3600L).endSpec().build());
         return withToken(issued.getStatus().getToken(), "system:serviceaccount:" + namespace + ":" + name, file);
+    }
+
+    /**
+     * The credential id the audit log gives requests made with the token of a kubeconfig from
+     * {@link #serviceAccountKubeconfig}: {@code JTI=} and the token's {@code jti} claim.
+     */
+    public String credentialId(Path kubeconfigFile) {
+        try {
+            Matcher token = TOKEN.matcher(Files.readString(kubeconfigFile));
+            if (!token.find()) {
+                throw new IllegalArgumentException(kubeconfigFile + " holds no service account token");
+            }
+            String payload = new String(Base64.getUrlDecoder().decode(token.group(1).split("\\.")[1]), StandardCharsets.UTF_8);
+            return "JTI=" + admin.getKubernetesSerialization().unmarshal(payload, Map.class).get("jti");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** A client for {@link #serviceAccountKubeconfig}; the caller closes it. */

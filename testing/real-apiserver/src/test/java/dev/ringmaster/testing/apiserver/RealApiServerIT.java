@@ -41,7 +41,7 @@ class RealApiServerIT {
             assertThat(event.verb()).isEqualTo("create");
             assertThat(event.namespace()).isEqualTo("fixture");
             assertThat(event.code()).isEqualTo(403);
-            assertThat(event.credentialId()).isPresent();
+            assertThat(event.credentialId()).contains(cluster.credentialId(kubeconfig));
         });
         assertThat(events).anySatisfy(event -> {
             assertThat(event.user()).isEqualTo("kubeapitest");
