@@ -123,13 +123,14 @@ public final class Sharder implements AutoCloseable {
         this.client = Objects.requireNonNull(client, "client");
         this.options = Objects.requireNonNull(options, "options");
         registry.update(inputs -> inputs.withDefaultStrategy(options.defaultStrategy()));
-        this.leases = new ShardLeaseController(client, this::detector, options.clock(), leading::get);
+        // lease states are written only while this replica leads and its lease is certainly its own
+        this.leases = new ShardLeaseController(client, this::detector, options.clock(), this::mayWrite);
         leases.addListener(this::membershipChanged);
         this.rings = new ClusterRingCache(client, registry);
         this.interpreters = new RingInterpreters(interpreterServices::get, options::resourceInterpreter);
         this.admission = new SharderAdmission(rings::get, registry, this::interpreterOf, metrics);
         this.election = new LeaderElection(client, options.leaderElection().namespace(),
-                options.leaderElection().name(), options.identity(), LeaderElection.Timing.DEFAULT,
+                options.leaderElection().name(), options.identity(), LeaderElection.Timing.DEFAULT, options.clock(),
                 this::startLeading, this::stopLeading);
     }
 
@@ -235,9 +236,13 @@ public final class Sharder implements AutoCloseable {
         leading.set(true);
         // what this replica only observed as a follower is now acted on: acquisitions, deletions, labels
         leases.reevaluateAll();
-        controllers = new LeaderControllers(client, registry, rings, leases, metrics,
+        controllers = new LeaderControllers(client, this::mayWrite, registry, rings, leases, metrics,
                 new LeaderControllers.Settings(interpreters, options.limits(), options.webhook(), options.clock()));
         controllers.start();
+    }
+
+    private boolean mayWrite() {
+        return leading.get() && election.mayWrite();
     }
 
     private synchronized void stopLeading() {

@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.clusterring;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.ClusterRingStatus;
@@ -61,9 +62,11 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     private final Function<ClusterRing, Set<String>> missingInterpreters;
     private final Optional<WebhookConfigurations> webhookConfigurations;
     private final Clock clock;
+    private final WriteFence fence;
 
     /**
      * @param client            API access
+     * @param fence             lets each write through only while this replica's leadership is certain
      * @param membership        the shard lease controller's current view of all rings' shards
      * @param strategyAvailable whether a partitioning strategy of the given name is registered now
      * @param defaultStrategy   the sharder's default strategy name, for rings that name none
@@ -72,11 +75,12 @@ public final class ClusterRingReconciler implements Reconciler<String> {
      *                          is switched off (the unassigned-object watch then assigns every object)
      * @param clock             for condition and event timestamps
      */
-    public ClusterRingReconciler(KubernetesClient client, Supplier<Membership> membership,
+    public ClusterRingReconciler(KubernetesClient client, WriteFence fence, Supplier<Membership> membership,
             Predicate<String> strategyAvailable, Supplier<String> defaultStrategy,
             Function<ClusterRing, Set<String>> missingInterpreters, Optional<WebhookSettings> webhookSettings,
             Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
+        this.fence = Objects.requireNonNull(fence, "fence");
         this.membership = Objects.requireNonNull(membership, "membership");
         this.strategyAvailable = Objects.requireNonNull(strategyAvailable, "strategyAvailable");
         this.defaultStrategy = Objects.requireNonNull(defaultStrategy, "defaultStrategy");
@@ -105,9 +109,10 @@ public final class ClusterRingReconciler implements Reconciler<String> {
         try {
             verdict = evaluate(ring);
         } catch (RuntimeException e) {
-            if (e instanceof KubernetesClientException kce && kce.getCode() == HTTP_CONFLICT) {
-                // Someone (cert-manager, say) wrote between our read and our locked write: not a
-                // failure worth flipping Ready for; the controller retries at once with fresh state.
+            if (e instanceof KubernetesClientException kce && kce.getCode() == HTTP_CONFLICT
+                    || e instanceof WriteFence.Closed) {
+                // Someone (cert-manager, say) wrote between our read and our locked write, or this
+                // replica may no longer write: not a failure worth flipping Ready for.
                 throw e;
             }
             // Report where possible, then let the controller retry with backoff.
@@ -146,6 +151,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
                     + missing.stream().map(name -> "\"" + name + "\"").collect(Collectors.joining(", "))
                     + " is not available; objects are neither assigned nor moved until it is");
         }
+        fence.check();
         webhookConfigurations.ifPresentOrElse(configurations -> configurations.apply(ring),
                 () -> WebhookConfigurations.remove(client, ring));
         return new Verdict(true, REASON_SUCCEEDED, "sharding with strategy \"" + strategy + "\" (" + source + ")");
@@ -194,6 +200,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
             // Through the status subresource, locked to the generation we evaluated: if the spec
             // changed meanwhile, the write fails with 409 and the next pass reports on the new spec.
             LockedJsonPatch patch = new LockedJsonPatch(ring.getMetadata().getResourceVersion()).set("/status", desired);
+            fence.check();
             client.resources(ClusterRing.class).resource(ring).status()
                     .patch(LockedJsonPatch.statusContext(), patch.toJson(json));
             if (previous == null || !status.equals(previous.getStatus())) {
@@ -213,6 +220,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     private void warn(ClusterRing ring, Verdict verdict) {
         String timestamp = now();
         try {
+            fence.check();
             client.v1().events().inNamespace(EVENT_NAMESPACE).resource(new EventBuilder()
                             .withNewMetadata()
                             .withGenerateName(ring.getMetadata().getName() + ".")

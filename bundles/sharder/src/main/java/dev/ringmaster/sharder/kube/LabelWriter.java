@@ -27,15 +27,18 @@ public final class LabelWriter {
     }
 
     private final KubernetesClient client;
+    private final WriteFence fence;
 
-    public LabelWriter(KubernetesClient client) {
+    public LabelWriter(KubernetesClient client, WriteFence fence) {
         this.client = client;
+        this.fence = fence;
     }
 
     /**
      * Sets or removes labels (a null value removes it) in one optimistic write.
      *
      * @throws KubernetesClientException for failures other than conflict and not found
+     * @throws WriteFence.Closed           when this replica may no longer write
      */
     public Outcome write(ResolvedResource resource, String namespace, String name, String resourceVersion,
             Map<String, String> labels) {
@@ -50,6 +53,7 @@ public final class LabelWriter {
         stub.setKind(resource.kind());
         stub.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(resource.namespaced() ? namespace : null)
                 .build());
+        fence.check();
         try {
             var objects = client.genericKubernetesResources(resource.context());
             (resource.namespaced() ? objects.inNamespace(namespace).resource(stub) : objects.resource(stub))

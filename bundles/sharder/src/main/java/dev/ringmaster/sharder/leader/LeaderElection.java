@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -18,6 +19,11 @@ import org.slf4j.LoggerFactory;
  * replica leads. Losing the lease stops them at once, and the replica campaigns again as a standby
  * (fabric8's elector ends with the leadership it lost); closing releases the lease so a standby
  * takes over without waiting for it to expire.
+ *
+ * <p>{@link #mayWrite()} fences the leader's writes by its own clock: a successful renewal started
+ * at {@code t} keeps the lease until {@code t + leaseDuration} at the latest, so after that moment a
+ * standby may lead, and this replica must not write even if it has not noticed yet (a paused JVM, a
+ * stalled renewal thread, a long rebalance pass).
  */
 public final class LeaderElection implements AutoCloseable {
 
@@ -37,7 +43,7 @@ public final class LeaderElection implements AutoCloseable {
     private static final Duration CANCEL_TIMEOUT = Duration.ofSeconds(5);
 
     private final KubernetesClient client;
-    private final LeaseLock lock;
+    private final RenewalClock lock;
     private final Timing timing;
     private final Runnable startLeading;
     private final Runnable stopLeading;
@@ -46,13 +52,14 @@ public final class LeaderElection implements AutoCloseable {
     private boolean closed;
 
     /**
+     * @param clock        tells how long a renewal holds the lease (see {@link #mayWrite()})
      * @param startLeading called when this replica becomes leader
      * @param stopLeading  called when it stops leading, by losing the lease or by {@link #close()}
      */
     public LeaderElection(KubernetesClient client, String namespace, String leaseName, String identity,
-            Timing timing, Runnable startLeading, Runnable stopLeading) {
+            Timing timing, Clock clock, Runnable startLeading, Runnable stopLeading) {
         this.client = client;
-        this.lock = new LeaseLock(namespace, leaseName, identity);
+        this.lock = new RenewalClock(new LeaseLock(namespace, leaseName, identity), clock);
         this.timing = timing;
         this.startLeading = startLeading;
         this.stopLeading = stopLeading;
@@ -88,6 +95,11 @@ public final class LeaderElection implements AutoCloseable {
 
     public boolean isLeader() {
         return leading.get();
+    }
+
+    /** Whether this replica leads and its lease is certainly still its own by its clock: a write is safe. */
+    public boolean mayWrite() {
+        return leading.get() && lock.heldUntil().map(until -> lock.now().isBefore(until)).orElse(false);
     }
 
     private void started() {
