@@ -14,6 +14,7 @@ import static org.ops4j.pax.exam.CoreOptions.junitBundles;
 import static org.ops4j.pax.exam.CoreOptions.systemPackage;
 import static org.ops4j.pax.exam.CoreOptions.workingDirectory;
 
+import dev.ringmaster.itests.hotswap.ModuloStrategy;
 import dev.ringmaster.launcher.command.Command;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
 import java.io.ByteArrayInputStream;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -271,8 +273,9 @@ public class StrategyHotSwapIT {
 
     /**
      * A new version of a strategy bundle replaces the old one in place (Bundle.update, as File
-     * Install does when a jar in deploy/ changes): same bundle, new version, the strategy registered
-     * again under the same simulate command, which never stops serving.
+     * Install does when a jar in deploy/ changes): same bundle, new version, new code registered under
+     * the same strategy name, and the simulate command, which never stops serving, places with the new
+     * code at once.
      */
     @Test
     public void anUpdatedStrategyBundleReplacesTheOldOneInPlace() throws Exception {
@@ -283,11 +286,11 @@ public class StrategyHotSwapIT {
         try {
             plugin.start();
             ServiceReference<PartitioningStrategy> before = awaitStrategy(JUMP_HASH);
-            Json placedBefore = assertSimulates(simulate, JUMP_HASH);
+            Map<String, Integer> placedBefore = assertSimulates(simulate, JUMP_HASH).counts("perShard");
             Version oldVersion = plugin.getVersion();
             Version newVersion = new Version(oldVersion.getMajor(), oldVersion.getMinor(), oldVersion.getMicro() + 1);
 
-            plugin.update(new ByteArrayInputStream(withVersion(Distribution.jumpHashPlugin(), newVersion)));
+            plugin.update(new ByteArrayInputStream(rebuilt(Distribution.jumpHashPlugin(), newVersion, ModuloStrategy.class)));
 
             Poll.until("jump-hash registered by the updated bundle", () -> strategy(JUMP_HASH)
                     .filter(reference -> !reference.equals(before)).isPresent());
@@ -296,16 +299,29 @@ public class StrategyHotSwapIT {
             assertEquals("one jump-hash bundle", 1, Arrays.stream(context.getBundles())
                     .filter(bundle -> JUMP_HASH_BSN.equals(bundle.getSymbolicName())).count());
             assertSameCommand(simulate, commandId);
-            assertEquals("the same code places the same way", placedBefore.counts("perShard"),
-                    assertSimulates(simulate, JUMP_HASH).counts("perShard"));
+            Map<String, Integer> placedAfter = assertSimulates(simulate, JUMP_HASH).counts("perShard");
+            assertEquals("the new code places", moduloPlacements(), placedAfter);
+            assertNotEquals("and not as the old code did", placedBefore, placedAfter);
         } finally {
             plugin.uninstall();
             context.ungetService(commandReference);
         }
     }
 
-    /** The jar with another Bundle-Version, as a rebuilt plug-in would be. */
-    private static byte[] withVersion(Path jar, Version version) throws IOException {
+    /** Objects per shard as {@link ModuloStrategy} places simulate's keys over shard-0, shard-1, shard-2. */
+    private static Map<String, Integer> moduloPlacements() {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (int i = 0; i < 1000; i++) {
+            counts.merge("shard-" + ModuloStrategy.index("/ConfigMap/ns-" + (i % 100) + "/obj-" + i, 3), 1, Integer::sum);
+        }
+        return counts;
+    }
+
+    /**
+     * The plug-in jar as a rebuild with other code would be: another Bundle-Version, and its component
+     * implemented by {@code code} (whose class files are added) instead of the shipped class.
+     */
+    private static byte[] rebuilt(Path jar, Version version, Class<?> code) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (JarInputStream in = new JarInputStream(Files.newInputStream(jar))) {
             Manifest manifest = new Manifest(in.getManifest());
@@ -313,7 +329,21 @@ public class StrategyHotSwapIT {
             try (JarOutputStream out = new JarOutputStream(bytes, manifest)) {
                 for (JarEntry entry = in.getNextJarEntry(); entry != null; entry = in.getNextJarEntry()) {
                     out.putNextEntry(new JarEntry(entry.getName()));
-                    in.transferTo(out);
+                    if (entry.getName().startsWith("OSGI-INF/") && entry.getName().endsWith(".xml")) {
+                        String component = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                        out.write(component.replaceAll("implementation class=\"[^\"]+\"",
+                                "implementation class=\"" + code.getName() + "\"").getBytes(StandardCharsets.UTF_8));
+                    } else {
+                        in.transferTo(out);
+                    }
+                    out.closeEntry();
+                }
+                for (Class<?> type : Stream.concat(Stream.of(code), Arrays.stream(code.getDeclaredClasses())).toList()) {
+                    String file = type.getName().replace('.', '/') + ".class";
+                    out.putNextEntry(new JarEntry(file));
+                    try (var classFile = code.getClassLoader().getResourceAsStream(file)) {
+                        classFile.transferTo(out);
+                    }
                     out.closeEntry();
                 }
             }
