@@ -50,7 +50,6 @@ public class AdmissionRealIT {
     public static void startSharder() {
         cluster = RealCluster.get();
         admin = cluster.admin();
-        cluster.grantShardedResources("admission-test-sharded", "", List.of("configmaps", "secrets"));
         for (String namespace : List.of(INCLUDED, EXCLUDED, SHARDS_NAMESPACE)) {
             cluster.namespace(namespace);
         }
@@ -59,7 +58,7 @@ public class AdmissionRealIT {
             return ns;
         });
         for (String shard : SHARDS) {
-            cluster.shardLease(SHARDS_NAMESPACE, shard, RING, Duration.ofHours(1));
+            cluster.liveShardLease(SHARDS_NAMESPACE, shard, RING);
         }
         cluster.clusterRing(RING, """
                   resources:

@@ -48,18 +48,7 @@ public class DrainHandoverRealIT {
     public void start() {
         cluster = RealCluster.get();
         admin = cluster.admin();
-        cluster.grantShardedResources("handover-test-sharded", "", List.of("configmaps", "secrets"));
-        cluster.namespace(NAMESPACE);
-        cluster.clusterRing(RING, """
-                  resources:
-                  - group: ""
-                    resource: configmaps
-                    controlledResources:
-                    - group: ""
-                      resource: secrets
-                  namespaceSelector:
-                    matchLabels: {kubernetes.io/metadata.name: %s}
-                """.formatted(NAMESPACE));
+        cluster.configMapRing(RING, NAMESPACE, true);
         SharderHome replica = SharderHome.prepare("handover");
         Path kubeconfig = cluster.sharderKubeconfig(replica.home().resolve("sharder.kubeconfig"));
         sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));

@@ -57,7 +57,6 @@ public class LabelGuardRealIT {
     public static void startSharderWithTheGuard() throws IOException {
         cluster = RealCluster.get();
         admin = cluster.admin();
-        cluster.grantShardedResources("label-guard-test-sharded", "", List.of("configmaps", "secrets"));
         ring(RING, NAMESPACE);
         ring(GROWING_RING, GROWING_NAMESPACE);
         ordinaryUser = identity(NAMESPACE, "ordinary");
@@ -83,17 +82,10 @@ public class LabelGuardRealIT {
     }
 
     private static void ring(String ring, String namespace) {
-        cluster.namespace(namespace);
+        cluster.configMapRing(ring, namespace, false);
         for (String name : FIRST_SHARDS) {
-            cluster.shardLease(namespace, name, ring, Duration.ofHours(1));
+            cluster.liveShardLease(namespace, name, ring);
         }
-        cluster.clusterRing(ring, """
-                  resources:
-                  - group: ""
-                    resource: configmaps
-                  namespaceSelector:
-                    matchLabels: {kubernetes.io/metadata.name: %s}
-                """.formatted(namespace));
     }
 
     private static String namespaceOf(String ring) {
@@ -152,7 +144,7 @@ public class LabelGuardRealIT {
     public void theSharderDrainsAndAShardAcknowledgesUnhindered() {
         String shardLabel = RingContract.shardLabel(GROWING_RING);
         String drainLabel = RingContract.drainLabel(GROWING_RING);
-        cluster.shardLease(GROWING_NAMESPACE, "shard-c", GROWING_RING, Duration.ofHours(1));
+        cluster.liveShardLease(GROWING_NAMESPACE, "shard-c", GROWING_RING);
         ConfigMap drained = Until.value(SOON, () -> "the sharder drains an object for shard-c\n" + sharder.err(),
                 () -> configMaps(GROWING_NAMESPACE).stream()
                         .filter(configMap -> RealCluster.labels(configMap).containsKey(drainLabel)).findFirst());

@@ -52,18 +52,10 @@ public class LeaderFailoverRealIT {
     public void start() throws IOException {
         cluster = RealCluster.get();
         admin = cluster.admin();
-        cluster.grantShardedResources("failover-test-sharded", "", List.of("configmaps"));
-        cluster.namespace(NAMESPACE);
+        cluster.configMapRing(RING, NAMESPACE, false);
         for (String shard : SHARDS) {
-            cluster.shardLease(NAMESPACE, shard, RING, Duration.ofHours(1));
+            cluster.liveShardLease(NAMESPACE, shard, RING);
         }
-        cluster.clusterRing(RING, """
-                  resources:
-                  - group: ""
-                    resource: configmaps
-                  namespaceSelector:
-                    matchLabels: {kubernetes.io/metadata.name: %s}
-                """.formatted(NAMESPACE));
         for (String identity : List.of("replica-a", "replica-b")) {
             replicas.put(identity, startReplica(identity));
         }

@@ -92,7 +92,7 @@ final class RealCluster {
      * labelled {@value #AGGREGATE_TO_SHARDER}. A cluster's controller manager aggregates it into the
      * sharder's role; this API server has no controller manager, so this does the aggregation as it would.
      */
-    void grantShardedResources(String roleName, String group, List<String> resources) {
+    private void grantShardedResources(String roleName, String group, List<String> resources) {
         admin().rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(roleName)
                 .addToLabels(AGGREGATE_TO_SHARDER, "true").endMetadata()
                 .withRules(new PolicyRuleBuilder().withApiGroups(group).withResources(resources)
@@ -113,10 +113,27 @@ final class RealCluster {
     }
 
     /**
-     * A shard's Lease as a live shard keeps it: held by the shard, labelled with the ring, renewed now,
-     * for {@code duration}. Nothing renews it afterwards.
+     * A ClusterRing over the ConfigMaps (and, with {@code controlsSecrets}, the Secrets they control)
+     * of one new namespace only, so that the rings of the test classes sharing the server never meet.
      */
-    void shardLease(String namespace, String shard, String ring, Duration duration) {
+    void configMapRing(String ring, String namespace, boolean controlsSecrets) {
+        namespace(namespace);
+        String controlled = controlsSecrets ? "    controlledResources:\n    - group: \"\"\n      resource: secrets\n" : "";
+        clusterRing(ring, """
+                  resources:
+                  - group: ""
+                    resource: configmaps
+                %s  namespaceSelector:
+                    matchLabels: {kubernetes.io/metadata.name: %s}
+                """.formatted(controlled, namespace));
+    }
+
+    /**
+     * A shard's Lease as a live shard keeps it: held by the shard, labelled with the ring, renewed now
+     * for an hour, longer than any test. Nothing renews it afterwards.
+     */
+    void liveShardLease(String namespace, String shard, String ring) {
+        Duration duration = Duration.ofHours(1);
         ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
         admin().leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName(shard)
                 .addToLabels(RingContract.RING_LABEL, ring).endMetadata()
@@ -162,6 +179,8 @@ final class RealCluster {
                 throw new UncheckedIOException(e);
             }
         }
+        // what an operator grants for rings over ConfigMaps and Secrets (docs/install.md)
+        grantShardedResources("itests-sharded-core", "", List.of("configmaps", "secrets"));
         Until.holds(Duration.ofSeconds(30), "the ClusterRing CRD established", () -> {
             CustomResourceDefinition crd = admin().apiextensions().v1().customResourceDefinitions()
                     .withName("clusterrings.sharding.timebertt.dev").get();
