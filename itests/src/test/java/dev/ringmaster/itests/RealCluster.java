@@ -12,8 +12,6 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
@@ -143,7 +141,7 @@ final class RealCluster {
 
     /** Lets a ServiceAccount of {@code namespace} read and change the given core resources there (a Role). */
     void grantInNamespace(String namespace, String account, List<String> resources) {
-        grantRules(namespace, account, List.of(readWrite("", resources)));
+        server.grant(namespace, account, List.of(readWrite("", resources)));
     }
 
     /**
@@ -151,17 +149,8 @@ final class RealCluster {
      * the ConfigMaps it reconciles and the Secrets it writes.
      */
     void grantShard(String namespace, String account) {
-        grantRules(namespace, account, List.of(readWrite("", List.of("configmaps", "secrets")),
+        server.grant(namespace, account, List.of(readWrite("", List.of("configmaps", "secrets")),
                 readWrite("coordination.k8s.io", List.of("leases"))));
-    }
-
-    private void grantRules(String namespace, String account, List<PolicyRule> rules) {
-        admin().rbac().roles().inNamespace(namespace).resource(new RoleBuilder().withNewMetadata().withName(account)
-                .endMetadata().withRules(rules).build()).forceConflicts().serverSideApply();
-        admin().rbac().roleBindings().inNamespace(namespace).resource(new RoleBindingBuilder().withNewMetadata()
-                .withName(account).endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", account)
-                .addNewSubject().withKind("ServiceAccount").withName(account).withNamespace(namespace).endSubject()
-                .build()).forceConflicts().serverSideApply();
     }
 
     private static PolicyRule readWrite(String group, List<String> resources) {

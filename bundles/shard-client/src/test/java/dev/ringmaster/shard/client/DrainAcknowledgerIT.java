@@ -10,8 +10,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.util.List;
@@ -42,13 +40,8 @@ class DrainAcknowledgerIT {
     static void actAsTheShard() {
         Path kubeconfig = CLUSTER.serviceAccountKubeconfig(NAMESPACE, "shard-0",
                 CLUSTER.workFolder(NAMESPACE).resolve("shard-0.kubeconfig"));
-        ADMIN.rbac().roles().inNamespace(NAMESPACE).resource(new RoleBuilder().withNewMetadata().withName("shard")
-                .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
-                        .withVerbs("get", "patch").build()).build()).forceConflicts().serverSideApply();
-        ADMIN.rbac().roleBindings().inNamespace(NAMESPACE).resource(new RoleBindingBuilder().withNewMetadata()
-                .withName("shard").endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", "shard")
-                .addNewSubject().withKind("ServiceAccount").withName("shard-0").withNamespace(NAMESPACE).endSubject()
-                .build()).forceConflicts().serverSideApply();
+        CLUSTER.grant(NAMESPACE, "shard-0", List.of(new PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
+                .withVerbs("get", "patch").build()));
         shard = CLUSTER.clientFor(kubeconfig);
         acknowledger = new DrainAcknowledger(shard, ShardLabels.of("drain-ack-it", "shard-0"));
     }

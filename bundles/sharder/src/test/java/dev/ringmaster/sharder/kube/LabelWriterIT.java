@@ -10,8 +10,6 @@ import dev.ringmaster.testing.apiserver.RealApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.util.List;
@@ -44,13 +42,8 @@ class LabelWriterIT {
     static void actAsTheSharder() {
         Path kubeconfig = CLUSTER.serviceAccountKubeconfig(NAMESPACE, "sharder",
                 CLUSTER.workFolder(NAMESPACE).resolve("sharder.kubeconfig"));
-        ADMIN.rbac().roles().inNamespace(NAMESPACE).resource(new RoleBuilder().withNewMetadata().withName("sharder")
-                .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
-                        .withVerbs("list", "watch", "patch").build()).build()).forceConflicts().serverSideApply();
-        ADMIN.rbac().roleBindings().inNamespace(NAMESPACE).resource(new RoleBindingBuilder().withNewMetadata()
-                .withName("sharder").endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", "sharder")
-                .addNewSubject().withKind("ServiceAccount").withName("sharder").withNamespace(NAMESPACE).endSubject()
-                .build()).forceConflicts().serverSideApply();
+        CLUSTER.grant(NAMESPACE, "sharder", List.of(new PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
+                .withVerbs("list", "watch", "patch").build()));
         sharder = CLUSTER.clientFor(kubeconfig);
         configMaps = new ResourceCatalog(sharder).resolve("", "configmaps").orElseThrow();
         writer = new LabelWriter(sharder, WriteFence.NONE);

@@ -6,6 +6,9 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -16,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -137,6 +141,19 @@ public final class RealApiServer {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Grants the ServiceAccount {@code namespace/account} these rules in its namespace: a Role and a
+     * RoleBinding, both named after the account (applied again, they replace the earlier grant).
+     */
+    public void grant(String namespace, String account, List<PolicyRule> rules) {
+        admin.rbac().roles().inNamespace(namespace).resource(new RoleBuilder().withNewMetadata().withName(account)
+                .endMetadata().withRules(rules).build()).forceConflicts().serverSideApply();
+        admin.rbac().roleBindings().inNamespace(namespace).resource(new RoleBindingBuilder().withNewMetadata()
+                .withName(account).endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", account)
+                .addNewSubject().withKind("ServiceAccount").withName(account).withNamespace(namespace).endSubject()
+                .build()).forceConflicts().serverSideApply();
     }
 
     /** A client for {@link #serviceAccountKubeconfig}; the caller closes it. */
