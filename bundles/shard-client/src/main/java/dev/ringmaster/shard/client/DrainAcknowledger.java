@@ -79,8 +79,9 @@ public final class DrainAcknowledger {
                 if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
                     return true; // gone: nothing left to hand back
                 }
-                // 409: the object changed since it was read; 422: the patch no longer applies to
-                // it (e.g. its labels are gone). Either way: re-read and decide again.
+                // 409: the object changed since it was read (a real API server checks the version
+                // pin first, so even labels removed meanwhile come back as 409); 422: the patch no
+                // longer applies to it. Either way: re-read and decide again.
                 boolean stale = e.getCode() == HttpURLConnection.HTTP_CONFLICT || e.getCode() == HTTP_UNPROCESSABLE;
                 if (!stale || attempt >= MAX_ATTEMPTS) {
                     throw e;
