@@ -190,6 +190,17 @@ def table(name):
             for shard in sorted(shards):
                 print("  %s: %s" % (shard, " ".join(n for n in listed if place(shards, "/ConfigMap/default/" + n) == shard)))
         print("rendezvous shard-0 shard-1: /PersistentVolume//pv-1 ->", rendezvous(two, "/PersistentVolume//pv-1"))
+    elif name == "sharder-it":  # itests' SharderIT: ConfigMaps of namespace default over shard-0 and shard-1
+        two = unweighted("shard-0", "shard-1")
+        names = ["cm-%d" % i for i in range(12)] + ["late-0", "late-1", "fresh"]
+        for title, place in [
+                ("rendezvous", lambda k: rendezvous(two, k)),
+                ("consistent-hash", lambda k: ConsistentHashRing(two).shard_for(k)),
+                ("consistent-hash, 7 tokens per shard", lambda k: ConsistentHashRing(two, 7).shard_for(k))]:
+            print(title)
+            for shard in sorted(two):
+                print("  %s: %s" % (shard, " ".join(n for n in names if place("/ConfigMap/default/" + n) == shard)))
+        print("rendezvous, the namespace interpreter's key default ->", rendezvous(two, "default"))
     elif name == "checksum":  # the checksum controller's end-to-end test
         ring = ConsistentHashRing(unweighted("shard-a", "shard-b"))
         for shard in ["shard-a", "shard-b"]:

@@ -9,7 +9,6 @@ import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import dev.ringmaster.ring.RingContract;
-import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
 import dev.ringmaster.shard.client.ShardedReconciler;
 import dev.ringmaster.shard.client.Sharding;
@@ -49,6 +48,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -128,6 +128,21 @@ public class SharderIT {
     private static final String NAMESPACE_INTERPRETER_BSN = "dev.ringmaster.plugins.namespaceinterpreter";
     private static final String POD_READINESS = "pod-readiness";
     private static final String CONSISTENT_PID = "dev.ringmaster.ring.consistent";
+    private static final String CONSISTENT_HASH_7_TOKENS = "consistent-hash, 7 tokens per shard";
+    /**
+     * Where the strategies put the ConfigMaps of namespace default over shard-0 and shard-1, pinned:
+     * computed by {@code testing/placement-vectors/placements.py sharder-it}, not by the strategies
+     * under test.
+     */
+    private static final Map<String, Map<String, String>> PINNED = Map.of(
+            RENDEZVOUS, pinned("shard-0: cm-0 cm-1 cm-3 cm-4 cm-5 cm-6 cm-10 cm-11 late-0 late-1",
+                    "shard-1: cm-2 cm-7 cm-8 cm-9 fresh"),
+            CONSISTENT_HASH, pinned("shard-0: cm-0 cm-1 cm-2 cm-3 cm-4 cm-8 cm-10 cm-11 late-1",
+                    "shard-1: cm-5 cm-6 cm-7 cm-9 late-0 fresh"),
+            CONSISTENT_HASH_7_TOKENS, pinned("shard-0: cm-2 cm-4 cm-7 cm-9 cm-10 late-0 late-1 fresh",
+                    "shard-1: cm-0 cm-1 cm-3 cm-5 cm-6 cm-8 cm-11"));
+    /** Where rendezvous puts the namespace interpreter's key {@code default} (the same script). */
+    private static final String RENDEZVOUS_SHARD_OF_NAMESPACE_DEFAULT = "shard-1";
     private static final String TOKENS_PER_SHARD = "tokensPerShard";
 
     private static final ResourceDefinitionContext CLUSTER_RINGS = new ResourceDefinitionContext.Builder()
@@ -298,7 +313,7 @@ public class SharderIT {
     public void c_aNewDefaultStrategyRebalancesThroughTheDrainProtocol() throws Exception {
         awaitRing("Ready=True with rendezvous", status -> status.ready() && status.message().contains("\"" + RENDEZVOUS + "\""));
         Map<String, String> before = awaitEveryObjectOnItsShard(RENDEZVOUS);
-        Map<String, String> after = desiredShards(CONSISTENT_HASH, keysOf(before.keySet()));
+        Map<String, String> after = desiredShards(CONSISTENT_HASH, before.keySet());
         Set<String> moving = before.keySet().stream().filter(name -> !before.get(name).equals(after.get(name)))
                 .collect(Collectors.toCollection(TreeSet::new));
         assertFalse("some ConfigMap has another shard under consistent-hash: " + before + " vs " + after,
@@ -351,7 +366,7 @@ public class SharderIT {
 
             plugin.start();
             awaitRing("Ready=True with the interpreter back", RingStatus::ready);
-            String shardOfNamespace = desiredShards(RENDEZVOUS, Map.of(NAMESPACE, NAMESPACE)).get(NAMESPACE);
+            String shardOfNamespace = RENDEZVOUS_SHARD_OF_NAMESPACE_DEFAULT;
             Map<String, String> placed = awaitEveryObjectOn("the shard of namespace " + NAMESPACE,
                     names -> names.stream().collect(Collectors.toMap(name -> name, name -> shardOfNamespace)), true);
             assertEquals(Set.of(shardOfNamespace), Set.copyOf(placed.values()));
@@ -400,11 +415,11 @@ public class SharderIT {
         int port = webhookPort();
         String path = RingContract.webhookPath(RING);
         String owner = "cm-0";
-        String ownerShard = desiredShards(RENDEZVOUS, keysOf(List.of(owner))).get(owner);
+        String ownerShard = desiredShards(RENDEZVOUS, List.of(owner)).get(owner);
         String escapedLabel = SHARD_LABEL.replace("~", "~0").replace("/", "~1");
 
         String fresh = admit(https, port, path, "configmaps", "ConfigMap", "{\"name\":\"fresh\"}", false);
-        String freshShard = desiredShards(RENDEZVOUS, keysOf(List.of("fresh"))).get("fresh");
+        String freshShard = desiredShards(RENDEZVOUS, List.of("fresh")).get("fresh");
         assertEquals(fresh, "[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"" + SHARD_LABEL + "\":\""
                 + freshShard + "\"}}]", patchOf(fresh));
 
@@ -514,7 +529,7 @@ public class SharderIT {
     @Test
     public void g_aMoveBudgetChangedLiveLimitsTheDrainsInFlight() throws Exception {
         Map<String, String> before = settle(RENDEZVOUS);
-        Map<String, String> after = desiredShards(CONSISTENT_HASH, keysOf(before.keySet()));
+        Map<String, String> after = desiredShards(CONSISTENT_HASH, before.keySet());
         Set<String> moving = before.keySet().stream().filter(name -> !before.get(name).equals(after.get(name)))
                 .collect(Collectors.toCollection(TreeSet::new));
         assertTrue("at least three ConfigMaps change shard: " + moving, moving.size() >= 3);
@@ -547,9 +562,9 @@ public class SharderIT {
         try {
             configure(CONSISTENT_PID, Map.of(TOKENS_PER_SHARD, 7));
             awaitTokensPerShard(7);
-            Map<String, String> expected = desiredShards(CONSISTENT_HASH, keysOf(withDefaultTokens.keySet()));
+            Map<String, String> expected = desiredShards(CONSISTENT_HASH_7_TOKENS, withDefaultTokens.keySet());
             assertNotEquals("7 tokens per shard place some object elsewhere", withDefaultTokens, expected);
-            assertEquals(expected, settle(CONSISTENT_HASH));
+            assertEquals(expected, settle(CONSISTENT_HASH_7_TOKENS));
         } finally {
             configure(CONSISTENT_PID, Map.of(TOKENS_PER_SHARD, 100));
             awaitTokensPerShard(100);
@@ -601,7 +616,7 @@ public class SharderIT {
 
     /** Waits until every object is where the strategy puts it, letting go of drained ones as shards do. */
     private Map<String, String> settle(String strategy) {
-        return awaitEveryObjectOn("its " + strategy + " shard", names -> desiredShards(strategy, keysOf(names)), true);
+        return awaitEveryObjectOn("its " + strategy + " shard", names -> desiredShards(strategy, names), true);
     }
 
     /**
@@ -706,27 +721,25 @@ public class SharderIT {
      * ConfigMaps' shards by name. Drains are left alone: the test decides when shards let go.
      */
     private Map<String, String> awaitEveryObjectOnItsShard(String strategy) {
-        return awaitEveryObjectOn("its " + strategy + " shard", names -> desiredShards(strategy, keysOf(names)), false);
+        return awaitEveryObjectOn("its " + strategy + " shard", names -> desiredShards(strategy, names), false);
     }
 
-    /** The default interpreter's partition key of each ConfigMap of the namespace, by name. */
-    private static Map<String, String> keysOf(Collection<String> configMaps) {
-        return configMaps.stream().collect(Collectors.toMap(name -> name, name -> "/ConfigMap/" + NAMESPACE + "/" + name));
+    /** Where the named pinned placement puts each ConfigMap of the namespace, by name. */
+    private static Map<String, String> desiredShards(String placement, Collection<String> configMaps) {
+        Map<String, String> shardOfName = PINNED.get(placement);
+        return configMaps.stream().collect(Collectors.toMap(name -> name, name -> Optional.ofNullable(shardOfName.get(name))
+                .orElseThrow(() -> new AssertionError(name + " has no pinned placement in " + placement))));
     }
 
-    /** Where the named strategy service puts each partition key among both shards, by name. */
-    private Map<String, String> desiredShards(String strategy, Map<String, String> keysByName) {
-        ServiceReference<PartitioningStrategy> reference = awaitService(PartitioningStrategy.class,
-                "(" + PartitioningStrategy.NAME + "=" + strategy + ")");
-        PartitioningStrategy service = context.getService(reference);
-        try {
-            var ring = service.build(SHARDS.stream().map(Shard::of).toList());
-            Map<String, String> desired = new LinkedHashMap<>();
-            keysByName.forEach((name, key) -> desired.put(name, ring.shardFor(key).orElseThrow()));
-            return desired;
-        } finally {
-            context.ungetService(reference);
+    private static Map<String, String> pinned(String... lines) {
+        Map<String, String> shardOfName = new HashMap<>();
+        for (String line : lines) {
+            String[] shardAndNames = line.split(": ");
+            for (String name : shardAndNames[1].split(" ")) {
+                shardOfName.put(name, shardAndNames[0]);
+            }
         }
+        return shardOfName;
     }
 
     /** A ConfigMap and the Secret it controls, as a controller would create them. */
