@@ -111,6 +111,19 @@ public class AdmissionRealIT {
                 SHARDS.contains(RealCluster.labels(updated).get(SHARD_LABEL)));
     }
 
+    /** The objectSelector: only objects without the ring's shard label are sent to the webhook. */
+    @Test
+    public void anUpdateOfAnAssignedObjectNeverReachesTheWebhook() {
+        long before = sharderWebhookRequests();
+        admin.configMaps().inNamespace(INCLUDED).resource(configMap("assigned")).create();
+        assertEquals("the create of an unlabelled object was sent", before + 1, sharderWebhookRequests());
+        admin.configMaps().inNamespace(INCLUDED).withName("assigned").edit(configMap -> {
+            configMap.getData().put("k", "changed");
+            return configMap;
+        });
+        assertEquals("the update of the labelled object was not", before + 1, sharderWebhookRequests());
+    }
+
     @Test
     public void objectsInNamespacesTheRingDoesNotSelectStayUnlabelled() {
         ConfigMap created = admin.configMaps().inNamespace(EXCLUDED).resource(configMap("elsewhere")).create();
@@ -149,6 +162,14 @@ public class AdmissionRealIT {
         assertEquals("requests the API server denied the sharder", List.of(), denied);
         assertFalse("the sharder wrote through its ServiceAccount", cluster.server().audit().events().stream()
                 .filter(event -> event.user().equals(SHARDER_USER) && event.received().isAfter(started)).toList().isEmpty());
+    }
+
+    /** Requests the sharder's admission handler answered, by the webhook's own request metric. */
+    private static long sharderWebhookRequests() {
+        return replica.metrics().lines()
+                .filter(line -> line.startsWith("ringmaster_webhook_requests_seconds_count{") && line.contains("handler=\"sharder\""))
+                .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
     }
 
     private static List<AuditLog.Event> sharderWritesTo(String name) {

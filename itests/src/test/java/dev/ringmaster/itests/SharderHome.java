@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A copy of the distribution for one {@code bin/ringmaster run}, set up as an operator sets up a
@@ -52,14 +53,24 @@ record SharderHome(Path home, int opsPort, int webhookPort, Path tls) {
 
     /** The HTTP status of an ops endpoint such as {@code /readyz}, -1 when nothing answers. */
     int status(String path) {
+        return get(path).map(HttpResponse::statusCode).orElse(-1);
+    }
+
+    /** The Prometheus scrape of {@code /metrics}. */
+    String metrics() {
+        return get("/metrics").filter(response -> response.statusCode() == 200).map(HttpResponse::body)
+                .orElseThrow(() -> new AssertionError("/metrics did not answer on port " + opsPort));
+    }
+
+    private Optional<HttpResponse<String>> get(String path) {
         try {
-            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + opsPort + path))
-                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+            return Optional.of(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + opsPort + path)).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()));
         } catch (IOException e) {
-            return -1;
+            return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return -1;
+            return Optional.empty();
         }
     }
 
