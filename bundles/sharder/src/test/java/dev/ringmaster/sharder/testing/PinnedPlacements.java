@@ -8,8 +8,9 @@ import java.util.Map;
  * namespace. Tests compare labels with these tables rather than asking the product's strategies,
  * so a strategy that starts placing objects elsewhere fails them.
  *
- * <p>The tables were computed outside the product by testing/placement-vectors/placements.py, an independent implementation of
- * XXH64 from its specification and of the strategies as docs/strategies.md describes them; it
+ * <p>The tables were computed outside the product by {@code testing/placement-vectors/placements.py},
+ * an independent implementation of XXH64 from its specification and of the strategies as
+ * docs/strategies.md describes them; it
  * reproduces the reference Go sharder's assignments ({@code /ConfigMap/default/foo} → shard-0, …).
  * Strategies at their defaults: consistent-hash with 100 tokens per shard and no token separator;
  * every shard of weight 1.
