@@ -16,8 +16,9 @@ import java.util.function.Consumer;
 /**
  * Lists the metadata of a resource's objects in pages, so memory holds one page at a time however
  * many objects there are. Asks for {@code PartialObjectMetadataList} (metadata only) and accepts a
- * full list from servers that cannot serve it. The first page may come from the watch cache
- * ({@code resourceVersion=0}); later pages follow the continue token.
+ * full list from servers that cannot serve it. Every page is read from storage: the watch cache
+ * would serve a list with {@code resourceVersion=0} whole, ignoring {@code limit}, so the first
+ * page is asked for without a resourceVersion; later pages follow the continue token.
  */
 public final class ObjectPages {
 
@@ -47,9 +48,7 @@ public final class ObjectPages {
             if (labelSelector != null) {
                 query.append("&labelSelector=").append(URLEncoder.encode(labelSelector, StandardCharsets.UTF_8));
             }
-            if (continueToken == null) {
-                query.append("&resourceVersion=0");
-            } else {
+            if (continueToken != null) {
                 query.append("&continue=").append(URLEncoder.encode(continueToken, StandardCharsets.UTF_8));
             }
             JsonNode list = get(resource.collectionPath() + query);

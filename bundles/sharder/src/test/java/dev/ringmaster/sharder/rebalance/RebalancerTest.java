@@ -300,7 +300,7 @@ class RebalancerTest {
         sharderClient = new KubernetesClientBuilder().withConfig(
                 new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0)
                         .build()).build();
-        server.expect().get().withPath("/api/v1/secrets?limit=7&resourceVersion=0").andReturn(500, "etcd unavailable").once();
+        server.expect().get().withPath("/api/v1/secrets?limit=7").andReturn(500, "etcd unavailable").once();
         assertThatThrownBy(() -> rebalance(LIMITS))
                 .isInstanceOf(KubernetesClientException.class).hasMessageContaining("500");
         assertThat(labels(getConfigMap("default", "cm-0"))).as("main objects were assigned before the failure")
