@@ -407,7 +407,7 @@ public class SharderIT {
         }
     }
 
-    /** Every answer of the sharder's webhook (DESIGN.md section 5), as the API server gets it over HTTPS. */
+    /** Every answer of the sharder's webhook (docs/design.md section 5), as the API server gets it over HTTPS. */
     @Test
     public void f_theSharderWebhookAnswersEveryCaseOverHttps() throws Exception {
         settle(RENDEZVOUS);

@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  */
 record Snapshot(String namespace, SortedMap<String, ObjectState> objects, SortedMap<String, LeaseState> leases) {
 
-    /** Lease states in which the sharder assigns objects to a shard (DESIGN.md section 3). */
+    /** Lease states in which the sharder assigns objects to a shard (docs/design.md section 3). */
     static final Set<String> AVAILABLE_STATES = Set.of("ready", "expired", "uncertain");
 
     /**

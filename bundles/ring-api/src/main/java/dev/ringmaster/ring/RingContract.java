@@ -6,7 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The wire contract with shards (DESIGN.md section 1). These strings are shared with the reference
+ * The wire contract with shards (docs/design.md section 1). These strings are shared with the reference
  * Go sharder, so shards written for either work with both; never change them.
  */
 public final class RingContract {

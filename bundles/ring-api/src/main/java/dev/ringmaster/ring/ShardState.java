@@ -2,7 +2,7 @@ package dev.ringmaster.ring;
 
 import java.util.Locale;
 
-/** The lifecycle of a shard as its lease shows it (DESIGN.md section 3). */
+/** The lifecycle of a shard as its lease shows it (docs/design.md section 3). */
 public enum ShardState {
     READY(true),
     EXPIRED(true),

@@ -73,7 +73,7 @@ class ManifestsTest {
 
     private static final String NS = RingContract.SYSTEM_NAMESPACE;
     private static final String SERVICE_ACCOUNT = "sharder";
-    /** The HTTPS webhook port (DESIGN.md section 7). */
+    /** The HTTPS webhook port (docs/design.md section 7). */
     private static final int WEBHOOK_PORT = 9443;
     /** Where the image puts the distribution (distribution/Dockerfile). */
     private static final String HOME = "/opt/ringmaster";

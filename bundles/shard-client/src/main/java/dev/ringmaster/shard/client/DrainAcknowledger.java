@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands objects back to the sharder when it asks (DESIGN.md section 1): when an object owned by
+ * Hands objects back to the sharder when it asks (docs/design.md section 1): when an object owned by
  * this shard carries the drain label, both the drain and the shard label are removed with one
  * optimistic JSON patch that carries the object's {@code resourceVersion}, so the API server
  * rejects it (409) if the object changed meanwhile. A conflict re-reads the object and decides

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.Objects;
 
 /**
- * Restricts fabric8 list, watch and informer calls to this shard's objects (DESIGN.md section 1):
+ * Restricts fabric8 list, watch and informer calls to this shard's objects (docs/design.md section 1):
  * it adds the label selector {@code <shard label>=<shard>} to an operation, so the API server sends
  * only the objects the sharder assigned to this shard and the shard's cache holds nothing else.
  *

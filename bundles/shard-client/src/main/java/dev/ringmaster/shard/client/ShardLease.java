@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shard's own {@code coordination.k8s.io/v1} Lease (DESIGN.md section 1): named after the
+ * The shard's own {@code coordination.k8s.io/v1} Lease (docs/design.md section 1): named after the
  * shard, held with {@code spec.holderIdentity} = shard name, labelled
  * {@code alpha.sharding.timebertt.dev/clusterring=<ring>} and optionally annotated with
  * {@code ringmaster.dev/weight}.

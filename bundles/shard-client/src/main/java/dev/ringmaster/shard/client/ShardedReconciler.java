@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Wraps the user's reconcile function so that it sees only what this shard may reconcile
- * (DESIGN.md section 1). For every object the informer reports:
+ * (docs/design.md section 1). For every object the informer reports:
  * <ol>
  *   <li>nothing happens unless this shard holds its Lease ({@link ShardLease#isHeld()});</li>
  *   <li>objects not assigned to this shard are ignored;</li>

@@ -268,7 +268,7 @@ class ShardLeaseTest {
         return client.leases().inNamespace(namespace).withName(SHARD).get();
     }
 
-    /** The sharder's rule for a ready shard (DESIGN.md section 3), computed independently. */
+    /** The sharder's rule for a ready shard (docs/design.md section 3), computed independently. */
     private static boolean readyForTheSharder(Lease lease, Instant now) {
         if (!lease.getMetadata().getName().equals(lease.getSpec().getHolderIdentity())
                 || lease.getSpec().getRenewTime() == null || lease.getSpec().getLeaseDurationSeconds() == null) {

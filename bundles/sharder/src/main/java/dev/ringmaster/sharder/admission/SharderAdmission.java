@@ -24,7 +24,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The sharder's webhook (DESIGN.md section 5): labels a new or still unassigned object of a ring with
+ * The sharder's webhook (docs/design.md section 5): labels a new or still unassigned object of a ring with
  * the shard its ring snapshot picks. It never fails a request for want of a shard: an object it
  * leaves unlabelled is assigned by the leader's unassigned-object watch once it can be.
  *

@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The MutatingWebhookConfiguration of a ring (DESIGN.md sections 1 and 5): building it from the ring
+ * The MutatingWebhookConfiguration of a ring (docs/design.md sections 1 and 5): building it from the ring
  * and the sharder's {@link WebhookSettings}, and bringing the cluster's copy in line without fighting
  * cert-manager's CA injection.
  */

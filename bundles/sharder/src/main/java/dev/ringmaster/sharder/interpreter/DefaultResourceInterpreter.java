@@ -9,7 +9,7 @@ import java.util.Optional;
 import org.osgi.service.component.annotations.Component;
 
 /**
- * The reference sharder's partition keys (DESIGN.md section 4): a main object is keyed
+ * The reference sharder's partition keys (docs/design.md section 4): a main object is keyed
  * {@code group/Kind/namespace/name}; a controlled object takes the key of its controlling owner,
  * so owner and children share a shard.
  */

@@ -9,7 +9,7 @@ import java.time.Instant;
 import org.osgi.service.component.annotations.Component;
 
 /**
- * The reference sharder's failure detector (DESIGN.md section 3). With
+ * The reference sharder's failure detector (docs/design.md section 3). With
  * {@code exp = renewTime + leaseDuration}:
  *
  * <ul>

@@ -40,7 +40,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reconciles one shard Lease (DESIGN.md section 5, "Membership"): classifies it with the lease
+ * Reconciles one shard Lease (docs/design.md section 5, "Membership"): classifies it with the lease
  * detector in force, shows the verdict in the state label, acquires the lease of an uncertain shard,
  * deletes an orphaned lease, and asks to be called again exactly when the verdict would change.
  *

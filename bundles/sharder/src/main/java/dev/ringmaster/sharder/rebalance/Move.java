@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * What the sharder does with one object (DESIGN.md section 5). Each kind is exactly one write.
+ * What the sharder does with one object (docs/design.md section 5). Each kind is exactly one write.
  */
 public sealed interface Move {
 

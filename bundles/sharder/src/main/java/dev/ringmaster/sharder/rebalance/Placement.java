@@ -37,7 +37,7 @@ public final class Placement {
         this.available = snapshot.shards().shards().stream().map(Shard::name).collect(Collectors.toSet());
     }
 
-    /** The move that puts the object where it belongs (DESIGN.md section 5). */
+    /** The move that puts the object where it belongs (docs/design.md section 5). */
     public Move moveOf(ObjectReference object, RingResource resource) {
         return Move.decide(object.labels(), shardLabel, drainLabel, resource.role(), desired(object, resource),
                 available);

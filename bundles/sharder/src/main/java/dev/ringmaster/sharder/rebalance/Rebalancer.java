@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The sharder controller: one pass over every object of a ring moves each to its desired shard
- * (DESIGN.md section 5). Level-based — every pass lists the current state and keeps no cache of
+ * (docs/design.md section 5). Level-based — every pass lists the current state and keeps no cache of
  * sharded objects, only the page at hand — and each moved object costs exactly one optimistic write.
  */
 public final class Rebalancer implements Reconciler<String>, AutoCloseable {

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Every branch of the sharder's webhook (DESIGN.md section 5), on in-memory snapshots. */
+/** Every branch of the sharder's webhook (docs/design.md section 5), on in-memory snapshots. */
 class SharderAdmissionTest {
 
     private static final String RING = "example";

@@ -226,7 +226,7 @@ public final class ChecksumShard implements AutoCloseable {
     /**
      * Stops as if the process had been killed: no further reconciles and no further renewals, and
      * the Lease is <em>not</em> released. The sharder moves this shard's objects once the Lease has
-     * expired (DESIGN.md section 3). For failure drills; a running reconcile finishes first, so its
+     * expired (docs/design.md section 3). For failure drills; a running reconcile finishes first, so its
      * reconcile line is logged. Idempotent, and {@link #close()} does nothing afterwards.
      */
     public void kill() {

@@ -10,7 +10,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Decides whether an UPDATE may change the shard and drain labels of a ring (DESIGN.md section 1).
+ * Decides whether an UPDATE may change the shard and drain labels of a ring (docs/design.md section 1).
  * Changing them moves an object between shards; only the sharder does that safely (through the drain
  * protocol), so a stray {@code kubectl label} could give an object two owners or none that knows it.
  *

@@ -9,7 +9,7 @@ import java.util.TreeSet;
 
 /**
  * The shard and drain labels of every ring on one version of an object, by ring suffix. The ring
- * name is part of the label key (DESIGN.md section 1), so the labels of any ring are recognised by
+ * name is part of the label key (docs/design.md section 1), so the labels of any ring are recognised by
  * their prefix, whether the ring still exists or not.
  */
 record RingLabels(Map<String, String> shards, Set<String> drains) {

@@ -20,7 +20,7 @@ import org.osgi.service.component.annotations.Component;
  *   <li>A {@code Namespace} (core group) object: its own name, so a sharded Namespace lands on the
  *       shard of the objects it contains.
  *   <li>Other cluster-scoped objects have no namespace: they are keyed as the default interpreter keys
- *       them (DESIGN.md section 4): {@code group/Kind//name} for a main object (which therefore needs a
+ *       them (docs/design.md section 4): {@code group/Kind//name} for a main object (which therefore needs a
  *       name), the controller's key for a controlled object (a {@code Namespace} controller: its name),
  *       and no controller means not assigned.
  * </ul>

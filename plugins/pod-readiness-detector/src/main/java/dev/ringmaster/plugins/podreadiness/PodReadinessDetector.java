@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * Refines a base detector's verdict (the sharder's default: DESIGN.md section 3) with the readiness of
+ * Refines a base detector's verdict (the sharder's default: docs/design.md section 3) with the readiness of
  * the shard's Pod, named like its Lease and in the Lease's namespace:
  *
  * <table>

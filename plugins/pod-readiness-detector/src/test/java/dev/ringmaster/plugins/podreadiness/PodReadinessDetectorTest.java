@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The detector's table (DESIGN.md section 3, refined by the Pod's readiness), composed with the
+ * The detector's table (docs/design.md section 3, refined by the Pod's readiness), composed with the
  * sharder's real default detector as it is at run time.
  */
 class PodReadinessDetectorTest {
