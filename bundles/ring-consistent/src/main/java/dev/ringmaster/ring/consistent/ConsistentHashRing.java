@@ -13,7 +13,8 @@ import java.util.Optional;
  * shard S sits at XXH64(S + separator + decimal(i)); a key belongs to the shard of the first token at
  * or after XXH64(key), wrapping around. A shard of weight w owns {@code w * tokensPerShard} tokens.
  * Without a separator, names ending in digits can share tokens ({@code shard-1} + {@code 10} is
- * {@code shard-11} + {@code 0}); the reference's current release uses {@code "-"}.
+ * {@code shard-11} + {@code 0}); the reference concatenates all the same, so the separator stays
+ * empty by default.
  */
 public final class ConsistentHashRing implements ShardRing {
 

@@ -37,7 +37,7 @@ public class ConsistentHashStrategy implements PartitioningStrategy {
         int tokensPerShard() default DEFAULT_TOKENS_PER_SHARD;
 
         @AttributeDefinition(description = "Text between a shard's name and its token number when placing tokens: "
-                + "empty as docs/design.md specifies, \"-\" as the reference sharder's current release does")
+                + "empty is the reference sharder's format (every release); \"-\" avoids token collisions of names ending in digits")
         String tokenSeparator() default "";
     }
 

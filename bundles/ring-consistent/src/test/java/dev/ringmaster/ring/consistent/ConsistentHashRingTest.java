@@ -37,8 +37,9 @@ class ConsistentHashRingTest extends PartitioningStrategyContract {
     }
 
     /**
-     * The same keys with the token format of the reference's current source ({@code "%s-%d"});
-     * computed with an independent sorted-map reimplementation of its ring, not by running it.
+     * The same keys with a {@code "-"} token separator (the format of an unreleased commit of the
+     * reference, {@code "%s-%d"}, which no release shipped); computed with an independent sorted-map
+     * reimplementation of the ring, not by running it.
      */
     @ParameterizedTest
     @CsvSource({
@@ -47,7 +48,7 @@ class ConsistentHashRingTest extends PartitioningStrategyContract {
         "apps/Deployment/default/web, shard-2",
         "/ConfigMap/default/baz, shard-1",
     })
-    void matchesTheReferencesHyphenatedTokens(String key, String shard) {
+    void aHyphenSeparatorPlacesElsewhere(String key, String shard) {
         assertThat(ConsistentHashRing.build(shards(3), 100, "-").shardFor(key)).contains(shard);
     }
 
