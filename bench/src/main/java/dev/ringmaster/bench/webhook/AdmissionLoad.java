@@ -24,9 +24,9 @@ import java.util.Map;
 import javax.net.ssl.SSLContext;
 
 /**
- * The webhook load benchmark: starts, in this JVM, the real webhook server (TLS from PEM files, a
- * handler that shards over 3 shards with the consistent-hash strategy, its timers in a Prometheus
- * registry as in the distribution) and a bare Jetty server set up
+ * The webhook load benchmark: starts, in this JVM, the real webhook server (TLS from PEM files, the
+ * sharder's own admission handler over 3 ready shards with the consistent-hash strategy, the timers
+ * in a Prometheus registry as in the distribution) and a bare Jetty server set up
  * the same way answering fixed bytes; sends each real HTTPS AdmissionReviews (CREATE of a ConfigMap)
  * over keep-alive connections, first as fast as they answer (closed loop: the most each can do, in
  * rounds alternating between the two servers; the median of the rounds' ratios counts), then at fixed rates (open
@@ -77,8 +77,9 @@ public final class AdmissionLoad {
         SSLContext tls = certificate.clientContext();
         KeyMaterial material = KeyMaterial.load(directory.resolve("tls.crt"), directory.resolve("tls.key"), Instant.now());
 
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         HandlerWhiteboard handlers = new HandlerWhiteboard();
-        handlers.bind(new ShardingHandler(), Map.of(AdmissionHandler.NAME, "sharder",
+        handlers.bind(ShardingHandler.create(prometheus), Map.of(AdmissionHandler.NAME, "sharder",
                 AdmissionHandler.PATH_PREFIX, ShardingHandler.PREFIX));
         WebhookSettings settings = WebhookSettings.defaults("127.0.0.1", 0, directory);
         List<byte[]> requests = requests();
@@ -87,7 +88,7 @@ public final class AdmissionLoad {
                         "shard-1"))));
 
         WebhookMetrics metrics = new WebhookMetrics();
-        metrics.add(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        metrics.add(prometheus);
         System.out.printf(Locale.ROOT, "webhook load: %d connections, steps of %.0f s, p99 limit %.1f ms, %d cores, %s%n",
                 connections, seconds, p99Limit, Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.version"));
         List<Outcome> outcomes = new ArrayList<>();

@@ -1,40 +1,51 @@
 package dev.ringmaster.bench.webhook;
 
-import dev.ringmaster.ring.Shard;
-import dev.ringmaster.ring.ShardRing;
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.ring.spi.AdmissionHandler;
-import dev.ringmaster.ring.spi.AdmissionRequest;
-import dev.ringmaster.ring.spi.AdmissionResponse;
-import dev.ringmaster.ring.spi.AdmissionResponse.PatchOperation;
+import dev.ringmaster.sharder.admission.SharderAdmission;
+import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.metrics.SharderMetrics;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.StrategyBinding;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * Stands in for the sharder's admission handler with the same work per request: read the object's
- * labels, build the partition key ({@code group/Kind/namespace/name}), look the shard up on a
- * consistent-hash ring of 3 shards built by the real strategy, answer a one-operation JSONPatch.
+ * The sharder's own admission handler ({@link SharderAdmission}), set up as a sharder replica has it
+ * once it has read the ring {@code example} (ConfigMaps, controlling Secrets) and three ready shards:
+ * the ring snapshot in a {@link RingRegistry} with the consistent-hash strategy, the default resource
+ * interpreter, the sharder's metrics in the benchmark's registry.
  */
-final class ShardingHandler implements AdmissionHandler {
+final class ShardingHandler {
 
-    static final String PREFIX = "/webhooks/sharder/clusterring/";
-    static final String PATH = PREFIX + "example";
-    private static final String SHARD_LABEL = "shard.alpha.sharding.timebertt.dev/clusterring-50d858e0-example";
-    private static final String PATCH_PATH = "/metadata/labels/" + SHARD_LABEL.replace("/", "~1");
+    static final String RING = "example";
+    static final String PREFIX = SharderAdmission.PATH_PREFIX;
+    static final String PATH = RingContract.webhookPath(RING);
 
-    private final ShardRing ring = new ConsistentHashStrategy().build(
-            List.of(Shard.of("shard-0"), Shard.of("shard-1"), Shard.of("shard-2")));
+    private ShardingHandler() {
+    }
 
-    @Override
-    public AdmissionResponse handle(String path, AdmissionRequest request) {
-        Object metadata = request.object().get("metadata");
-        if (metadata instanceof Map<?, ?> meta && meta.get("labels") instanceof Map<?, ?> labels
-                && labels.containsKey(SHARD_LABEL)) {
-            return AdmissionResponse.allow();
-        }
-        String key = request.group() + "/" + request.kind() + "/" + request.namespace() + "/" + request.name();
-        return ring.shardFor(key)
-                .map(shard -> AdmissionResponse.patch(List.of(new PatchOperation("add", PATCH_PATH, shard))))
-                .orElseGet(AdmissionResponse::allow);
+    static AdmissionHandler create(MeterRegistry meters) {
+        ClusterRing ring = new ClusterRing();
+        ring.getMetadata().setName(RING);
+        ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of(new GroupResource("", "secrets"))));
+        RingRegistry registry = new RingRegistry();
+        registry.update(inputs -> inputs.withDefaultStrategy(ConsistentHashStrategy.NAME)
+                .withStrategies(Map.of(ConsistentHashStrategy.NAME, new StrategyBinding(new ConsistentHashStrategy(), Map.of())))
+                .withRings(Map.of(RING, ""))
+                .withMembership(new Membership(Map.of(RING, List.of(new ShardInfo("shard-0", ShardState.READY, 1),
+                        new ShardInfo("shard-1", ShardState.READY, 1), new ShardInfo("shard-2", ShardState.READY, 1))))));
+        DefaultResourceInterpreter interpreter = new DefaultResourceInterpreter();
+        return new SharderAdmission(name -> RING.equals(name) ? Optional.of(ring) : Optional.empty(), registry,
+                any -> Optional.of(interpreter), new SharderMetrics(meters));
     }
 }
