@@ -31,6 +31,7 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -175,7 +176,9 @@ final class LeaderControllers implements AutoCloseable {
         List<Controller<?>> controllers = List.of(watchSync, assigning, rebalancing, clusterRings);
         controllers.forEach(Controller::stop);
         watches.close();
-        controllers.forEach(Controller::close);
+        // one grace period for all of them, not one each
+        long deadline = System.nanoTime() + Controller.CLOSE_GRACE.toNanos();
+        controllers.forEach(controller -> controller.awaitStopped(Duration.ofNanos(deadline - System.nanoTime())));
         rebalancer.close();
     }
 }

@@ -40,7 +40,8 @@ public final class LeaderElection implements AutoCloseable {
         }
     }
 
-    private static final Duration CANCEL_TIMEOUT = Duration.ofSeconds(5);
+    /** Short: with the controllers' grace, shutting down stays well within 10 s (docs/operating.md). */
+    private static final Duration CANCEL_TIMEOUT = Duration.ofSeconds(3);
 
     private final KubernetesClient client;
     private final RenewalClock lock;

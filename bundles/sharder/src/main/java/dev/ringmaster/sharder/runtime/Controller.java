@@ -24,6 +24,12 @@ import org.slf4j.LoggerFactory;
 public final class Controller<K> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
+    /**
+     * How long closing waits for reconciliations in flight. Short: a replica being stopped has at most
+     * 30 s before Kubernetes kills it, and a request to an API server that does not answer would hold
+     * it far longer; writes after leadership ends are fenced anyway.
+     */
+    public static final Duration CLOSE_GRACE = Duration.ofSeconds(2);
 
     private final String name;
     private final Reconciler<K> reconciler;
@@ -158,15 +164,31 @@ public final class Controller<K> implements AutoCloseable {
         workers.shutdown();
     }
 
-    /** Stops taking keys and waits (up to 30 s) for the reconciliations in flight. */
+    /** Stops taking keys and waits up to {@link #CLOSE_GRACE} for the reconciliations in flight. */
     @Override
     public void close() {
         stop();
+        awaitStopped(CLOSE_GRACE);
+    }
+
+    /**
+     * Waits until the reconciliations in flight after {@link #stop()} have finished, at most
+     * {@code timeout}; then interrupts any still running (a request to an API server that does not answer)
+     * so that shutting down stays bounded.
+     *
+     * @return whether every reconciliation finished on its own
+     */
+    public boolean awaitStopped(Duration timeout) {
         try {
-            workers.awaitTermination(30, TimeUnit.SECONDS);
+            if (workers.awaitTermination(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS)) {
+                return true;
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        LOG.warn("{}: reconciliations still running at shutdown were interrupted", name);
+        workers.shutdownNow();
+        return false;
     }
 
     private static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {

@@ -1,0 +1,115 @@
+package dev.ringmaster.itests;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A TCP link between one process and the real API server, which the test can cut: the process's
+ * kubeconfig points at this link's port on 127.0.0.1 (the API server's certificate is for 127.0.0.1,
+ * so TLS goes through unchanged). {@link #cut()} makes the API server unreachable for that process
+ * alone (every connection reset, new ones refused), {@link #blackHole()} makes it silent (connections
+ * stay open, nothing arrives, as in a network partition), while the other tests' server runs on.
+ */
+final class ApiServerLink implements AutoCloseable {
+
+    private final InetSocketAddress target;
+    private final ServerSocket listener;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private volatile boolean silent;
+
+    private ApiServerLink(InetSocketAddress target) throws IOException {
+        this.target = target;
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::accept, "api-server-link-" + listener.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** A link to the API server at {@code url} (https://127.0.0.1:PORT/). */
+    static ApiServerLink to(String url) {
+        URI uri = URI.create(url);
+        try {
+            return new ApiServerLink(new InetSocketAddress(uri.getHost(), uri.getPort()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The URL a client uses to reach the API server through this link. */
+    String url() {
+        return "https://127.0.0.1:" + listener.getLocalPort();
+    }
+
+    /** From now on the API server is unreachable through this link: connections reset, new ones refused. */
+    void cut() {
+        close();
+    }
+
+    /** From now on nothing passes in either direction; connections stay open and new ones are accepted. */
+    void blackHole() {
+        silent = true;
+    }
+
+    @Override
+    public void close() {
+        try {
+            listener.close();
+        } catch (IOException e) {
+            // closing: nothing left to do
+        }
+        sockets.forEach(ApiServerLink::closeQuietly);
+    }
+
+    private void accept() {
+        while (!listener.isClosed()) {
+            try {
+                Socket client = listener.accept();
+                Socket server = new Socket(target.getAddress(), target.getPort());
+                sockets.add(client);
+                sockets.add(server);
+                pump(client, server);
+                pump(server, client);
+            } catch (IOException e) {
+                // the listener was closed (cut), or the API server refused: the client sees a reset
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread pump = new Thread(() -> {
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                byte[] buffer = new byte[16 * 1024];
+                for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+                    if (!silent) {
+                        out.write(buffer, 0, read);
+                        out.flush();
+                    }
+                }
+            } catch (IOException e) {
+                // one side went away: take the other down too
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "api-server-link-pump");
+        pump.setDaemon(true);
+        pump.start();
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // already closed
+        }
+    }
+}

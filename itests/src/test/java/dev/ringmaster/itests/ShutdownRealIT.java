@@ -1,0 +1,122 @@
+package dev.ringmaster.itests;
+
+import static org.junit.Assert.assertTrue;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+
+/**
+ * SIGTERM while the API server is unreachable: Kubernetes kills a pod 30 s after it, so a sharder
+ * replica must be gone within 10 s even when nothing it would say on the way out can reach the API
+ * server, whether it led from the start or took leadership over. Each replica reaches the real API
+ * server through an {@link ApiServerLink} of its own, which the test cuts.
+ */
+public class ShutdownRealIT {
+
+    private static final String RING = "shutdown";
+    private static final String NAMESPACE = "shutdown";
+    private static final Duration SOON = Duration.ofSeconds(60);
+    private static final long STOP_WITHIN_SECONDS = 10;
+    private static final int OBJECTS = 600;
+
+    private RealCluster cluster;
+    private final List<ApiServerLink> links = new ArrayList<>();
+    private final List<Cli.Started> replicas = new ArrayList<>();
+
+    @Before
+    public void ring() {
+        cluster = RealCluster.get();
+        cluster.configMapRing(RING, NAMESPACE, false);
+        for (String shard : Set.of("shard-a", "shard-b")) {
+            cluster.liveShardLease(NAMESPACE, shard, RING);
+        }
+        IntStream.range(0, OBJECTS).parallel().forEach(i -> cluster.admin().configMaps().inNamespace(NAMESPACE)
+                .resource(new ConfigMapBuilder().withNewMetadata().withName("cm-" + i).endMetadata().build())
+                .createOr(existing -> existing.update()));
+    }
+
+    @After
+    public void stop() throws InterruptedException {
+        for (Cli.Started replica : replicas) {
+            replica.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        links.forEach(ApiServerLink::close);
+    }
+
+    @Test
+    public void aReplicaThatTookLeadershipOverStopsWithinTenSecondsOfSigtermWithoutTheApiServer() throws Exception {
+        Cli.Started first = start("shutdown-a");
+        Until.holds(SOON, () -> "shutdown-a leads\n" + first.err(), () -> "shutdown-a".equals(holder()));
+        ApiServerLink secondLink = link();
+        Cli.Started second = start("shutdown-b", secondLink);
+        first.process().destroy();
+        Until.holds(SOON, () -> "shutdown-b takes over\n" + second.err(), () -> "shutdown-b".equals(holder()));
+
+        // a shard joins: the new leader drains what now belongs to it, and the API server goes silent mid-pass
+        cluster.liveShardLease(NAMESPACE, "shard-c", RING);
+        Until.holds(SOON, "drains under way", () -> !cluster.admin().configMaps().inNamespace(NAMESPACE)
+                .withLabel(dev.ringmaster.ring.RingContract.drainLabel(RING)).list().getItems().isEmpty());
+        secondLink.blackHole();
+        assertStopsWithinTenSecondsOfSigterm(second);
+    }
+
+    @Test
+    public void theFirstLeaderStopsWithinTenSecondsOfSigtermWithoutTheApiServer() throws Exception {
+        ApiServerLink link = link();
+        Cli.Started leader = start("shutdown-c", link);
+        Until.holds(SOON, () -> "shutdown-c leads\n" + leader.err(), () -> "shutdown-c".equals(holder()));
+
+        link.cut();
+        assertStopsWithinTenSecondsOfSigterm(leader);
+    }
+
+    private static void assertStopsWithinTenSecondsOfSigterm(Cli.Started replica) throws InterruptedException {
+        long signalled = System.nanoTime();
+        replica.process().destroy();
+        boolean stopped = replica.process().waitFor(30, TimeUnit.SECONDS);
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - signalled);
+        assertTrue("stopped " + (stopped ? "after " + seconds + " s" : "not within 30 s") + " of SIGTERM\n" + replica.err(),
+                stopped && seconds < STOP_WITHIN_SECONDS);
+    }
+
+    private ApiServerLink link() {
+        ApiServerLink link = ApiServerLink.to(cluster.admin().getConfiguration().getMasterUrl());
+        links.add(link);
+        return link;
+    }
+
+    private Cli.Started start(String identity) throws IOException {
+        return start(identity, link());
+    }
+
+    /** A replica whose kubeconfig reaches the API server through {@code link}. */
+    private Cli.Started start(String identity, ApiServerLink link) throws IOException {
+        SharderHome home = SharderHome.prepare(identity);
+        Path config = home.home().resolve("etc/dev.ringmaster.sharder.cfg");
+        Files.writeString(config, Files.readString(config).replace("identity =", "identity = " + identity));
+        Path kubeconfig = cluster.sharderKubeconfig(home.home().resolve("sharder.kubeconfig"));
+        String master = cluster.admin().getConfiguration().getMasterUrl();
+        Files.writeString(kubeconfig, Files.readString(kubeconfig).replace(master, link.url() + "/"));
+        Cli.Started replica = Cli.start(home.home(), home.runArgsCalledBack(kubeconfig));
+        replicas.add(replica);
+        Until.holds(SOON, () -> identity + " ready\n" + replica.err(), () -> home.status("/readyz") == 200);
+        return replica;
+    }
+
+    private String holder() {
+        Lease election = cluster.admin().leases().inNamespace(RealCluster.SYSTEM_NAMESPACE).withName("sharder").get();
+        return election == null ? null : election.getSpec().getHolderIdentity();
+    }
+}
