@@ -31,6 +31,47 @@ class ControllerTest {
         }
     }
 
+    /** A reconciliation blocked on an API server that never answers must not hold a shutdown up. */
+    @Test
+    void stoppingInterruptsAReconciliationStillRunningAfterTheGrace() throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        Controller<String> controller = new Controller<>("test", key -> {
+            started.countDown();
+            try {
+                new CountDownLatch(1).await();
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+            return Reconciler.Result.done();
+        }, 1, FAST);
+        controller.start();
+        controller.enqueue("stuck");
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+
+        controller.stop();
+        assertThat(controller.awaitStopped(Duration.ofMillis(50))).as("finished on its own").isFalse();
+        assertThat(interrupted.await(5, TimeUnit.SECONDS)).as("the blocked reconciliation was interrupted").isTrue();
+    }
+
+    @Test
+    void stoppingWaitsForAReconciliationThatFinishesWithinTheGrace() throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Controller<String> controller = new Controller<>("test", key -> {
+            started.countDown();
+            release.await(5, TimeUnit.SECONDS);
+            return Reconciler.Result.done();
+        }, 1, FAST);
+        controller.start();
+        controller.enqueue("quick");
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+
+        controller.stop();
+        release.countDown();
+        assertThat(controller.awaitStopped(Duration.ofSeconds(30))).isTrue();
+    }
+
     @Test
     void aKeyIsNeverReconciledConcurrentlyAndAddsDuringAPassCauseOneMore() throws InterruptedException {
         AtomicInteger running = new AtomicInteger();
