@@ -68,11 +68,10 @@ public class AdmissionRealIT {
                     matchLabels: {ringmaster.dev/admission: included}
                 """);
         replica = SharderHome.prepare("admission");
-        Path kubeconfig = cluster.sharderKubeconfig(replica.home().resolve("sharder.kubeconfig"));
+        Path kubeconfig = cluster.sharderKubeconfig(replica);
         started = Instant.now();
-        sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));
-        Until.holds(SOON, () -> "the sharder ready and its webhook configuration written\n" + sharder.err(),
-                () -> replica.status("/readyz") == 200 && webhookConfiguration() != null);
+        sharder = cluster.runSharder(replica, kubeconfig);
+        Until.holds(SOON, () -> "its webhook configuration written\n" + sharder.err(), () -> webhookConfiguration() != null);
     }
 
     @AfterClass

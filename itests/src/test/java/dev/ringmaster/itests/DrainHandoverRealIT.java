@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -50,9 +49,7 @@ public class DrainHandoverRealIT {
         admin = cluster.admin();
         cluster.configMapRing(RING, NAMESPACE, true);
         SharderHome replica = SharderHome.prepare("handover");
-        Path kubeconfig = cluster.sharderKubeconfig(replica.home().resolve("sharder.kubeconfig"));
-        sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));
-        Until.holds(SOON, () -> "the sharder ready\n" + sharder.err(), () -> replica.status("/readyz") == 200);
+        sharder = cluster.runSharder(replica, cluster.sharderKubeconfig(replica));
         shards = new ShardFleet(cluster, replica.home(), RING, NAMESPACE);
     }
 

@@ -65,9 +65,7 @@ public class LabelGuardRealIT {
         SharderHome replica = SharderHome.prepare("label-guard");
         Files.copy(RealCluster.manifests().resolve("label-guard/etc/dev.ringmaster.labelguard.cfg"),
                 replica.home().resolve("etc/dev.ringmaster.labelguard.cfg"));
-        Path kubeconfig = cluster.sharderKubeconfig(replica.home().resolve("sharder.kubeconfig"));
-        sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));
-        Until.holds(SOON, () -> "the sharder ready\n" + sharder.err(), () -> replica.status("/readyz") == 200);
+        sharder = cluster.runSharder(replica, cluster.sharderKubeconfig(replica));
         installGuardCalling(replica);
 
         for (String namespace : List.of(NAMESPACE, GROWING_NAMESPACE)) {

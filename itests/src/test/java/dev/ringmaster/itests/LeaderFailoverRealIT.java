@@ -8,8 +8,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,7 +47,7 @@ public class LeaderFailoverRealIT {
     }
 
     @Before
-    public void start() throws IOException {
+    public void start() {
         cluster = RealCluster.get();
         admin = cluster.admin();
         cluster.configMapRing(RING, NAMESPACE, false);
@@ -104,14 +102,10 @@ public class LeaderFailoverRealIT {
         assertEquals("writes of the old leader after its lease ran out at " + leaseRanOut, List.of(), late);
     }
 
-    private Replica startReplica(String identity) throws IOException {
-        SharderHome home = SharderHome.prepare(identity);
-        Path config = home.home().resolve("etc/dev.ringmaster.sharder.cfg");
-        Files.writeString(config, Files.readString(config).replace("identity =", "identity = " + identity));
-        Path kubeconfig = cluster.sharderKubeconfig(home.home().resolve("sharder.kubeconfig"));
-        Cli.Started process = Cli.start(home.home(), home.runArgsCalledBack(kubeconfig));
-        Until.holds(SOON, () -> identity + " ready\n" + process.err(), () -> home.status("/readyz") == 200);
-        return new Replica(identity, process, cluster.server().credentialId(kubeconfig));
+    private Replica startReplica(String identity) {
+        SharderHome home = SharderHome.prepare(identity).withIdentity(identity);
+        Path kubeconfig = cluster.sharderKubeconfig(home);
+        return new Replica(identity, cluster.runSharder(home, kubeconfig), cluster.server().credentialId(kubeconfig));
     }
 
     /** When the leader last renewed its leadership before it froze, from its own writes to the lease. */

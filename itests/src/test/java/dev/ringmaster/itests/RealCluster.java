@@ -74,9 +74,20 @@ final class RealCluster {
         return Path.of(System.getProperty("ringmaster.itests.manifests", "../manifests")).toAbsolutePath().normalize();
     }
 
-    /** A kubeconfig authenticating as the sharder's ServiceAccount, with a token of its own. */
-    Path sharderKubeconfig(Path file) {
-        return server.serviceAccountKubeconfig(SYSTEM_NAMESPACE, SHARDER_ACCOUNT, file);
+    /** A kubeconfig in {@code replica}'s home authenticating as the sharder's ServiceAccount, with a token of its own. */
+    Path sharderKubeconfig(SharderHome replica) {
+        return server.serviceAccountKubeconfig(SYSTEM_NAMESPACE, SHARDER_ACCOUNT, replica.home().resolve("sharder.kubeconfig"));
+    }
+
+    /**
+     * Starts {@code bin/ringmaster run} in {@code replica}'s home with {@code kubeconfig}, the API
+     * server calling its webhook, and returns once {@code /readyz} answers 200.
+     */
+    Cli.Started runSharder(SharderHome replica, Path kubeconfig) {
+        Cli.Started sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));
+        Until.holds(Duration.ofSeconds(60), () -> replica.home().getFileName() + " ready\n" + sharder.err(),
+                () -> replica.status("/readyz") == 200);
+        return sharder;
     }
 
     /** A new namespace, labelled as the tests' own. */

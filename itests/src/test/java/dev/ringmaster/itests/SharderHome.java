@@ -37,6 +37,17 @@ record SharderHome(Path home, int opsPort, int webhookPort, Path tls) {
         }
     }
 
+    /** This home with {@code identity} as its leader election identity (etc/, as an operator sets it). */
+    SharderHome withIdentity(String identity) {
+        try {
+            Path config = home.resolve("etc/dev.ringmaster.sharder.cfg");
+            Files.writeString(config, Files.readString(config).replace("identity =", "identity = " + identity));
+            return this;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** {@code run} with this home's kubeconfig and TLS files, in {@code sharding-system}. */
     List<String> runArgs(Path kubeconfig) {
         return List.of("run", "--kubeconfig", kubeconfig.toString(), "--namespace", RealCluster.SYSTEM_NAMESPACE,

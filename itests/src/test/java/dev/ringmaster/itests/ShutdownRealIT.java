@@ -103,15 +103,12 @@ public class ShutdownRealIT {
 
     /** A replica whose kubeconfig reaches the API server through {@code link}. */
     private Cli.Started start(String identity, ApiServerLink link) throws IOException {
-        SharderHome home = SharderHome.prepare(identity);
-        Path config = home.home().resolve("etc/dev.ringmaster.sharder.cfg");
-        Files.writeString(config, Files.readString(config).replace("identity =", "identity = " + identity));
-        Path kubeconfig = cluster.sharderKubeconfig(home.home().resolve("sharder.kubeconfig"));
+        SharderHome home = SharderHome.prepare(identity).withIdentity(identity);
+        Path kubeconfig = cluster.sharderKubeconfig(home);
         String master = cluster.admin().getConfiguration().getMasterUrl();
         Files.writeString(kubeconfig, Files.readString(kubeconfig).replace(master, link.url() + "/"));
-        Cli.Started replica = Cli.start(home.home(), home.runArgsCalledBack(kubeconfig));
+        Cli.Started replica = cluster.runSharder(home, kubeconfig);
         replicas.add(replica);
-        Until.holds(SOON, () -> identity + " ready\n" + replica.err(), () -> home.status("/readyz") == 200);
         return replica;
     }
 
