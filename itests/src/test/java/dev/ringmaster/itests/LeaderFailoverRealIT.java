@@ -99,7 +99,8 @@ public class LeaderFailoverRealIT {
                 .filter(event -> event.madeWith(leader.credential()) && event.received().isAfter(leaseRanOut))
                 .filter(event -> !isElectionLease(event))
                 .toList();
-        assertEquals("writes of the old leader after its lease ran out at " + leaseRanOut, List.of(), late);
+        assertEquals("writes of the old leader after its lease ran out at " + leaseRanOut + "; its log:\n"
+                + leader.process().err(), List.of(), late);
     }
 
     private Replica startReplica(String identity) {

@@ -2,7 +2,6 @@ package dev.ringmaster.bench.sharder;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.management.GarbageCollectionNotificationInfo;
-import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.ring.RingSnapshot;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.ring.spi.LeaseDetector;
@@ -153,7 +152,7 @@ public final class SharderRun {
         Counter counter = new Counter();
         Rebalancer rebalancer = new Rebalancer(name -> Optional.ofNullable(rings.getStore().getByKey(name)),
                 ring -> ClusterRingValidation.validate(ring).isEmpty(), registry, ring -> Optional.of(interpreter), catalog, pages,
-                new LabelWriter(client, WriteFence.NONE), new NamespaceScope(() -> namespaces.getStore().list()), limits, counter);
+                new LabelWriter(client), new NamespaceScope(() -> namespaces.getStore().list()), limits, counter);
         ResolvedResource configMaps = catalog.resolve("", "configmaps").orElseThrow();
 
         double heapBefore = mib(heapAfterFullGc());

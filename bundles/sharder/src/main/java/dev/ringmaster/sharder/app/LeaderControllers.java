@@ -11,7 +11,6 @@ import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
-import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.metrics.SharderMetrics;
@@ -71,7 +70,7 @@ final class LeaderControllers implements AutoCloseable {
     private final ClusterRingCache.Listener ringChanged = this::ringChanged;
     private boolean closed;
 
-    LeaderControllers(KubernetesClient client, WriteFence fence, RingRegistry registry, ClusterRingCache rings,
+    LeaderControllers(KubernetesClient client, RingRegistry registry, ClusterRingCache rings,
             ShardLeaseController leases, SharderMetrics metrics, Settings settings) {
         this.registry = registry;
         this.rings = rings;
@@ -80,12 +79,12 @@ final class LeaderControllers implements AutoCloseable {
                 // a failing list (API server briefly away) is retried, never left unlisted for the term
                 .exceptionHandler((started, failure) -> true);
         NamespaceScope scope = new NamespaceScope(() -> namespaces.getStore().list());
-        ObjectEvents events = new ObjectEvents(client, fence, settings.clock(), REPORTING_CONTROLLER);
+        ObjectEvents events = new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER);
         Function<ClusterRing, Optional<ResourceInterpreter>> interpreter = ring -> settings.interpreters()
                 .forRing(ring.getSpec()).map(keys -> new ReportingInterpreter(keys, events));
         ResourceCatalog catalog = new ResourceCatalog(client);
-        LabelWriter writer = new LabelWriter(client, fence);
-        this.clusterRings = new Controller<>("clusterring", new ClusterRingReconciler(client, fence, leases::membership,
+        LabelWriter writer = new LabelWriter(client);
+        this.clusterRings = new Controller<>("clusterring", new ClusterRingReconciler(client, leases::membership,
                 name -> registry.inputs().strategies().containsKey(name), () -> registry.inputs().defaultStrategy(),
                 ring -> settings.interpreters().missing(ring.getSpec()), settings.webhook(), settings.clock()),
                 2, Backoff.DEFAULT);

@@ -9,6 +9,7 @@ import dev.ringmaster.sharder.clusterring.ClusterRingCache;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
 import dev.ringmaster.sharder.interpreter.RingInterpreters;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.leader.LeaderElection;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.membership.Membership;
@@ -103,6 +104,8 @@ public final class Sharder implements AutoCloseable {
     }
 
     private final KubernetesClient client;
+    /** The controllers' client: writes only while {@link #mayWrite()}. */
+    private final KubernetesClient fenced;
     private final Options options;
     private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
     private final SharderMetrics metrics = new SharderMetrics(meters);
@@ -124,7 +127,8 @@ public final class Sharder implements AutoCloseable {
         this.options = Objects.requireNonNull(options, "options");
         registry.update(inputs -> inputs.withDefaultStrategy(options.defaultStrategy()));
         // lease states are written only while this replica leads and its lease is certainly its own
-        this.leases = new ShardLeaseController(client, this::detector, options.clock(), this::mayWrite);
+        this.fenced = WriteFence.guard(client, this::mayWrite);
+        this.leases = new ShardLeaseController(fenced, this::detector, options.clock(), this::mayWrite);
         leases.addListener(this::membershipChanged);
         this.rings = new ClusterRingCache(client, registry);
         this.interpreters = new RingInterpreters(interpreterServices::get, options::resourceInterpreter);
@@ -236,7 +240,7 @@ public final class Sharder implements AutoCloseable {
         leading.set(true);
         // what this replica only observed as a follower is now acted on: acquisitions, deletions, labels
         leases.reevaluateAll();
-        controllers = new LeaderControllers(client, this::mayWrite, registry, rings, leases, metrics,
+        controllers = new LeaderControllers(fenced, registry, rings, leases, metrics,
                 new LeaderControllers.Settings(interpreters, options.limits(), options.webhook(), options.clock()));
         controllers.start();
     }
@@ -259,6 +263,7 @@ public final class Sharder implements AutoCloseable {
         election.close();
         rings.close();
         leases.close();
+        fenced.close();
         metrics.close();
     }
 }

@@ -4,11 +4,13 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.function.Consumer;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -91,6 +93,11 @@ public class KubernetesClientProvider {
         if (settings.trustCerts()) {
             builder.withTrustCerts(true).withDisableHostnameVerification(true);
         }
+        return build(builder.build(), http -> { });
+    }
+
+    /** A client for the configuration, its HTTP client adjusted by {@code http} (interceptors, say). */
+    public static KubernetesClient build(Config config, Consumer<HttpClient.Builder> http) {
         // fabric8 loads its implementation through the thread's context class loader first; in a
         // framework that loader may see another fabric8 (a host's class path), so point it at ours.
         Thread thread = Thread.currentThread();
@@ -98,8 +105,8 @@ public class KubernetesClientProvider {
         thread.setContextClassLoader(KubernetesClientBuilder.class.getClassLoader());
         try {
             // Naming the HTTP client avoids a ServiceLoader lookup, which OSGi class loading can miss.
-            return new KubernetesClientBuilder().withConfig(builder.build())
-                    .withHttpClientFactory(new JdkHttpClientFactory()).build();
+            return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory())
+                    .withHttpClientBuilderConsumer(http).build();
         } finally {
             thread.setContextClassLoader(previous);
         }

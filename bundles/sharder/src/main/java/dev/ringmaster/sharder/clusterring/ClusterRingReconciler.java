@@ -62,11 +62,9 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     private final Function<ClusterRing, Set<String>> missingInterpreters;
     private final Optional<WebhookConfigurations> webhookConfigurations;
     private final Clock clock;
-    private final WriteFence fence;
 
     /**
-     * @param client            API access
-     * @param fence             lets each write through only while this replica's leadership is certain
+     * @param client            API access; the leader's fenced client ({@link WriteFence#guard})
      * @param membership        the shard lease controller's current view of all rings' shards
      * @param strategyAvailable whether a partitioning strategy of the given name is registered now
      * @param defaultStrategy   the sharder's default strategy name, for rings that name none
@@ -75,12 +73,11 @@ public final class ClusterRingReconciler implements Reconciler<String> {
      *                          is switched off (the unassigned-object watch then assigns every object)
      * @param clock             for condition and event timestamps
      */
-    public ClusterRingReconciler(KubernetesClient client, WriteFence fence, Supplier<Membership> membership,
+    public ClusterRingReconciler(KubernetesClient client, Supplier<Membership> membership,
             Predicate<String> strategyAvailable, Supplier<String> defaultStrategy,
             Function<ClusterRing, Set<String>> missingInterpreters, Optional<WebhookSettings> webhookSettings,
             Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
-        this.fence = Objects.requireNonNull(fence, "fence");
         this.membership = Objects.requireNonNull(membership, "membership");
         this.strategyAvailable = Objects.requireNonNull(strategyAvailable, "strategyAvailable");
         this.defaultStrategy = Objects.requireNonNull(defaultStrategy, "defaultStrategy");
@@ -110,7 +107,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
             verdict = evaluate(ring);
         } catch (RuntimeException e) {
             if (e instanceof KubernetesClientException kce && kce.getCode() == HTTP_CONFLICT
-                    || e instanceof WriteFence.Closed) {
+                    || WriteFence.refused(e)) {
                 // Someone (cert-manager, say) wrote between our read and our locked write, or this
                 // replica may no longer write: not a failure worth flipping Ready for.
                 throw e;
@@ -151,7 +148,6 @@ public final class ClusterRingReconciler implements Reconciler<String> {
                     + missing.stream().map(name -> "\"" + name + "\"").collect(Collectors.joining(", "))
                     + " is not available; objects are neither assigned nor moved until it is");
         }
-        fence.check();
         webhookConfigurations.ifPresentOrElse(configurations -> configurations.apply(ring),
                 () -> WebhookConfigurations.remove(client, ring));
         return new Verdict(true, REASON_SUCCEEDED, "sharding with strategy \"" + strategy + "\" (" + source + ")");
@@ -200,8 +196,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
             // Through the status subresource, locked to the generation we evaluated: if the spec
             // changed meanwhile, the write fails with 409 and the next pass reports on the new spec.
             LockedJsonPatch patch = new LockedJsonPatch(ring.getMetadata().getResourceVersion()).set("/status", desired);
-            fence.check();
-            client.resources(ClusterRing.class).resource(ring).status()
+                client.resources(ClusterRing.class).resource(ring).status()
                     .patch(LockedJsonPatch.statusContext(), patch.toJson(json));
             if (previous == null || !status.equals(previous.getStatus())) {
                 LOG.info("ClusterRing {} is {}Ready: {}: {}", name, verdict.ready() ? "" : "not ", verdict.reason(),
@@ -220,8 +215,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     private void warn(ClusterRing ring, Verdict verdict) {
         String timestamp = now();
         try {
-            fence.check();
-            client.v1().events().inNamespace(EVENT_NAMESPACE).resource(new EventBuilder()
+                client.v1().events().inNamespace(EVENT_NAMESPACE).resource(new EventBuilder()
                             .withNewMetadata()
                             .withGenerateName(ring.getMetadata().getName() + ".")
                             .withNamespace(EVENT_NAMESPACE)

@@ -27,11 +27,10 @@ public final class LabelWriter {
     }
 
     private final KubernetesClient client;
-    private final WriteFence fence;
 
-    public LabelWriter(KubernetesClient client, WriteFence fence) {
+    /** @param client the leader's fenced client ({@link WriteFence#guard}) */
+    public LabelWriter(KubernetesClient client) {
         this.client = client;
-        this.fence = fence;
     }
 
     /**
@@ -53,7 +52,6 @@ public final class LabelWriter {
         stub.setKind(resource.kind());
         stub.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(resource.namespaced() ? namespace : null)
                 .build());
-        fence.check();
         try {
             var objects = client.genericKubernetesResources(resource.context());
             (resource.namespaced() ? objects.inNamespace(namespace).resource(stub) : objects.resource(stub))

@@ -31,7 +31,6 @@ public final class ObjectEvents {
     private static final int REMEMBERED = 4096;
 
     private final KubernetesClient client;
-    private final WriteFence fence;
     private final Clock clock;
     private final String reportingController;
     private final String reportingInstance;
@@ -43,9 +42,8 @@ public final class ObjectEvents {
     };
 
     /** @param reportingController e.g. {@code ringmaster.dev/shardlease-controller} */
-    public ObjectEvents(KubernetesClient client, WriteFence fence, Clock clock, String reportingController) {
+    public ObjectEvents(KubernetesClient client, Clock clock, String reportingController) {
         this.client = client;
-        this.fence = fence;
         this.clock = clock;
         this.reportingController = reportingController;
         // In a pod HOSTNAME is the pod name, which is what operators look for in reportingInstance.
@@ -76,7 +74,6 @@ public final class ObjectEvents {
                 .withReportingInstance(reportingInstance)
                 .build();
         try {
-            fence.check();
             client.events().v1().events().inNamespace(namespace).resource(event).create();
         } catch (RuntimeException e) {
             LOG.warn("Could not record {} event for {} {}/{}: {}", reason, regarding.getKind(), namespace,

@@ -100,7 +100,7 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
         this.detector = Objects.requireNonNull(detector, "detector");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.writing = Objects.requireNonNull(writing, "writing");
-        this.events = new ObjectEvents(client, writing::getAsBoolean, clock, REPORTING_CONTROLLER);
+        this.events = new ObjectEvents(client, clock, REPORTING_CONTROLLER);
     }
 
     @Override

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
-import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
@@ -541,7 +540,7 @@ class ClusterRingReconcilerTest {
     }
 
     private ClusterRingReconciler reconciler(WebhookSettings settings) {
-        return new ClusterRingReconciler(client, WriteFence.NONE, membership::get, name -> {
+        return new ClusterRingReconciler(client, membership::get, name -> {
             strategiesAsked.add(name);
             return strategies.contains(name);
         }, defaultStrategy::get, ring -> missingInterpreters, Optional.ofNullable(settings), clock);

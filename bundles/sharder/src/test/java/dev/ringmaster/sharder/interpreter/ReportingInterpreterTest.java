@@ -2,7 +2,6 @@ package dev.ringmaster.sharder.interpreter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
@@ -28,7 +27,7 @@ class ReportingInterpreterTest {
                 (object, resource) -> object.name().startsWith("bad")
                         ? PartitionKey.invalid("the label team is required")
                         : PartitionKey.key(object.name()),
-                new ObjectEvents(client, WriteFence.NONE, Clock.systemUTC(), "ringmaster.dev/sharder"));
+                new ObjectEvents(client, Clock.systemUTC(), "ringmaster.dev/sharder"));
         ObjectReference bad = ObjectReference.of("example.com", "v1", "Widget", "team-a", "bad-1");
         assertThat(interpreter.keyFor(bad, WIDGETS)).isInstanceOf(PartitionKey.Invalid.class);
         interpreter.keyFor(bad, WIDGETS);
@@ -49,7 +48,7 @@ class ReportingInterpreterTest {
     @Test
     void eventsAboutClusterScopedObjectsGoToTheDefaultNamespace() {
         new ReportingInterpreter((object, resource) -> PartitionKey.invalid("no"),
-                new ObjectEvents(client, WriteFence.NONE, Clock.systemUTC(), "ringmaster.dev/sharder"))
+                new ObjectEvents(client, Clock.systemUTC(), "ringmaster.dev/sharder"))
                 .keyFor(ObjectReference.of("", "v1", "PersistentVolume", "", "pv-1"), WIDGETS);
         assertThat(client.events().v1().events().inNamespace("default").list().getItems()).hasSize(1);
     }

@@ -46,7 +46,7 @@ class LabelWriterIT {
                 .withVerbs("list", "watch", "patch").build()));
         sharder = CLUSTER.clientFor(kubeconfig);
         configMaps = new ResourceCatalog(sharder).resolve("", "configmaps").orElseThrow();
-        writer = new LabelWriter(sharder, WriteFence.NONE);
+        writer = new LabelWriter(sharder);
     }
 
     @AfterAll

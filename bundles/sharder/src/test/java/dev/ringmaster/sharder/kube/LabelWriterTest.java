@@ -34,7 +34,7 @@ class LabelWriterTest {
         labels.put("drain", null);
         RecordedRequests sent = new RecordedRequests();
         try (KubernetesClient recording = sent.clientLike(client)) {
-            assertThat(new LabelWriter(recording, WriteFence.NONE).write(CONFIG_MAPS, "default", "cm",
+            assertThat(new LabelWriter(recording).write(CONFIG_MAPS, "default", "cm",
                     created.getMetadata().getResourceVersion(), labels)).isEqualTo(LabelWriter.Outcome.WRITTEN);
         }
         assertThat(sent.all()).as("no GET before the PATCH").singleElement().satisfies(patch -> {
@@ -62,7 +62,7 @@ class LabelWriterTest {
         ConfigMap created = configMap();
         client.configMaps().inNamespace("default").withName("cm")
                 .edit(cm -> new ConfigMapBuilder(cm).editMetadata().addToLabels("edited", "yes").endMetadata().build());
-        LabelWriter writer = new LabelWriter(client, WriteFence.NONE);
+        LabelWriter writer = new LabelWriter(client);
         assertThat(writer.write(CONFIG_MAPS, "default", "cm", created.getMetadata().getResourceVersion(),
                 Map.of("shard", "shard-1"))).isEqualTo(LabelWriter.Outcome.CONFLICT);
         assertThat(client.configMaps().inNamespace("default").withName("cm").get().getMetadata().getLabels())

@@ -5,7 +5,6 @@ import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHA
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingSnapshot;
 import dev.ringmaster.ring.ShardState;
@@ -113,7 +112,7 @@ class RebalancerTest {
         stop();
         KubernetesClient client = sharderClient();
         rebalancer = new Rebalancer(name -> Optional.of(ring), candidate -> true, registry, ring -> Optional.of(interpreter),
-                new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client, WriteFence.NONE),
+                new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
                 new NamespaceScope(() -> client.namespaces().list().getItems()), limits, metrics);
         return rebalancer;
     }

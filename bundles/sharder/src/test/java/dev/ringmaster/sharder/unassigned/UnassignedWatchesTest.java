@@ -4,7 +4,6 @@ import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHA
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
@@ -71,7 +70,7 @@ class UnassignedWatchesTest {
         UnassignedWatches[] self = new UnassignedWatches[1];
         controller = new Controller<>("unassigned", new UnassignedAssigner(key -> self[0].get(key),
                 name -> Optional.of(ring), registry, ring -> Optional.of(new DefaultResourceInterpreter()),
-                new NamespaceScope(() -> client.namespaces().list().getItems()), new LabelWriter(client, WriteFence.NONE),
+                new NamespaceScope(() -> client.namespaces().list().getItems()), new LabelWriter(client),
                 new SharderMetrics(meters)),
                 2, Backoff.DEFAULT);
         watches = new UnassignedWatches(client, new ResourceCatalog(client), controller);
