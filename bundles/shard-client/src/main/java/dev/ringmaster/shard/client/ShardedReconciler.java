@@ -4,12 +4,14 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
+import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * from the informer's store and decides. Several events for one object before the worker gets to
  * it cost one call, and the user's function is never called concurrently. Deleted objects are not
  * passed on (use owner references for clean-up).
+ *
+ * <p><b>Hand-backs in parallel.</b> Objects the sharder drains are handed back on a small pool of
+ * their own ({@link Builder#handBackThreads(int)}), not behind the user's reconciles: a scale-out
+ * drains thousands of objects at once, and one write after the other would hold every move up.
+ * An object is never handed back while the worker reconciles it: each key is claimed by one task at
+ * a time, and a task that finds its key claimed leaves it to the claimer, which dispatches it again.
  *
  * <p><b>Fencing.</b> The wrapper listens to the lease: on {@link ShardLease.Listener#onLost()} it
  * drops the queued keys and stops calling user code; each call is also preceded by
@@ -70,6 +78,8 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardedReconciler.class);
+    /** Hand-backs in flight at once unless the builder says otherwise. */
+    public static final int DEFAULT_HAND_BACK_THREADS = 8;
 
     private final ShardLabels labels;
     private final ShardLease lease;
@@ -79,8 +89,15 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     private final Reconciler<? super T> reconciler;
     private final ExecutorService worker;
     private final boolean ownsWorker;
+    private final ExecutorService handBack;
     /** Keys queued and not yet taken by the worker. */
     private final Set<String> queued = ConcurrentHashMap.newKeySet();
+    /** Keys queued for a hand-back and not yet taken. */
+    private final Set<String> queuedForHandBack = ConcurrentHashMap.newKeySet();
+    /** Keys a task works on now; guarded by itself, with {@link #dispatchAgain}. */
+    private final Set<String> claimed = new HashSet<>();
+    /** Claimed keys another task wanted meanwhile: dispatched again when released. */
+    private final Set<String> dispatchAgain = new HashSet<>();
     /** Bumped on onLost and close: queued tasks of an older generation do nothing. */
     private volatile long generation;
     private volatile boolean started;
@@ -99,6 +116,12 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
             thread.setDaemon(true);
             return thread;
         }) : builder.worker;
+        AtomicInteger handBackThread = new AtomicInteger();
+        this.handBack = Executors.newFixedThreadPool(builder.handBackThreads, task -> {
+            Thread thread = new Thread(task, "hand-back-" + labels.shard() + "-" + handBackThread.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /**
@@ -141,8 +164,10 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         closed = true;
         generation++;
         queued.clear();
+        queuedForHandBack.clear();
         informer.removeEventHandler(this);
         lease.removeListener(this);
+        handBack.shutdown();
         if (ownsWorker) {
             worker.shutdown();
         }
@@ -174,56 +199,121 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     public void onLost() {
         generation++;
         queued.clear();
+        queuedForHandBack.clear();
     }
 
     private void enqueue(T object) {
-        if (object == null || closed) {
-            return;
-        }
-        String key = Cache.metaNamespaceKeyFunc(object);
-        if (!queued.add(key)) {
-            return; // already waiting: the worker reads the newest state anyway
-        }
-        long enqueuedIn = generation;
-        try {
-            worker.execute(() -> {
-                if (enqueuedIn != generation) {
-                    return; // dropped by onLost or close; onAcquired queues it again
-                }
-                queued.remove(key);
-                process(key);
-            });
-        } catch (RejectedExecutionException e) {
-            queued.remove(key); // closing
+        if (object != null && !closed) {
+            dispatch(Cache.metaNamespaceKeyFunc(object));
         }
     }
 
-    private void process(String key) {
-        if (closed || !lease.isHeld()) {
-            return; // fenced: onAcquired queues it again
-        }
+    /** Queues the key for a hand-back if its object is to be drained from this shard, else for the worker. */
+    private void dispatch(String key) {
         T object = informer.getStore().getByKey(key);
-        if (object == null || !labels.owns(object.getMetadata().getLabels())) {
-            return;
+        if (object != null && labels.mustDrain(object.getMetadata().getLabels())) {
+            submit(handBack, queuedForHandBack, key, this::handBack);
+        } else {
+            submit(worker, queued, key, this::process);
         }
+    }
+
+    private void submit(ExecutorService executor, Set<String> queue, String key, Predicate<String> task) {
+        if (!queue.add(key)) {
+            return; // already waiting: the task reads the newest state anyway
+        }
+        long enqueuedIn = generation;
         try {
-            if (drainAcknowledger.acknowledgeIfDraining(object)) {
-                return;
+            executor.execute(() -> {
+                if (enqueuedIn != generation) {
+                    return; // dropped by onLost or close; onAcquired queues it again
+                }
+                queue.remove(key);
+                if (claim(key)) {
+                    boolean again = false;
+                    try {
+                        again = task.test(key);
+                    } finally {
+                        release(key, again);
+                    }
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            queue.remove(key); // closing
+        }
+    }
+
+    /** Whether the key is now this task's; if another task has it, that one dispatches it again. */
+    private boolean claim(String key) {
+        synchronized (claimed) {
+            if (claimed.add(key)) {
+                return true;
             }
-        } catch (RuntimeException e) {
-            LOG.warn("Shard {} could not hand back {}: {}", labels.shard(), key, e.toString());
-            return;
+            dispatchAgain.add(key);
+            return false;
         }
-        if (filter != null && !filter.test(object)) {
-            return;
+    }
+
+    private void release(String key, boolean again) {
+        boolean wanted;
+        synchronized (claimed) {
+            claimed.remove(key);
+            wanted = dispatchAgain.remove(key) || again;
         }
-        if (!lease.isHeld()) {
-            return; // the acknowledgement may have taken a while
+        if (wanted && !closed) {
+            dispatch(key);
+        }
+    }
+
+    /**
+     * Hands the object back.
+     *
+     * @return whether to dispatch the key again: the drain was withdrawn, so the worker reconciles it
+     */
+    private boolean handBack(String key) {
+        T object = ownedObject(key);
+        return object != null && !handedBack(key, object);
+    }
+
+    /** @return never asks to dispatch again: the worker reads the newest state itself */
+    private boolean process(String key) {
+        T object = ownedObject(key);
+        if (object == null || handedBack(key, object)) {
+            return false;
+        }
+        // the lease again: the hand-back check may have taken a while
+        if (filter != null && !filter.test(object) || !lease.isHeld()) {
+            return false;
         }
         try {
             reconciler.reconcile(object);
         } catch (Exception e) {
             LOG.error("Shard {} failed to reconcile {}", labels.shard(), key, e);
+        }
+        return false;
+    }
+
+    /** The object of the key while this shard holds its lease and owns the object, else null. */
+    private T ownedObject(String key) {
+        if (closed || !lease.isHeld()) {
+            return null; // fenced: onAcquired queues it again
+        }
+        T object = informer.getStore().getByKey(key);
+        return object != null && labels.owns(object.getMetadata().getLabels()) ? object : null;
+    }
+
+    /**
+     * Hands the object back if it is drained from this shard.
+     *
+     * @return whether it was drained: handed back now or before, or a failure logged (its next event
+     *     tries again); either way not to be reconciled
+     */
+    private boolean handedBack(String key, T object) {
+        try {
+            return drainAcknowledger.acknowledgeIfDraining(object);
+        } catch (RuntimeException e) {
+            LOG.warn("Shard {} could not hand back {}: {}", labels.shard(), key, e.toString());
+            return true;
         }
     }
 
@@ -235,6 +325,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         private Predicate<? super T> filter;
         private Reconciler<? super T> reconciler;
         private ExecutorService worker;
+        private int handBackThreads = DEFAULT_HAND_BACK_THREADS;
 
         private Builder(Sharding sharding, SharedIndexInformer<T> informer) {
             this.sharding = sharding;
@@ -264,6 +355,18 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
          */
         public Builder<T> worker(ExecutorService worker) {
             this.worker = Objects.requireNonNull(worker, "worker");
+            return this;
+        }
+
+        /**
+         * How many objects may be handed back to the sharder at once (default
+         * {@value ShardedReconciler#DEFAULT_HAND_BACK_THREADS}); each hand-back is one write.
+         */
+        public Builder<T> handBackThreads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("hand-back threads must be at least 1, got " + threads);
+            }
+            this.handBackThreads = threads;
             return this;
         }
 

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,6 +44,7 @@ class ShardedReconcilerTest {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final List<String> reconciled = new CopyOnWriteArrayList<>();
+    private ShardedReconciler.Reconciler<ConfigMap> userReconcile = cm -> reconciled.add(cm.getMetadata().getName());
     private final AtomicInteger tasksDone = new AtomicInteger();
     private ScheduledExecutorService leaseExecutor;
     private ThreadPoolExecutor worker;
@@ -140,6 +142,43 @@ class ShardedReconcilerTest {
     }
 
     @Test
+    void handsBackWhileTheWorkerIsBusyWithAnotherObject() throws InterruptedException {
+        sharding.lease().tick();
+        CountDownLatch slowMayFinish = new CountDownLatch(1);
+        blockWhileReconciling("slow", slowMayFinish);
+        start(sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace)), null);
+        create("slow", Map.of(labels.shardLabel(), "shard-0"), true);
+        awaitReconciled("slow");
+
+        create("drained", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), "true"), true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> get("drained").getMetadata().getLabels().isEmpty());
+        assertThat(slowMayFinish.getCount()).as("handed back while the worker still reconciles").isEqualTo(1);
+        slowMayFinish.countDown();
+    }
+
+    @Test
+    void neverHandsBackAnObjectWhileTheWorkerReconcilesIt() {
+        sharding.lease().tick();
+        CountDownLatch busyMayFinish = new CountDownLatch(1);
+        blockWhileReconciling("busy", busyMayFinish);
+        start(sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace)), null);
+        create("busy", Map.of(labels.shardLabel(), "shard-0"), true);
+        awaitReconciled("busy");
+
+        drain("busy");
+        await().atMost(Duration.ofSeconds(10)).until(() -> labels.mustDrain(informer.getStore()
+                .getByKey(namespace + "/busy").getMetadata().getLabels()));
+        // a later drain is handed back meanwhile; "busy" is left to the worker, which has it
+        create("later", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), "true"), true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> get("later").getMetadata().getLabels().isEmpty());
+        assertThat(get("busy").getMetadata().getLabels()).containsEntry(labels.shardLabel(), "shard-0");
+
+        busyMayFinish.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> get("busy").getMetadata().getLabels().isEmpty());
+        assertThat(reconciled).containsExactly("busy");
+    }
+
+    @Test
     void theBuilderRequiresAReconcileFunction() {
         SharedIndexInformer<ConfigMap> unstarted = sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace));
         assertThatThrownBy(() -> ShardedReconciler.builder(sharding, unstarted).build())
@@ -148,11 +187,21 @@ class ShardedReconcilerTest {
                 .isInstanceOf(NullPointerException.class).hasMessageContaining("sharding");
     }
 
+    /** The reconcile of {@code name} waits for {@code mayFinish} (after noting the call). */
+    private void blockWhileReconciling(String name, CountDownLatch mayFinish) {
+        userReconcile = cm -> {
+            reconciled.add(cm.getMetadata().getName());
+            if (cm.getMetadata().getName().equals(name)) {
+                mayFinish.await();
+            }
+        };
+    }
+
     private void start(SharedIndexInformer<ConfigMap> unstarted, Predicate<ConfigMap> filter) {
         informer = unstarted;
         ShardedReconciler.Builder<ConfigMap> builder = ShardedReconciler.builder(sharding, informer)
                 .worker(worker)
-                .reconciler(cm -> reconciled.add(cm.getMetadata().getName()));
+                .reconciler(userReconcile);
         if (filter != null) {
             builder.filter(filter);
         }
@@ -189,6 +238,11 @@ class ShardedReconcilerTest {
             configMap.addToData("k", "v");
         }
         client.configMaps().inNamespace(namespace).resource(configMap.build()).create();
+    }
+
+    private void drain(String name) {
+        client.configMaps().inNamespace(namespace).withName(name).edit(cm -> new ConfigMapBuilder(cm).editMetadata()
+                .addToLabels(labels.drainLabel(), "true").endMetadata().build());
     }
 
     private ConfigMap get(String name) {
