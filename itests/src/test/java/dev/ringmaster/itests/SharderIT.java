@@ -544,7 +544,7 @@ public class SharderIT {
             rest.remove(handedBack);
         }
 
-        configureSharder(CONSISTENT_HASH, "off", "default", Map.of("moveBudget", 500));
+        configureSharder(CONSISTENT_HASH, "off", "default", Map.of("moveBudget", 5000));
         Until.holds(SOON, () -> "the other " + rest + " drained together, got " + drained(),
                 () -> drained().equals(rest));
         assertEquals(after, settle(CONSISTENT_HASH));
@@ -846,7 +846,7 @@ public class SharderIT {
                 "defaultStrategy", defaultStrategy,
                 "webhookMode", webhookMode,
                 "leaseDetector", leaseDetector,
-                "moveBudget", 500,
+                "moveBudget", 5000,
                 "leaderElectionNamespace", ELECTION_NAMESPACE,
                 "leaderElectionLease", ELECTION_LEASE,
                 "identity", IDENTITY));

@@ -24,7 +24,7 @@ public @interface SharderSettings {
     int concurrentMoves() default 100;
 
     @AttributeDefinition(description = "Objects of one ring in drain at once; more wait for a later pass", min = "0")
-    int moveBudget() default 500;
+    int moveBudget() default 5000;
 
     @AttributeDefinition(description = "Seconds between periodic rebalancing passes of a ring", min = "1")
     int resyncSeconds() default 300;

@@ -39,7 +39,10 @@ public interface WriteFence {
         };
         return KubernetesClientProvider.build(
                 new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build(),
-                http -> http.addOrReplaceInterceptor("ringmaster-write-fence", refuseUnsafeWrites));
+                // HTTP/1.1: over one HTTP/2 connection the JDK client fails requests beyond the server's
+                // stream limit ("too many concurrent streams") instead of waiting, and without fabric8's
+                // retries the rebalancer's concurrent writes met that limit
+                http -> http.preferHttp11().addOrReplaceInterceptor("ringmaster-write-fence", refuseUnsafeWrites));
     }
 
     /** Whether the failure, or one of its causes, is a write this fence refused. */

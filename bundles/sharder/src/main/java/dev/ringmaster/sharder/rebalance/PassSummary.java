@@ -9,13 +9,20 @@ package dev.ringmaster.sharder.rebalance;
  * @param reassigned objects moved directly to their desired shard
  * @param deferred   drains left for a later pass (move budget)
  * @param conflicts  writes lost to a concurrent change; decided again next pass
+ * @param failed     writes that failed otherwise (the API server refused or was unreachable); tried
+ *                   again next pass
  * @param unresolved ring resources the API server does not serve
  */
 public record PassSummary(long examined, long assigned, long drained, long reassigned, long deferred,
-        long conflicts, int unresolved) {
+        long conflicts, long failed, int unresolved) {
 
     /** Whether the pass left something for a later pass. */
     public boolean pending() {
-        return deferred > 0 || conflicts > 0 || unresolved > 0;
+        return deferred > 0 || conflicts > 0 || failed > 0 || unresolved > 0;
+    }
+
+    /** Whether the pass moved something, or lost a write to a change the next pass may build on. */
+    public boolean progressed() {
+        return assigned + drained + reassigned + conflicts > 0;
     }
 }

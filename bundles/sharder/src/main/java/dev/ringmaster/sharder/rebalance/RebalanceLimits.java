@@ -9,13 +9,14 @@ import java.time.Duration;
  * @param concurrentMoves writes in flight at once
  * @param moveBudget      objects of a ring in drain at once; more wait for a later pass
  * @param resync          periodic pass of a ring with nothing pending
- * @param pendingRetry    next pass of a ring that left work (budget exhausted, conflicts)
+ * @param pendingRetry    next pass of a ring that progressed and left work (budget exhausted,
+ *                        conflicts); doubled for each pass in a row that made no progress, up to 30 s
  */
 public record RebalanceLimits(int pageSize, int concurrentMoves, int moveBudget, Duration resync,
         Duration pendingRetry) {
 
     public static final RebalanceLimits DEFAULT =
-            new RebalanceLimits(500, 100, 500, Duration.ofMinutes(5), Duration.ofSeconds(5));
+            new RebalanceLimits(500, 100, 5000, Duration.ofMinutes(5), Duration.ofSeconds(1));
 
     public RebalanceLimits {
         if (pageSize < 1 || concurrentMoves < 1 || moveBudget < 0) {

@@ -9,10 +9,12 @@ import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,6 +39,8 @@ import org.slf4j.LoggerFactory;
 public final class Rebalancer implements Reconciler<String>, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Rebalancer.class);
+    /** The longest wait between passes of a ring that waits for drains nobody acknowledges. */
+    static final Duration MAX_STALLED_RETRY = Duration.ofSeconds(30);
 
     private final Function<String, Optional<ClusterRing>> rings;
     private final Predicate<ClusterRing> validSpec;
@@ -70,6 +75,9 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         });
     }
 
+    /** Passes in a row, per ring, that left work and made no progress. */
+    private final Map<String, Integer> stalledPasses = new ConcurrentHashMap<>();
+
     @Override
     public Result reconcile(String ringName) {
         Optional<ClusterRing> ring = rings.apply(ringName);
@@ -78,11 +86,28 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         if (ring.isEmpty() || !validSpec.test(ring.get()) || snapshot.isEmpty() || keys.isEmpty()) {
             // gone, invalid, strategy or interpreter missing: nothing moves; a change of any of these
             // requeues the ring
+            stalledPasses.remove(ringName);
             return Result.done();
         }
         PassSummary summary = pass(ring.get(), snapshot.get(), keys.get());
         LOG.info("rebalanced ring {}: {}", ringName, summary);
-        return Result.requeueAfter(summary.pending() ? limits.pendingRetry() : limits.resync());
+        return Result.requeueAfter(nextPass(ringName, summary));
+    }
+
+    /**
+     * When to pass over the ring again: soon while passes make progress and leave work (the drains of
+     * one are mostly acknowledged before the next lists), backing off while they only wait for drains
+     * nobody acknowledges (a stuck shard would otherwise cost a full listing every second), and at
+     * the resync period once nothing is left.
+     */
+    private Duration nextPass(String ring, PassSummary summary) {
+        if (!summary.pending() || summary.progressed()) {
+            stalledPasses.remove(ring);
+            return summary.pending() ? limits.pendingRetry() : limits.resync();
+        }
+        int stalled = stalledPasses.merge(ring, 1, Integer::sum);
+        Duration backedOff = limits.pendingRetry().multipliedBy(1L << Math.min(stalled, 16));
+        return backedOff.compareTo(MAX_STALLED_RETRY) > 0 ? MAX_STALLED_RETRY : backedOff;
     }
 
     /** One pass over every resource of the ring. */
@@ -123,6 +148,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         final Map<Class<? extends Move>, AtomicLong> written = new HashMap<>();
         final AtomicLong deferred = new AtomicLong();
         final AtomicLong conflicts = new AtomicLong();
+        final AtomicLong failed = new AtomicLong();
         int unresolved;
 
         Pass(String ring, Placement placement, Predicate<ObjectReference> inScope) {
@@ -163,10 +189,26 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
             CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
         }
 
-
+        /**
+         * One move. A write that fails is counted and tried again by the next pass, so one bad object
+         * or a moment of overload does not end the pass; a write the fence refused does end it.
+         */
         private void write(ResolvedResource resource, ObjectMeta metadata, ObjectReference object, Move move) {
-            switch (writer.write(resource, metadata.getNamespace(), metadata.getName(),
-                    metadata.getResourceVersion(), placement.labelChanges(move, object))) {
+            LabelWriter.Outcome outcome;
+            try {
+                outcome = writer.write(resource, metadata.getNamespace(), metadata.getName(),
+                        metadata.getResourceVersion(), placement.labelChanges(move, object));
+            } catch (RuntimeException e) {
+                if (WriteFence.refused(e)) {
+                    throw e;
+                }
+                if (failed.getAndIncrement() == 0) {
+                    LOG.warn("ring {}: moving {} {} failed, tried again next pass: {}", ring, resource.kind(),
+                            metadata.getName(), e.toString());
+                }
+                return;
+            }
+            switch (outcome) {
                 case WRITTEN -> {
                     written.get(move.getClass()).incrementAndGet();
                     recorder.written(ring, resource, move);
@@ -179,7 +221,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         PassSummary summary() {
             return new PassSummary(examined.get(), written.get(Move.Assign.class).get(),
                     written.get(Move.Drain.class).get(), written.get(Move.Reassign.class).get(), deferred.get(),
-                    conflicts.get(), unresolved);
+                    conflicts.get(), failed.get(), unresolved);
         }
     }
 }

@@ -145,9 +145,18 @@ public final class Controller<K> implements AutoCloseable {
             }
             Duration delay = backoff.delay(attempt);
             LOG.warn("{}: reconciling {} failed (attempt {}), retrying in {}: {}", name, key, attempt, delay,
-                    e.toString());
+                    describe(e));
             return delay;
         }
+    }
+
+    /** The failure and, when it wraps one, its root cause: fabric8's own message rarely says what went wrong. */
+    private static String describe(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == failure ? failure.toString() : failure + " (cause: " + root + ")";
     }
 
     /**

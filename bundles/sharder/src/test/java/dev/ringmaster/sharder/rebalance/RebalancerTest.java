@@ -158,7 +158,7 @@ class RebalancerTest {
             assertThat(labels(client.secrets().inNamespace("default").withName("checksums-cm-" + i).get()))
                     .containsEntry(SHARD, shard);
         }
-        assertThat(pass()).isEqualTo(new PassSummary(40, 0, 0, 0, 0, 0, 0));
+        assertThat(pass()).isEqualTo(new PassSummary(40, 0, 0, 0, 0, 0, 0, 0));
     }
 
     @Test
@@ -257,18 +257,48 @@ class RebalancerTest {
     }
 
     @Test
+    void aFailedWriteDoesNotEndThePassAndIsTriedAgain() {
+        for (int i = 0; i < 10; i++) {
+            configMap("default", "cm-" + i, Map.of());
+        }
+        server.expect().patch().withPath("/api/v1/namespaces/default/configmaps/cm-3")
+                .andReturn(403, "forbidden by a policy").once();
+        Rebalancer rebalancer = rebalancer(LIMITS);
+        assertThat(rebalancer.reconcile(RING)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.pendingRetry()));
+        assertThat(labels(getConfigMap("default", "cm-3"))).doesNotContainKey(SHARD);
+        for (int i = 0; i < 10; i++) {
+            if (i != 3) {
+                assertThat(labels(getConfigMap("default", "cm-" + i))).as("cm-" + i).containsKey(SHARD);
+            }
+        }
+        assertThat(rebalancer.reconcile(RING)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.resync()));
+        assertThat(labels(getConfigMap("default", "cm-3"))).containsKey(SHARD);
+    }
+
+    @Test
     void theMoveBudgetCapsObjectsInDrain() {
         for (int i = 0; i < 40; i++) {
             configMap("default", "cm-" + i, Map.of(SHARD, "shard-0"));
         }
         shards(ShardState.READY, "shard-0", "shard-1");
         RebalanceLimits budgetOfFive = new RebalanceLimits(7, 4, 5, Duration.ofMinutes(5), Duration.ofSeconds(5));
-        assertThat(rebalance(budgetOfFive)).isEqualTo(Reconciler.Result.requeueAfter(budgetOfFive.pendingRetry()));
+        Rebalancer rebalancer = rebalancer(budgetOfFive);
+        assertThat(rebalancer.reconcile(RING)).isEqualTo(Reconciler.Result.requeueAfter(budgetOfFive.pendingRetry()));
         long draining = client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems().size();
         assertThat(draining).isEqualTo(5);
-        rebalance(budgetOfFive);
+        assertThat(rebalancer.reconcile(RING)).as("no progress: backs off")
+                .isEqualTo(Reconciler.Result.requeueAfter(Duration.ofSeconds(10)));
         assertThat(client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems())
                 .as("no new drains while the budget is used up").hasSize(5);
+        assertThat(rebalancer.reconcile(RING)).isEqualTo(Reconciler.Result.requeueAfter(Duration.ofSeconds(20)));
+        assertThat(rebalancer.reconcile(RING)).as("at most 30 s").isEqualTo(Reconciler.Result.requeueAfter(Duration.ofSeconds(30)));
+
+        // a shard hands one back: the next pass assigns it, drains another and comes back soon
+        ConfigMap handedBack = client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems().get(0);
+        client.configMaps().inNamespace("default").withName(handedBack.getMetadata().getName()).edit(cm ->
+                new ConfigMapBuilder(cm).editMetadata().removeFromLabels(DRAIN).removeFromLabels(SHARD).endMetadata().build());
+        assertThat(rebalancer.reconcile(RING)).isEqualTo(Reconciler.Result.requeueAfter(budgetOfFive.pendingRetry()));
+        assertThat(client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems()).hasSize(5);
     }
 
     @Test
