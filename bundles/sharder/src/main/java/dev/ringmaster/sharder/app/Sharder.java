@@ -238,8 +238,9 @@ public final class Sharder implements AutoCloseable {
 
     private synchronized void startLeading() {
         leading.set(true);
-        // what this replica only observed as a follower is now acted on: acquisitions, deletions, labels
-        leases.reevaluateAll();
+        // what this replica only observed as a follower is now acted on: acquisitions, deletions, labels;
+        // with a lease duration of grace for every shard
+        leases.startTerm(options.clock().instant());
         controllers = new LeaderControllers(fenced, registry, rings, leases, metrics,
                 new LeaderControllers.Settings(interpreters, options.limits(), options.webhook(), options.clock()));
         controllers.start();
@@ -251,6 +252,7 @@ public final class Sharder implements AutoCloseable {
 
     private synchronized void stopLeading() {
         leading.set(false);
+        leases.endTerm();
         if (controllers != null) {
             controllers.close();
             controllers = null;

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -153,6 +154,21 @@ public final class ShardLeaseController implements AutoCloseable {
      */
     public void reevaluateAll() {
         informer.getStore().list().forEach(lease -> controller.enqueue(LeaseKey.of(lease)));
+    }
+
+    /**
+     * This replica leads from {@code start} on: every lease counts as renewed then at the earliest
+     * (one lease duration of grace, see {@link ShardLeaseReconciler#startTerm}), and every lease is
+     * judged again.
+     */
+    public void startTerm(Instant start) {
+        reconciler.startTerm(start);
+        reevaluateAll();
+    }
+
+    /** The term ended. */
+    public void endTerm() {
+        reconciler.endTerm();
     }
 
     /** Leases waiting or being reconciled, for readiness and tests. */

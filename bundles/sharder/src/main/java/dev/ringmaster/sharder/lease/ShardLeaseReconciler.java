@@ -33,6 +33,7 @@ import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -74,6 +75,8 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     private final Supplier<LeaseDetector> detector;
     private final Clock clock;
     private final BooleanSupplier writing;
+    /** When this replica's term of leadership began; null while it does not lead. */
+    private final AtomicReference<Instant> termStart = new AtomicReference<>();
     private final ObjectEvents events;
 
     /** The verdict of the last pass per lease. */
@@ -119,7 +122,7 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
         }
         Instant now = clock.instant();
         int weight = weight(key, lease);
-        ShardStatus status = current.detect(toRecord(lease), now);
+        ShardStatus status = current.detect(withTermGrace(toRecord(lease)), now);
         if (!writing.getAsBoolean()) {
             // A follower only observes; the leader's acquisition or deletion reaches it through the watch.
             observe(key, lease, status.state(), weight);
@@ -295,6 +298,31 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
 
     private static String abbreviate(String value) {
         return value.length() <= 64 ? value : value.substring(0, 64) + "…";
+    }
+
+    /**
+     * A term of leadership begins: from now on every lease counts as renewed at {@code start} at the
+     * earliest, which gives each shard one lease duration to show it is alive. The new leader did not
+     * act on leases before, and the usual reason for a new term is an API server that was away, when
+     * no shard could renew either: a renewal missed then is no sign of a dead shard.
+     */
+    void startTerm(Instant start) {
+        termStart.set(start);
+    }
+
+    /** The term ended: leases are judged by their renewals alone again. */
+    void endTerm() {
+        termStart.set(null);
+    }
+
+    private LeaseRecord withTermGrace(LeaseRecord lease) {
+        Instant start = termStart.get();
+        if (start == null || lease.renewTime() == null || !lease.renewTime().isBefore(start)
+                || !lease.name().equals(lease.holderIdentity())) {
+            return lease;
+        }
+        return new LeaseRecord(lease.name(), lease.namespace(), lease.holderIdentity(), lease.acquireTime(), start,
+                lease.leaseDurationSeconds(), lease.labels(), lease.annotations());
     }
 
     static LeaseRecord toRecord(Lease lease) {

@@ -98,6 +98,30 @@ class ShardLeaseReconcilerTest {
     }
 
     @Test
+    void aNewTermGivesEveryShardOneLeaseDurationFromItsStart() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
+        // renewed last at T0 (say, before the API server went away); the term starts at T0 + 25 s,
+        // when the detector alone would find the lease past its uncertain point
+        reconciler.startTerm(T0.plusSeconds(25));
+        passAt(T0.plusSeconds(25), ShardState.READY, Duration.ofSeconds(10));
+        passAt(T0.plusSeconds(34), ShardState.READY, Duration.ofSeconds(1));
+        passAt(T0.plusSeconds(35), ShardState.EXPIRED, Duration.ofSeconds(10));
+        assertThat(get(client, namespace, SHARD).getSpec().getHolderIdentity()).isEqualTo(SHARD);
+
+        // a renewal after the term started counts as it is
+        renew(client, namespace, SHARD, T0.plusSeconds(36));
+        passAt(T0.plusSeconds(36), ShardState.READY, Duration.ofSeconds(10));
+    }
+
+    @Test
+    void afterTheTermTheRenewalsAloneCount() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
+        reconciler.startTerm(T0.plusSeconds(15));
+        reconciler.endTerm();
+        passAt(T0.plusSeconds(15), ShardState.EXPIRED, Duration.ofSeconds(5));
+    }
+
+    @Test
     void requeuesExactlyWhenTheDetectorSaysTheStateWouldChange() {
         create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
         for (long second : new long[] {0, 3, 10, 17, 20, 50, 99}) {
