@@ -9,6 +9,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -17,16 +19,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * kubeconfig points at this link's port on 127.0.0.1 (the API server's certificate is for 127.0.0.1,
  * so TLS goes through unchanged). {@link #cut()} makes the API server unreachable for that process
  * alone (every connection reset, new ones refused), {@link #blackHole()} makes it silent (connections
- * stay open, nothing arrives, as in a network partition), while the other tests' server runs on.
+ * stay open, nothing arrives, as in a network partition), {@link #down()} and {@link #up()} make it
+ * away for a while (as a restarting API server is), while the other tests' server runs on.
  */
 final class ApiServerLink implements AutoCloseable {
 
+    private final String targetUrl;
     private final InetSocketAddress target;
     private final ServerSocket listener;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean silent;
+    private volatile boolean away;
 
-    private ApiServerLink(InetSocketAddress target) throws IOException {
+    private ApiServerLink(String targetUrl, InetSocketAddress target) throws IOException {
+        this.targetUrl = targetUrl;
         this.target = target;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::accept, "api-server-link-" + listener.getLocalPort());
@@ -38,7 +44,7 @@ final class ApiServerLink implements AutoCloseable {
     static ApiServerLink to(String url) {
         URI uri = URI.create(url);
         try {
-            return new ApiServerLink(new InetSocketAddress(uri.getHost(), uri.getPort()));
+            return new ApiServerLink(url, new InetSocketAddress(uri.getHost(), uri.getPort()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -47,6 +53,27 @@ final class ApiServerLink implements AutoCloseable {
     /** The URL a client uses to reach the API server through this link. */
     String url() {
         return "https://127.0.0.1:" + listener.getLocalPort();
+    }
+
+    /** Points a kubeconfig file that names the API server at this link instead. */
+    void reroute(Path kubeconfig) {
+        try {
+            Files.writeString(kubeconfig, Files.readString(kubeconfig).replace(targetUrl, url() + "/"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The API server is away until {@link #up()}: connections reset, new ones closed at once. */
+    void down() {
+        away = true;
+        sockets.forEach(ApiServerLink::closeQuietly);
+        sockets.clear();
+    }
+
+    /** The API server is back: new connections go through again. */
+    void up() {
+        away = false;
     }
 
     /** From now on the API server is unreachable through this link: connections reset, new ones refused. */
@@ -73,6 +100,10 @@ final class ApiServerLink implements AutoCloseable {
         while (!listener.isClosed()) {
             try {
                 Socket client = listener.accept();
+                if (away) {
+                    client.close();
+                    continue;
+                }
                 Socket server = new Socket(target.getAddress(), target.getPort());
                 sockets.add(client);
                 sockets.add(server);

@@ -35,6 +35,11 @@ final class ShardFleet implements AutoCloseable {
         cluster.grantShard(namespace, "checksum-controller");
     }
 
+    /** Shards started from now on reach the API server through {@code link}. */
+    void reachThrough(ApiServerLink link) {
+        link.reroute(kubeconfig);
+    }
+
     void start(String shard) {
         Cli.Started started = Cli.startScript(home, "checksum-controller", List.of("--kubeconfig", kubeconfig.toString(),
                 "--ring", ring, "--shard-name", shard, "--namespace", namespace, "--watch-namespace", namespace));

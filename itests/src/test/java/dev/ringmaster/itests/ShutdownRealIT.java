@@ -5,7 +5,6 @@ import static org.junit.Assert.assertTrue;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -105,8 +104,7 @@ public class ShutdownRealIT {
     private Cli.Started start(String identity, ApiServerLink link) throws IOException {
         SharderHome home = SharderHome.prepare(identity).withIdentity(identity);
         Path kubeconfig = cluster.sharderKubeconfig(home);
-        String master = cluster.admin().getConfiguration().getMasterUrl();
-        Files.writeString(kubeconfig, Files.readString(kubeconfig).replace(master, link.url() + "/"));
+        link.reroute(kubeconfig);
         Cli.Started replica = cluster.runSharder(home, kubeconfig);
         replicas.add(replica);
         return replica;
