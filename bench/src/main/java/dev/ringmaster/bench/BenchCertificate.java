@@ -1,4 +1,4 @@
-package dev.ringmaster.bench.webhook;
+package dev.ringmaster.bench;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,7 +19,7 @@ import javax.net.ssl.TrustManagerFactory;
  * A self-signed RSA 2048 certificate for {@code 127.0.0.1}, made with the JDK's {@code keytool} (no
  * other library) and written as the PEM pair {@code tls.crt} / {@code tls.key} (PKCS#8) the webhook reads.
  */
-final class BenchCertificate {
+public final class BenchCertificate {
 
     private static final String PASSWORD = "bench-only";
 
@@ -31,7 +31,7 @@ final class BenchCertificate {
         this.certificate = certificate;
     }
 
-    static BenchCertificate create(Path directory) throws IOException, GeneralSecurityException, InterruptedException {
+    public static BenchCertificate create(Path directory) throws IOException, GeneralSecurityException, InterruptedException {
         Files.createDirectories(directory);
         Path store = directory.resolve("bench.p12");
         Files.deleteIfExists(store);
@@ -55,12 +55,12 @@ final class BenchCertificate {
         return new BenchCertificate(directory, certificate);
     }
 
-    Path directory() {
+    public Path directory() {
         return directory;
     }
 
     /** A client context trusting this certificate only. */
-    SSLContext clientContext() throws GeneralSecurityException, IOException {
+    public SSLContext clientContext() throws GeneralSecurityException, IOException {
         KeyStore trust = KeyStore.getInstance("PKCS12");
         trust.load(null, null);
         trust.setCertificateEntry("webhook", certificate);

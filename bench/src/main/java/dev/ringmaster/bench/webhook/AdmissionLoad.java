@@ -1,5 +1,6 @@
 package dev.ringmaster.bench.webhook;
 
+import dev.ringmaster.bench.BenchCertificate;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionResponse;
 import dev.ringmaster.ring.spi.AdmissionResponse.PatchOperation;
