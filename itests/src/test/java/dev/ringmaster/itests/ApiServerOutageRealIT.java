@@ -2,20 +2,15 @@ package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertEquals;
 
-import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.testing.apiserver.AuditLog;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.After;
 import org.junit.Before;
@@ -33,8 +28,6 @@ public class ApiServerOutageRealIT {
 
     private static final String RING = "outage";
     private static final String NAMESPACE = "outage";
-    private static final String SHARD_LABEL = RingContract.shardLabel(RING);
-    private static final String DRAIN_LABEL = RingContract.drainLabel(RING);
     private static final String SHARDER_USER = "system:serviceaccount:" + RealCluster.SYSTEM_NAMESPACE + ":"
             + RealCluster.SHARDER_ACCOUNT;
     private static final int OBJECTS = 300;
@@ -48,11 +41,13 @@ public class ApiServerOutageRealIT {
     private ApiServerLink link;
     private Cli.Started sharder;
     private ShardFleet shards;
+    private RingObjects objects;
 
     @Before
     public void start() {
         cluster = RealCluster.get();
         admin = cluster.admin();
+        objects = new RingObjects(admin, RING, NAMESPACE);
         cluster.configMapRing(RING, NAMESPACE, false);
         link = ApiServerLink.to(admin.getConfiguration().getMasterUrl());
         SharderHome replica = SharderHome.prepare("outage");
@@ -80,14 +75,15 @@ public class ApiServerOutageRealIT {
     public void anOutageMidRebalanceTakesNoShardForDeadAndTheRebalanceFinishes() throws Exception {
         List<String> four = List.of("shard-0", "shard-1", "shard-2", "shard-3");
         four.forEach(shards::start);
-        Until.holds(SOON, () -> "four shards ready\n" + shards.logs(), () -> readyShards().containsAll(four));
+        Until.holds(SOON, () -> "four shards ready\n" + shards.logs(), () -> objects.readyShards().containsAll(four));
         IntStream.range(0, OBJECTS).parallel().forEach(i -> admin.configMaps().inNamespace(NAMESPACE)
                 .resource(new ConfigMapBuilder().withNewMetadata().withName("cm-" + i).endMetadata().build()).create());
-        Until.holds(SOON, () -> "settled on four shards; now " + perShard(), () -> settledOn(Set.copyOf(four)));
+        Until.holds(SOON, () -> "settled on four shards; now " + objects.perShard(),
+                () -> objects.isSettledOn(Set.copyOf(four), OBJECTS));
 
         shards.start("shard-4");
-        Until.holds(SOON, () -> "the rebalance drains; now " + perShard() + "\n" + sharder.err(),
-                () -> configMaps().stream().anyMatch(configMap -> RealCluster.labels(configMap).containsKey(DRAIN_LABEL)));
+        Until.holds(SOON, () -> "the rebalance drains; now " + objects.perShard() + "\n" + sharder.err(),
+                objects::anyDraining);
         link.down();
         Thread.sleep(OUTAGE.toMillis());
         link.up();
@@ -95,9 +91,9 @@ public class ApiServerOutageRealIT {
         Set<String> five = new TreeSet<>(four);
         five.add("shard-4");
         Until.holds(SETTLED_AFTER_OUTAGE, () -> "settled on five shards within 60 s of the server's return; now "
-                + perShard() + "\n" + sharder.err(), () -> settledOn(five));
+                + objects.perShard() + "\n" + sharder.err(), () -> objects.isSettledOn(five, OBJECTS));
         for (String shard : five) {
-            assertEquals("the sharder took " + shard + " for dead", shard, holderOf(shard));
+            assertEquals("the sharder took " + shard + " for dead", shard, objects.holderOf(shard));
         }
         // acquiring a shard's Lease is an update by the sharder (its state labels are patches)
         assertEquals("shard Leases the sharder acquired", List.of(), cluster.server().audit().events().stream()
@@ -105,35 +101,5 @@ public class ApiServerOutageRealIT {
                         && event.namespace().equals(NAMESPACE) && event.verb().equals("update"))
                 .map(AuditLog.Event::name).toList());
         assertEquals("reconciles of one object by two shards at overlapping times", 0, shards.overlaps());
-    }
-
-    /** Every object on one of {@code available}, each of them with some, none in drain or unassigned. */
-    private boolean settledOn(Set<String> available) {
-        List<ConfigMap> configMaps = configMaps();
-        return configMaps.size() == OBJECTS && configMaps.stream().allMatch(configMap ->
-                available.contains(RealCluster.labels(configMap).get(SHARD_LABEL))
-                        && !RealCluster.labels(configMap).containsKey(DRAIN_LABEL))
-                && perShard().keySet().equals(available);
-    }
-
-    private Map<String, Long> perShard() {
-        return configMaps().stream().collect(Collectors.groupingBy(
-                configMap -> RealCluster.labels(configMap).getOrDefault(SHARD_LABEL, "(none)"), TreeMap::new,
-                Collectors.counting()));
-    }
-
-    private List<ConfigMap> configMaps() {
-        return admin.configMaps().inNamespace(NAMESPACE).list().getItems();
-    }
-
-    private Set<String> readyShards() {
-        return admin.leases().inNamespace(NAMESPACE).withLabel(RingContract.RING_LABEL, RING).list().getItems().stream()
-                .filter(lease -> "ready".equals(RealCluster.labels(lease).get(RingContract.STATE_LABEL)))
-                .map(lease -> lease.getMetadata().getName()).collect(Collectors.toSet());
-    }
-
-    private String holderOf(String shard) {
-        String holder = admin.leases().inNamespace(NAMESPACE).withName(shard).get().getSpec().getHolderIdentity();
-        return holder == null ? "" : holder;
     }
 }

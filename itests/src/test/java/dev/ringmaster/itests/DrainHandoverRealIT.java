@@ -4,17 +4,12 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import dev.ringmaster.ring.RingContract;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -31,8 +26,6 @@ public class DrainHandoverRealIT {
 
     private static final String RING = "handover";
     private static final String NAMESPACE = "handover";
-    private static final String SHARD_LABEL = RingContract.shardLabel(RING);
-    private static final String DRAIN_LABEL = RingContract.drainLabel(RING);
     private static final int OBJECTS = 60;
     private static final Duration SOON = Duration.ofSeconds(90);
     /** A shard's lease is 15 s: expired after 15 s, uncertain after 30 s, then acquired and dead. */
@@ -42,11 +35,13 @@ public class DrainHandoverRealIT {
     private KubernetesClient admin;
     private Cli.Started sharder;
     private ShardFleet shards;
+    private RingObjects objects;
 
     @Before
     public void start() {
         cluster = RealCluster.get();
         admin = cluster.admin();
+        objects = new RingObjects(admin, RING, NAMESPACE);
         cluster.configMapRing(RING, NAMESPACE, true);
         SharderHome replica = SharderHome.prepare("handover");
         sharder = cluster.runSharder(replica, cluster.sharderKubeconfig(replica));
@@ -67,7 +62,8 @@ public class DrainHandoverRealIT {
     public void objectsMoveBetweenLiveShardsOnlyThroughTheDrainAndNeverHaveTwoShardsAtOnce() throws Exception {
         shards.start("shard-0");
         shards.start("shard-1");
-        Until.holds(SOON, () -> "two shards ready\n" + shards.logs(), () -> readyShards().equals(Set.of("shard-0", "shard-1")));
+        Until.holds(SOON, () -> "two shards ready\n" + shards.logs(),
+                () -> objects.readyShards().equals(Set.of("shard-0", "shard-1")));
         for (int i = 0; i < OBJECTS; i++) {
             admin.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
                     .withName("cm-" + i).endMetadata().addToData("key", "value-" + i).build()).create();
@@ -83,19 +79,22 @@ public class DrainHandoverRealIT {
 
         shards.stopGracefully("shard-0");
         settledOn(Set.of("shard-1", "shard-2"));
-        assertEquals("its Lease released on the way out", "", holderOf("shard-0"));
+        assertEquals("its Lease released on the way out", "", objects.holderOf("shard-0"));
 
         Cli.Started frozen = shards.process("shard-1");
         frozen.signal("STOP");
         try {
-            Until.holds(DEATH, () -> "shard-1 declared dead\n" + sharder.err(), () -> "dead".equals(stateOf("shard-1")));
-            assertEquals("the sharder acquired the frozen shard's Lease", RingContract.LEASE_CONTROLLER_HOLDER, holderOf("shard-1"));
+            Until.holds(DEATH, () -> "shard-1 declared dead\n" + sharder.err(),
+                    () -> "dead".equals(objects.stateOf("shard-1")));
+            assertEquals("the sharder acquired the frozen shard's Lease", RingContract.LEASE_CONTROLLER_HOLDER,
+                    objects.holderOf("shard-1"));
             settledOn(Set.of("shard-2"));
         } finally {
             frozen.signal("CONT");
         }
         // the thawed shard finds its Lease taken: whatever it had queued must not run against shard-2's objects
-        Until.stays(Duration.ofSeconds(5), "every object stays on shard-2", () -> perShard().equals(Map.of("shard-2", (long) OBJECTS)));
+        Until.stays(Duration.ofSeconds(5), "every object stays on shard-2",
+                () -> objects.perShard().equals(Map.of("shard-2", (long) OBJECTS)));
 
         assertTrue("every object reconciled, and again after each move: " + shards.reconciles().size(),
                 shards.reconciles().size() > OBJECTS);
@@ -105,44 +104,8 @@ public class DrainHandoverRealIT {
 
     /** Every object on one of {@code available}, each of them with some, none in drain, for 2 s. */
     private void settledOn(Set<String> available) {
-        Until.holds(SOON, () -> "every object on " + available + ", none draining; now " + perShard() + "\n"
-                + sharder.err(), () -> isSettledOn(available));
-        Until.stays(Duration.ofSeconds(2), "settled on " + available, () -> isSettledOn(available));
-    }
-
-    private boolean isSettledOn(Set<String> available) {
-        List<ConfigMap> configMaps = configMaps();
-        return configMaps.size() == OBJECTS && configMaps.stream().allMatch(configMap ->
-                available.contains(RealCluster.labels(configMap).get(SHARD_LABEL))
-                        && !RealCluster.labels(configMap).containsKey(DRAIN_LABEL))
-                && perShard().keySet().equals(available);
-    }
-
-    private Map<String, Long> perShard() {
-        return configMaps().stream().collect(Collectors.groupingBy(
-                configMap -> RealCluster.labels(configMap).getOrDefault(SHARD_LABEL, "(none)"), TreeMap::new, Collectors.counting()));
-    }
-
-    private List<ConfigMap> configMaps() {
-        return admin.configMaps().inNamespace(NAMESPACE).list().getItems();
-    }
-
-    private Set<String> readyShards() {
-        return admin.leases().inNamespace(NAMESPACE).withLabel(RingContract.RING_LABEL, RING).list().getItems().stream()
-                .filter(lease -> "ready".equals(RealCluster.labels(lease).get(RingContract.STATE_LABEL)))
-                .map(lease -> lease.getMetadata().getName()).collect(Collectors.toSet());
-    }
-
-    private String stateOf(String shard) {
-        return RealCluster.labels(lease(shard)).get(RingContract.STATE_LABEL);
-    }
-
-    private String holderOf(String shard) {
-        String holder = lease(shard).getSpec().getHolderIdentity();
-        return holder == null ? "" : holder;
-    }
-
-    private Lease lease(String shard) {
-        return admin.leases().inNamespace(NAMESPACE).withName(shard).get();
+        Until.holds(SOON, () -> "every object on " + available + ", none draining; now " + objects.perShard() + "\n"
+                + sharder.err(), () -> objects.isSettledOn(available, OBJECTS));
+        Until.stays(Duration.ofSeconds(2), "settled on " + available, () -> objects.isSettledOn(available, OBJECTS));
     }
 }
