@@ -21,7 +21,7 @@ public @interface SharderSettings {
     int pageSize() default 500;
 
     @AttributeDefinition(description = "Label writes in flight at once while rebalancing", min = "1")
-    int concurrentMoves() default 100;
+    int concurrentMoves() default 50;
 
     @AttributeDefinition(description = "Objects of one ring in drain at once; more wait for a later pass", min = "0")
     int moveBudget() default 5000;

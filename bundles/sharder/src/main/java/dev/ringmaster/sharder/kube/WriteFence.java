@@ -25,7 +25,10 @@ public interface WriteFence {
      * A client to the same API server whose requests other than GET (reads and watches) fail with
      * {@link Closed}, without being sent, while the fence is shut. It makes no retries of its own
      * (fabric8 retries on another thread, where a refusal would be lost): callers retry with their
-     * backoff, after reading again. Close it when done.
+     * backoff, after reading again. Over HTTP/2 the JDK client fails a request beyond the server's
+     * stream limit per connection ("too many concurrent streams") rather than waiting, which fabric8's
+     * retries used to hide: keep the writes in flight below it ({@code concurrentMoves}). Close it
+     * when done.
      */
     static KubernetesClient guard(KubernetesClient client, WriteFence fence) {
         Interceptor refuseUnsafeWrites = new Interceptor() {
@@ -39,10 +42,7 @@ public interface WriteFence {
         };
         return KubernetesClientProvider.build(
                 new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build(),
-                // HTTP/1.1: over one HTTP/2 connection the JDK client fails requests beyond the server's
-                // stream limit ("too many concurrent streams") instead of waiting, and without fabric8's
-                // retries the rebalancer's concurrent writes met that limit
-                http -> http.preferHttp11().addOrReplaceInterceptor("ringmaster-write-fence", refuseUnsafeWrites));
+                http -> http.addOrReplaceInterceptor("ringmaster-write-fence", refuseUnsafeWrites));
     }
 
     /** Whether the failure, or one of its causes, is a write this fence refused. */

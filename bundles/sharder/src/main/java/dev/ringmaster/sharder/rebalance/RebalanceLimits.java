@@ -16,7 +16,7 @@ public record RebalanceLimits(int pageSize, int concurrentMoves, int moveBudget,
         Duration pendingRetry) {
 
     public static final RebalanceLimits DEFAULT =
-            new RebalanceLimits(500, 100, 5000, Duration.ofMinutes(5), Duration.ofSeconds(1));
+            new RebalanceLimits(500, 50, 5000, Duration.ofMinutes(5), Duration.ofSeconds(1));
 
     public RebalanceLimits {
         if (pageSize < 1 || concurrentMoves < 1 || moveBudget < 0) {

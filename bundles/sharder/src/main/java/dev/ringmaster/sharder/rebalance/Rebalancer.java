@@ -15,7 +15,6 @@ import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +24,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -118,7 +119,14 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         long draining = resources.entrySet().stream().filter(entry -> entry.getValue() == Role.MAIN)
                 .mapToLong(entry -> pass.count(entry.getKey(), pass.placement.drainLabel())).sum();
         pass.budget.set(Math.max(0, limits.moveBudget() - draining));
-        resources.forEach((resource, role) -> pages.forEachPage(resource, null, page -> pass.move(resource, role, page)));
+        try {
+            resources.forEach((resource, role) -> pages.forEachPage(resource, null, page -> pass.move(resource, role, page)));
+        } catch (RuntimeException e) {
+            pass.settleWrites(); // a listing failed: let the writes started finish before the next pass
+            throw e;
+        }
+        pass.settleWrites();
+        pass.throwIfFatal();
         return pass.summary();
     }
 
@@ -150,6 +158,10 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         final AtomicLong conflicts = new AtomicLong();
         final AtomicLong failed = new AtomicLong();
         int unresolved;
+        /** Writes in flight: listing goes on while they run, up to the configured number. */
+        final Semaphore inFlight = new Semaphore(limits.concurrentMoves());
+        /** A failure that ends the pass (the fence refused a write); no write is started after it. */
+        final AtomicReference<RuntimeException> fatal = new AtomicReference<>();
 
         Pass(String ring, Placement placement, Predicate<ObjectReference> inScope) {
             this.ring = ring;
@@ -166,10 +178,13 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
             return count.get();
         }
 
-        /** Decides every object of a page and writes the moves, at most the configured number at once. */
+        /**
+         * Decides every object of a page and starts writing the moves, at most the configured number
+         * at once; the next page is listed while they run (waiting for a page's slowest write before
+         * listing the next one made a pass as slow as the sum of those).
+         */
         void move(ResolvedResource resource, Role role, List<ObjectMeta> page) {
             RingResource ringResource = new RingResource(resource.group(), resource.resource(), role);
-            List<CompletableFuture<Void>> writes = new ArrayList<>();
             for (ObjectMeta metadata : page) {
                 ObjectReference object = resource.reference(metadata);
                 if (!inScope.test(object)) {
@@ -184,9 +199,35 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
                     deferred.incrementAndGet();
                     continue;
                 }
-                writes.add(CompletableFuture.runAsync(() -> write(resource, metadata, object, move), writers));
+                start(() -> write(resource, metadata, object, move));
             }
-            CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
+        }
+
+        private void start(Runnable write) {
+            throwIfFatal();
+            inFlight.acquireUninterruptibly();
+            CompletableFuture.runAsync(write, writers).whenComplete((ignored, failure) -> {
+                if (failure != null) {
+                    fatal.compareAndSet(null, failure instanceof RuntimeException runtime ? runtime
+                            : new IllegalStateException(failure));
+                }
+                inFlight.release();
+            });
+        }
+
+        /** Waits for every write started, however it ends: until every permit is back. */
+        void settleWrites() {
+            inFlight.acquireUninterruptibly(limits.concurrentMoves());
+            inFlight.release(limits.concurrentMoves());
+        }
+
+        /** Rethrows what ended the pass, once the writes started have settled. */
+        void throwIfFatal() {
+            RuntimeException failure = fatal.get();
+            if (failure != null) {
+                settleWrites();
+                throw failure;
+            }
         }
 
         /**
