@@ -38,7 +38,10 @@ import javax.net.ssl.SSLContext;
  * java -cp bench/target/benchmarks.jar dev.ringmaster.bench.webhook.AdmissionLoad
  *     [--rates 250,500,1000,2000,4000,6000,8000,10000,12000,15000,20000,25000] [--seconds 5] [--warmup-seconds 5]
  *     [--saturate-seconds 3] [--rounds 5] [--connections 8] [--p99-ms 5]
+ *     [--distribution distribution/target/ringmaster [--work bench/target/webhook-load]]
  * </pre>
+ * With {@code --distribution} the webhook under load is not started in this JVM but is the
+ * distribution's: {@code bin/ringmaster run} in Felix against a real API server ({@link InDistribution}).
  * Exits 0 when the webhook sustains 1,000 req/s and its closed-loop throughput is at least 0.8 of the
  * bare server's, 1 otherwise.
  */
@@ -78,36 +81,21 @@ public final class AdmissionLoad {
         SSLContext tls = certificate.clientContext();
         KeyMaterial material = KeyMaterial.load(directory.resolve("tls.crt"), directory.resolve("tls.key"), Instant.now());
 
-        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        HandlerWhiteboard handlers = new HandlerWhiteboard();
-        handlers.bind(ShardingHandler.create(prometheus), Map.of(AdmissionHandler.NAME, "sharder",
-                AdmissionHandler.PATH_PREFIX, ShardingHandler.PREFIX));
-        WebhookSettings settings = WebhookSettings.defaults("127.0.0.1", 0, directory);
         List<byte[]> requests = requests();
         byte[] fixed = new AdmissionReviewCodec().response("bench-0", AdmissionResponse.patch(List.of(
                 new PatchOperation("add", "/metadata/labels/shard.alpha.sharding.timebertt.dev~1clusterring-50d858e0-example",
                         "shard-1"))));
 
-        WebhookMetrics metrics = new WebhookMetrics();
-        metrics.add(prometheus);
-        System.out.printf(Locale.ROOT, "webhook load: %d connections, steps of %.0f s, p99 limit %.1f ms, %d cores, %s%n",
-                connections, seconds, p99Limit, Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.version"));
+        String distribution = options.get("distribution");
+        System.out.printf(Locale.ROOT, "webhook load (%s): %d connections, steps of %.0f s, p99 limit %.1f ms, %d cores, %s%n",
+                distribution == null ? "in this JVM" : "bin/ringmaster run of " + distribution, connections, seconds,
+                p99Limit, Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.version"));
         List<Outcome> outcomes = new ArrayList<>();
-        try (WebhookServer webhook = new WebhookServer(settings, handlers::table, metrics, Clock.systemUTC(),
-                new WebhookServer.Listener() {
-                    @Override
-                    public void listening(int port) {
-                    }
-
-                    @Override
-                    public void stopped() {
-                    }
-                });
+        try (WebhookUnderTest webhook = distribution == null ? inThisJvm(directory, tls)
+                : InDistribution.start(Path.of(distribution), Path.of(options.getOrDefault("work", "bench/target/webhook-load")),
+                        requests.get(0));
                 BareServer bare = new BareServer(material, fixed)) {
-            webhook.start();
-            int webhookPort = webhook.port().orElseThrow(() -> new IllegalStateException(
-                    "webhook not listening: " + webhook.problem().orElse("?")));
-            try (LoadClient webhookClient = new LoadClient(tls, webhookPort, connections, requests, true);
+            try (LoadClient webhookClient = new LoadClient(webhook.tls(), webhook.port(), connections, requests, true);
                     LoadClient bareClient = new LoadClient(tls, bare.port(), connections, requests, false)) {
                 System.out.println("warming up both servers ...");
                 webhookClient.saturate(warmup);
@@ -144,6 +132,38 @@ public final class AdmissionLoad {
             }
         }
         System.exit(report(outcomes) ? 0 : 1);
+    }
+
+    /** The webhook the load goes to: its port on 127.0.0.1, a TLS context that trusts it, how to stop it. */
+    record WebhookUnderTest(int port, SSLContext tls, AutoCloseable stop) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            stop.close();
+        }
+    }
+
+    /** The real webhook server in this JVM, with the sharder's admission handler ({@link ShardingHandler}). */
+    private static WebhookUnderTest inThisJvm(Path directory, SSLContext tls) throws Exception {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        HandlerWhiteboard handlers = new HandlerWhiteboard();
+        handlers.bind(ShardingHandler.create(prometheus), Map.of(AdmissionHandler.NAME, "sharder",
+                AdmissionHandler.PATH_PREFIX, ShardingHandler.PREFIX));
+        WebhookMetrics metrics = new WebhookMetrics();
+        metrics.add(prometheus);
+        WebhookServer server = new WebhookServer(WebhookSettings.defaults("127.0.0.1", 0, directory), handlers::table,
+                metrics, Clock.systemUTC(), new WebhookServer.Listener() {
+                    @Override
+                    public void listening(int port) {
+                    }
+
+                    @Override
+                    public void stopped() {
+                    }
+                });
+        server.start();
+        int port = server.port().orElseThrow(() -> new IllegalStateException(
+                "webhook not listening: " + server.problem().orElse("?")));
+        return new WebhookUnderTest(port, tls, server);
     }
 
     private static LoadClient.Result closedLoop(String name, int round, LoadClient client, double seconds)
