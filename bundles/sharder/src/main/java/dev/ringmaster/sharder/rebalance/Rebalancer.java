@@ -20,10 +20,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -205,19 +207,34 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
 
         private void start(Runnable write) {
             throwIfFatal();
-            inFlight.acquireUninterruptibly();
-            CompletableFuture.runAsync(write, writers).whenComplete((ignored, failure) -> {
-                if (failure != null) {
-                    fatal.compareAndSet(null, failure instanceof RuntimeException runtime ? runtime
-                            : new IllegalStateException(failure));
-                }
-                inFlight.release();
-            });
+            acquire(1);
+            try {
+                CompletableFuture.runAsync(write, writers).whenComplete((ignored, failure) -> {
+                    if (failure != null) {
+                        fatal.compareAndSet(null, failure instanceof RuntimeException runtime ? runtime
+                                : new IllegalStateException(failure));
+                    }
+                    inFlight.release();
+                });
+            } catch (RejectedExecutionException e) {
+                inFlight.release(); // closing
+                throw e;
+            }
+        }
+
+        /** Interruptible: closing the controller interrupts a pass, and its dropped writes never give permits back. */
+        private void acquire(int permits) {
+            try {
+                inFlight.acquire(permits);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CancellationException("rebalance pass of ring " + ring + " interrupted");
+            }
         }
 
         /** Waits for every write started, however it ends: until every permit is back. */
         void settleWrites() {
-            inFlight.acquireUninterruptibly(limits.concurrentMoves());
+            acquire(limits.concurrentMoves());
             inFlight.release(limits.concurrentMoves());
         }
 
