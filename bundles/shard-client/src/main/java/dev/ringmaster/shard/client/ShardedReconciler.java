@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -111,17 +112,22 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         this.filter = builder.filter;
         this.reconciler = builder.reconciler;
         this.ownsWorker = builder.worker == null;
-        this.worker = ownsWorker ? Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "sharded-reconciler-" + labels.shard());
+        this.worker = ownsWorker
+                ? Executors.newSingleThreadExecutor(daemonThreads("sharded-reconciler-" + labels.shard()))
+                : builder.worker;
+        this.handBack = Executors.newFixedThreadPool(builder.handBackThreads,
+                daemonThreads("hand-back-" + labels.shard()));
+    }
+
+    /** Daemon threads named {@code prefix}, then {@code -2}, {@code -3}, ... for the second and later. */
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return task -> {
+            int number = count.incrementAndGet();
+            Thread thread = new Thread(task, number == 1 ? prefix : prefix + "-" + number);
             thread.setDaemon(true);
             return thread;
-        }) : builder.worker;
-        AtomicInteger handBackThread = new AtomicInteger();
-        this.handBack = Executors.newFixedThreadPool(builder.handBackThreads, task -> {
-            Thread thread = new Thread(task, "hand-back-" + labels.shard() + "-" + handBackThread.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        };
     }
 
     /**

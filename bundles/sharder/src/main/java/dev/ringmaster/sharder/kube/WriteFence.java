@@ -3,6 +3,8 @@ package dev.ringmaster.sharder.kube;
 import dev.ringmaster.sharder.client.KubernetesClientProvider;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 
 /**
@@ -33,8 +35,7 @@ public interface WriteFence {
     static KubernetesClient guard(KubernetesClient client, WriteFence fence) {
         Interceptor refuseUnsafeWrites = new Interceptor() {
             @Override
-            public void before(io.fabric8.kubernetes.client.http.BasicBuilder builder,
-                    io.fabric8.kubernetes.client.http.HttpRequest request, RequestTags tags) {
+            public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
                 if (!"GET".equals(request.method()) && !fence.mayWrite()) {
                     throw new Closed();
                 }
