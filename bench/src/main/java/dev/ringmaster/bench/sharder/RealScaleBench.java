@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -90,10 +91,11 @@ public final class RealScaleBench {
         log("created %,d ConfigMaps in %.1f s", objects, createSeconds);
         // settled and reconciled: the shards' queues are empty (each ConfigMap has its Secret), so the
         // scale-out is measured alone
+        Map<String, String> onThree = placement(BenchRing.ring(3));
         boolean settledBefore = BenchCluster.waitUntil(Duration.ofMinutes(options.integer("settle-minutes", 10)),
-                () -> misplaced(BenchRing.ring(3)) == 0 && secrets.getStore().list().size() == objects);
+                () -> misplaced(onThree) == 0 && secrets.getStore().list().size() == objects);
         log("on three shards: %s; misplaced %,d, Secrets %,d", settledBefore ? "settled" : "NOT settled",
-                misplaced(BenchRing.ring(3)), secrets.getStore().list().size());
+                misplaced(onThree), secrets.getStore().list().size());
         secrets.close();
         double heapBefore = heapAfterGcMiB(sharderPid);
 
@@ -111,7 +113,7 @@ public final class RealScaleBench {
 
     /** One change of the fleet, timed from {@code change} until every object is on its shard of the new ring. */
     private boolean change(String name, long sharderPid, int shardsAfter, Change change) throws Exception {
-        ShardRing after = BenchRing.ring(shardsAfter);
+        Map<String, String> after = placement(BenchRing.ring(shardsAfter));
         int toMove = misplaced(after);
         double cpuBefore = cpuSeconds(sharderPid);
         Instant start = Instant.now();
@@ -171,14 +173,23 @@ public final class RealScaleBench {
         labels.put(configMap.getMetadata().getName(), ours);
     }
 
-    /** Objects not (yet) on their shard of {@code ring}, or still in drain; objects not seen yet count. */
-    private int misplaced(ShardRing ring) {
-        int objects = options.integer("objects", 10_000);
-        int misplaced = objects - labels.size();
-        for (Map.Entry<String, Map<String, String>> object : labels.entrySet()) {
-            String desired = ring.shardFor(BenchRing.key(NAMESPACE, object.getKey())).orElseThrow();
-            Map<String, String> current = object.getValue();
-            if (!desired.equals(current.get(SHARD_LABEL)) || current.get(DRAIN_LABEL) != null) {
+    /** Each object's shard on {@code ring}, computed once: the settle check polls every 100 ms. */
+    private Map<String, String> placement(ShardRing ring) {
+        Map<String, String> placement = new HashMap<>();
+        for (int i = 0; i < options.integer("objects", 10_000); i++) {
+            String name = BenchRing.objectName(i);
+            placement.put(name, ring.shardFor(BenchRing.key(NAMESPACE, name)).orElseThrow());
+        }
+        return placement;
+    }
+
+    /** Objects not (yet) on their shard of the placement, or still in drain; objects not seen yet count. */
+    private int misplaced(Map<String, String> placement) {
+        int misplaced = 0;
+        for (Map.Entry<String, String> object : placement.entrySet()) {
+            Map<String, String> current = labels.get(object.getKey());
+            if (current == null || !object.getValue().equals(current.get(SHARD_LABEL))
+                    || current.get(DRAIN_LABEL) != null) {
                 misplaced++;
             }
         }
