@@ -2,11 +2,8 @@ package dev.ringmaster.bench.sharder;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.management.GarbageCollectionNotificationInfo;
-import dev.ringmaster.ring.RingSnapshot;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.ring.spi.LeaseDetector;
-import dev.ringmaster.ring.spi.ResourceInterpreter;
-import dev.ringmaster.sharder.clusterring.ClusterRingValidation;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectPages;
@@ -15,12 +12,13 @@ import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.rebalance.Move;
+import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.rebalance.Rebalancer;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.runtime.Reconciler.Result;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -41,10 +39,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
@@ -126,8 +123,9 @@ public final class SharderRun {
         SharedIndexInformer<Namespace> namespaces = client.namespaces().runnableInformer(0);
         SharedIndexInformer<ClusterRing> rings = client.resources(ClusterRing.class).runnableInformer(0);
         RingRegistry registry = new RingRegistry();
-        registry.update(inputs -> inputs.withDefaultStrategy(ConsistentHashStrategy.NAME).withStrategies(
-                Map.of(ConsistentHashStrategy.NAME, new StrategyBinding(new ConsistentHashStrategy(), Map.of()))));
+        registry.update(inputs -> inputs.withDefaultStrategy(ConsistentHashStrategy.NAME)
+                .withStrategies(Map.of(ConsistentHashStrategy.NAME, new StrategyBinding(new ConsistentHashStrategy(), Map.of())))
+                .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter())));
         LeaseDetector detector = new DefaultLeaseDetector();
         ShardLeaseController leases = new ShardLeaseController(client, () -> detector, Clock.systemUTC(), () -> true);
         leases.addListener(membership -> registry.update(inputs -> inputs.withMembership(membership)));
@@ -135,24 +133,21 @@ public final class SharderRun {
         rings.start().toCompletableFuture().get();
         leases.start();
         registry.update(inputs -> inputs.withRings(rings.getStore().list().stream().collect(Collectors.toMap(
-                ring -> ring.getMetadata().getName(), ring -> ""))));
+                ring -> ring.getMetadata().getName(), Function.identity()))));
 
         long deadline = System.nanoTime() + maxRun.toNanos();
-        Supplier<Optional<RingSnapshot>> snapshot = () -> registry.snapshot(BenchRing.RING);
-        while (snapshot.get().map(s -> s.shards().shards().size()).orElse(0) < BenchRing.SHARDS_AFTER) {
+        while (registry.view(BenchRing.RING).map(view -> view.availableShards().size()).orElse(0) < BenchRing.SHARDS_AFTER) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no ring of " + BenchRing.SHARDS_AFTER + " shards: " + registry.ring(BenchRing.RING));
+                throw new IllegalStateException("no ring of " + BenchRing.SHARDS_AFTER + " shards: "
+                        + registry.view(BenchRing.RING));
             }
             Thread.sleep(50);
         }
 
-        ResourceInterpreter interpreter = new DefaultResourceInterpreter();
         ResourceCatalog catalog = new ResourceCatalog(client);
         ObjectPages pages = new ObjectPages(client, limits.pageSize());
         Counter counter = new Counter();
-        Rebalancer rebalancer = new Rebalancer(name -> Optional.ofNullable(rings.getStore().getByKey(name)),
-                ring -> ClusterRingValidation.validate(ring).isEmpty(), registry, ring -> Optional.of(interpreter), catalog, pages,
-                new LabelWriter(client), new NamespaceScope(() -> namespaces.getStore().list()), limits, counter);
+        Rebalancer rebalancer = new Rebalancer(registry, RingView.InvalidKeys.IGNORE, catalog, pages, new LabelWriter(client), new NamespaceScope(() -> namespaces.getStore().list()), limits, counter);
         ResolvedResource configMaps = catalog.resolve("", "configmaps").orElseThrow();
 
         double heapBefore = mib(heapAfterFullGc());

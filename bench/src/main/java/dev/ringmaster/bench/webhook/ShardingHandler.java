@@ -17,12 +17,11 @@ import dev.ringmaster.sharder.ring.StrategyBinding;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The sharder's own admission handler ({@link SharderAdmission}), set up as a sharder replica has it
  * once it has read the ring {@code example} (ConfigMaps, controlling Secrets) and three ready shards:
- * the ring snapshot in a {@link RingRegistry} with the consistent-hash strategy, the default resource
+ * the ring's view in a {@link RingRegistry} with the consistent-hash strategy, the default resource
  * interpreter, the sharder's metrics in the benchmark's registry.
  */
 final class ShardingHandler {
@@ -41,11 +40,10 @@ final class ShardingHandler {
         RingRegistry registry = new RingRegistry();
         registry.update(inputs -> inputs.withDefaultStrategy(ConsistentHashStrategy.NAME)
                 .withStrategies(Map.of(ConsistentHashStrategy.NAME, new StrategyBinding(new ConsistentHashStrategy(), Map.of())))
-                .withRings(Map.of(RING, ""))
+                .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()))
+                .withRings(Map.of(RING, ring))
                 .withMembership(new Membership(Map.of(RING, List.of(new ShardInfo("shard-0", ShardState.READY, 1),
                         new ShardInfo("shard-1", ShardState.READY, 1), new ShardInfo("shard-2", ShardState.READY, 1))))));
-        DefaultResourceInterpreter interpreter = new DefaultResourceInterpreter();
-        return new SharderAdmission(name -> RING.equals(name) ? Optional.of(ring) : Optional.empty(), registry,
-                any -> Optional.of(interpreter), new SharderMetrics(meters));
+        return new SharderAdmission(registry, new SharderMetrics(meters));
     }
 }

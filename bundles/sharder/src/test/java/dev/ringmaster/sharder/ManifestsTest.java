@@ -90,7 +90,7 @@ class ManifestsTest {
     private static final List<Permission> SHARDER_NEEDS = List.of(
             // ClusterRingReconciler: reads the ring it reconciles
             cluster("sharding.timebertt.dev", "clusterrings", "get"),
-            // ClusterRingCache: informer on every replica
+            // ClusterRingWatch: informer on every replica
             cluster("sharding.timebertt.dev", "clusterrings", "list"),
             cluster("sharding.timebertt.dev", "clusterrings", "watch"),
             // ClusterRingReconciler: status through the status subresource (locked JSON patch)
@@ -119,7 +119,7 @@ class ManifestsTest {
             // LeaderControllers: namespace informer behind NamespaceScope
             cluster("", "namespaces", "list"),
             cluster("", "namespaces", "watch"),
-            // ObjectEvents (ShardLeaseReconciler, ReportingInterpreter): events.k8s.io/v1 Warnings in the
+            // ObjectEvents (ShardLeaseReconciler, InvalidKeyEvents): events.k8s.io/v1 Warnings in the
             // object's namespace
             cluster("events.k8s.io", "events", "create"),
             // LeaderElection: LeaseLock creates sharding-system/sharder when it does not exist yet

@@ -3,7 +3,7 @@ package dev.ringmaster.sharder.admission;
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.OwnerReference;
 import dev.ringmaster.ring.spi.AdmissionRequest;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -51,17 +51,19 @@ final class AdmissionObject {
                 .toList();
     }
 
+    /** The string entries of a JSON object, as the immutable map {@link ObjectReference} keeps without copying. */
+    @SuppressWarnings("unchecked")
     private static Map<String, String> stringMap(Object value) {
         if (!(value instanceof Map<?, ?> map)) {
             return Map.of();
         }
-        Map<String, String> strings = new HashMap<>();
+        List<Map.Entry<String, String>> entries = new ArrayList<>(map.size());
         map.forEach((key, entry) -> {
             if (key instanceof String name && entry instanceof String text) {
-                strings.put(name, text);
+                entries.add(Map.entry(name, text));
             }
         });
-        return strings;
+        return Map.ofEntries(entries.toArray(Map.Entry[]::new));
     }
 
     private static String string(Object value) {

@@ -1,24 +1,20 @@
 package dev.ringmaster.sharder.app;
 
-import dev.ringmaster.ring.spi.ResourceInterpreter;
-import dev.ringmaster.sharder.clusterring.ClusterRingCache;
 import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
-import dev.ringmaster.sharder.clusterring.ClusterRingValidation;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
-import dev.ringmaster.sharder.interpreter.ReportingInterpreter;
-import dev.ringmaster.sharder.interpreter.RingInterpreters;
+import dev.ringmaster.sharder.interpreter.InvalidKeyEvents;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
-import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.metrics.SharderMetrics;
-import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.rebalance.Rebalancer;
+import dev.ringmaster.sharder.ring.RingChange;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
 import dev.ringmaster.sharder.runtime.Reconciler.Result;
@@ -33,16 +29,15 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.function.Function;
 
 /**
- * Everything the leading sharder replica runs for one term of leadership: the ClusterRing and
- * sharder controllers and the unassigned-object watch, with the informers that feed them, fed by the
- * ring cache and the shard lease controller that run on every replica. Built when leadership starts
- * and closed the moment it ends, so a former leader writes nothing.
+ * Everything the leading sharder replica runs for one term of leadership: the ring status
+ * controller, the rebalancer and the unassigned-object watch, with the informers that feed them.
+ * They follow the ring registry, whose views every replica keeps current (from the ClusterRing
+ * watch, the shard lease controller and the plug-ins). Built when leadership starts and closed the
+ * moment it ends, so a former leader writes nothing.
  */
 final class LeaderControllers implements AutoCloseable {
 
@@ -50,12 +45,10 @@ final class LeaderControllers implements AutoCloseable {
     private static final String REPORTING_CONTROLLER = "ringmaster.dev/sharder";
 
     /** What a term needs from the component that outlives it. */
-    record Settings(RingInterpreters interpreters, RebalanceLimits limits,
-            Optional<WebhookSettings> webhook, Clock clock) {
+    record Settings(RebalanceLimits limits, Optional<WebhookSettings> webhook, Clock clock) {
     }
 
     private final RingRegistry registry;
-    private final ClusterRingCache rings;
     private final ShardLeaseController leases;
     private final SharedIndexInformer<Namespace> namespaces;
     private final Controller<String> clusterRings;
@@ -65,39 +58,31 @@ final class LeaderControllers implements AutoCloseable {
     private final UnassignedWatches watches;
     /** Starts and stops the unassigned watches; off the informer threads, as it makes API requests. */
     private final Controller<String> watchSync;
-    private final Consumer<Set<String>> ringsChanged = this::ringsChanged;
-    private final Consumer<Membership> membershipChanged = this::membershipChanged;
-    private final ClusterRingCache.Listener ringChanged = this::ringChanged;
+    private final Consumer<List<RingChange>> ringsChanged = this::ringsChanged;
     private boolean closed;
 
-    LeaderControllers(KubernetesClient client, RingRegistry registry, ClusterRingCache rings,
-            ShardLeaseController leases, SharderMetrics metrics, Settings settings) {
+    LeaderControllers(KubernetesClient client, RingRegistry registry, ShardLeaseController leases,
+            SharderMetrics metrics, Settings settings) {
         this.registry = registry;
-        this.rings = rings;
         this.leases = leases;
         this.namespaces = client.namespaces().runnableInformer(0)
                 // a failing list (API server briefly away) is retried, never left unlisted for the term
                 .exceptionHandler((started, failure) -> true);
         NamespaceScope scope = new NamespaceScope(() -> namespaces.getStore().list());
-        ObjectEvents events = new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER);
-        Function<ClusterRing, Optional<ResourceInterpreter>> interpreter = ring -> settings.interpreters()
-                .forRing(ring.getSpec()).map(keys -> new ReportingInterpreter(keys, events));
+        RingView.InvalidKeys invalidKeys = new InvalidKeyEvents(
+                new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER));
         ResourceCatalog catalog = new ResourceCatalog(client);
         LabelWriter writer = new LabelWriter(client);
-        this.clusterRings = new Controller<>("clusterring", new ClusterRingReconciler(client, leases::membership,
-                name -> registry.inputs().strategies().containsKey(name), () -> registry.inputs().defaultStrategy(),
-                ring -> settings.interpreters().missing(ring.getSpec()), settings.webhook(), settings.clock()),
-                2, Backoff.DEFAULT);
-        this.rebalancer = new Rebalancer(rings::get, ring -> ClusterRingValidation.validate(ring).isEmpty(), registry,
-                interpreter, catalog, new ObjectPages(client, settings.limits().pageSize()), writer, scope,
-                settings.limits(), metrics);
-        this.rebalancing = new Controller<>("sharder", rebalancer, 2, Backoff.DEFAULT);
+        this.clusterRings = new Controller<>("clusterring", new ClusterRingReconciler(client, registry::compile,
+                settings.webhook(), settings.clock()), 2, Backoff.DEFAULT);
+        this.rebalancer = new Rebalancer(registry, invalidKeys, catalog,
+                new ObjectPages(client, settings.limits().pageSize()), writer, scope, settings.limits(), metrics);
+        this.rebalancing = new Controller<>("rebalancer", rebalancer, 2, Backoff.DEFAULT);
         this.assigning = new Controller<>("unassigned", new UnassignedAssigner(this::cachedUnassigned,
-                rings::get, registry, interpreter, scope, writer, metrics), 4, Backoff.DEFAULT);
+                registry, invalidKeys, scope, writer, metrics), 4, Backoff.DEFAULT);
         this.watches = new UnassignedWatches(client, catalog, assigning);
         this.watchSync = new Controller<>("unassigned-watches", all -> {
-            watches.sync(rings.list().stream()
-                    .filter(ring -> ClusterRingValidation.validate(ring).isEmpty()).toList());
+            watches.sync(registry.views().stream().filter(RingView::isValid).toList());
             return Result.done();
         }, 1, Backoff.DEFAULT);
     }
@@ -117,16 +102,14 @@ final class LeaderControllers implements AutoCloseable {
                 .thenAccept(this::actOnRings);
     }
 
-    private synchronized void actOnRings(Membership first) {
+    private synchronized void actOnRings(Object ignored) {
         if (closed) {
             return;
         }
         registry.addListener(ringsChanged);
-        leases.addListener(membershipChanged);
-        rings.addListener(ringChanged);
-        // the cache may have every ring already: look at each once, as if it had just appeared
-        rings.list().forEach(ring -> ringChanged(ring, true));
-        membershipChanged(leases.membership());
+        // the registry may have every ring already: look at each once, as if it had just appeared
+        ringsChanged(registry.views().stream()
+                .map(view -> new RingChange(view.name(), Optional.empty(), Optional.of(view))).toList());
     }
 
     private Optional<HasMetadata> cachedUnassigned(UnassignedObject object) {
@@ -134,43 +117,29 @@ final class LeaderControllers implements AutoCloseable {
     }
 
     /**
-     * A ring appeared, changed or went: resync the watches, look at it again. Runs on the informer's
-     * thread, so it only queues work.
+     * Rings whose views changed: report each; resync the watches if resources changed; rebalance and
+     * retry the waiting objects of rings whose objects may belong elsewhere now. Called on the thread
+     * that updated the registry, so it only queues work.
      */
-    private void ringChanged(ClusterRing ring, boolean specChanged) {
-        watchSync.enqueue(WATCHED_RINGS);
-        String name = ring.getMetadata().getName();
-        clusterRings.enqueue(name);
-        if (specChanged) {
-            rebalancing.enqueue(name);
+    private void ringsChanged(List<RingChange> changes) {
+        boolean resync = false;
+        for (RingChange change : changes) {
+            resync |= change.resourcesChanged();
+            if (change.movesObjects()) {
+                rebalancing.enqueue(change.ring());
+                watches.requeue(change.ring());
+            }
+            clusterRings.enqueue(change.ring());
         }
-    }
-
-    /** Shard counts are part of every ring's status. */
-    private void membershipChanged(Membership membership) {
-        rings.names().forEach(clusterRings::enqueue);
-    }
-
-    /** A ring's snapshot or availability changed: rebalance it, retry its waiting objects, report it. */
-    private void ringsChanged(Set<String> changed) {
-        for (String ring : changed) {
-            rebalancing.enqueue(ring);
-            watches.requeue(ring);
-            clusterRings.enqueue(ring);
+        if (resync) {
+            watchSync.enqueue(WATCHED_RINGS);
         }
-    }
-
-    /** The resource interpreter in force changed: every object is keyed again. */
-    void rekeyObjects() {
-        ringsChanged(Set.copyOf(rings.names()));
     }
 
     @Override
     public synchronized void close() {
         closed = true;
         registry.removeListener(ringsChanged);
-        leases.removeListener(membershipChanged);
-        rings.removeListener(ringChanged);
         namespaces.close();
         List<Controller<?>> controllers = List.of(watchSync, assigning, rebalancing, clusterRings);
         controllers.forEach(Controller::stop);

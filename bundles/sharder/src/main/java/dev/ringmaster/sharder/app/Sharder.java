@@ -2,43 +2,40 @@ package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.LeaseDetector;
-import dev.ringmaster.ring.spi.PartitioningStrategy;
-import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.admission.SharderAdmission;
-import dev.ringmaster.sharder.clusterring.ClusterRingCache;
+import dev.ringmaster.sharder.clusterring.ClusterRingWatch;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
-import dev.ringmaster.sharder.interpreter.RingInterpreters;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.leader.LeaderElection;
+import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.metrics.SharderMetrics;
-import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
+import dev.ringmaster.sharder.ring.RingInputs;
 import dev.ringmaster.sharder.ring.RingRegistry;
-import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.shell.RingCommands;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Clock;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One sharder replica, as plain Java: the OSGi component wires plug-ins into it, and tests or an
  * embedded sandbox can run it without a framework.
  *
- * <p>Every replica keeps the ClusterRings and the shard membership cached and every ring's snapshot
+ * <p>Every replica keeps the ClusterRings and the shard membership cached and every ring's view
  * current, so every replica's webhook assigns objects; only the elected leader writes (lease states
  * and acquisitions, ring status, rebalancing, the unassigned-object watch).
  *
- * <p>Strategies, lease detectors and resource interpreters are bound and unbound at any time; the
- * ones in force are looked up by name on each use.
+ * <p>Strategies, lease detectors and resource interpreters ({@link PlugIns}) are replaced at any time;
+ * ring views are compiled again with them, and the lease detector in force is looked up by name on
+ * each use.
  */
 public final class Sharder implements AutoCloseable {
 
@@ -72,7 +69,8 @@ public final class Sharder implements AutoCloseable {
 
         /** The defaults of the sharder's configuration (docs/sharder.md), with the process as identity. */
         public static Options defaults() {
-            return new Options("consistent-hash", "default", "default", RebalanceLimits.DEFAULT,
+            return new Options(RingInputs.DEFAULT_STRATEGY, DefaultLeaseDetector.NAME, RingInputs.DEFAULT_INTERPRETER,
+                    RebalanceLimits.DEFAULT,
                     Optional.of(WebhookSettings.defaults()), new LeaseName("sharding-system", "sharder"),
                     "sharder-" + ProcessHandle.current().pid(), Clock.systemUTC());
         }
@@ -110,13 +108,10 @@ public final class Sharder implements AutoCloseable {
     private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
     private final SharderMetrics metrics = new SharderMetrics(meters);
     private final RingRegistry registry = new RingRegistry(metrics::ringCalculated);
-    private final Map<String, StrategyBinding> strategies = new ConcurrentHashMap<>();
-    private final Map<String, LeaseDetector> detectors = new ConcurrentHashMap<>();
-    private final Map<String, ResourceInterpreter> interpreterServices = new ConcurrentHashMap<>();
-    private final RingInterpreters interpreters;
+    private final AtomicReference<PlugIns> plugIns = new AtomicReference<>(PlugIns.NONE);
     private final AtomicBoolean leading = new AtomicBoolean();
     private final ShardLeaseController leases;
-    private final ClusterRingCache rings;
+    private final ClusterRingWatch rings;
     private final SharderAdmission admission;
     private final LeaderElection election;
     private LeaderControllers controllers;
@@ -125,14 +120,14 @@ public final class Sharder implements AutoCloseable {
     public Sharder(KubernetesClient client, Options options) {
         this.client = Objects.requireNonNull(client, "client");
         this.options = Objects.requireNonNull(options, "options");
-        registry.update(inputs -> inputs.withDefaultStrategy(options.defaultStrategy()));
+        registry.update(inputs -> inputs.withDefaultStrategy(options.defaultStrategy())
+                .withDefaultInterpreter(options.resourceInterpreter()));
         // lease states are written only while this replica leads and its lease is certainly its own
         this.fenced = WriteFence.guard(client, this::mayWrite);
         this.leases = new ShardLeaseController(fenced, this::detector, options.clock(), this::mayWrite);
         leases.addListener(this::membershipChanged);
-        this.rings = new ClusterRingCache(client, registry);
-        this.interpreters = new RingInterpreters(interpreterServices::get, options::resourceInterpreter);
-        this.admission = new SharderAdmission(rings::get, registry, this::interpreterOf, metrics);
+        this.rings = new ClusterRingWatch(client, registry);
+        this.admission = new SharderAdmission(registry, metrics);
         this.election = new LeaderElection(client, options.leaderElection().namespace(),
                 options.leaderElection().name(), options.identity(), LeaderElection.Timing.DEFAULT, options.clock(),
                 this::startLeading, this::stopLeading);
@@ -154,65 +149,35 @@ public final class Sharder implements AutoCloseable {
         return election.isLeader();
     }
 
-    /** The snapshots of every ring, for read-only views (tests). */
+    /** Every ring's view, read-only (tests). */
     public RingRegistry registry() {
         return registry;
     }
 
     /** The {@code ring:*} shell commands over this replica's view. */
     public RingCommands shellCommands() {
-        return new RingCommands(rings::list, rings::get, registry, leases::membership, this::interpreterOf,
-                new ResourceCatalog(client)::resolve);
+        return new RingCommands(registry, new ResourceCatalog(client)::resolve);
     }
 
     public Membership membership() {
         return leases.membership();
     }
 
-    public void bindStrategy(String name, PartitioningStrategy strategy, Map<String, Object> settings) {
-        strategies.put(name, new StrategyBinding(strategy, settings));
-        publishStrategies();
-    }
-
-    public void unbindStrategy(String name, PartitioningStrategy strategy) {
-        strategies.computeIfPresent(name, (key, bound) -> bound.strategy() == strategy ? null : bound);
-        publishStrategies();
-    }
-
-    private void publishStrategies() {
-        Map<String, StrategyBinding> snapshot = Map.copyOf(strategies);
-        registry.update(inputs -> inputs.withStrategies(snapshot));
-    }
-
-    public void bindDetector(String name, LeaseDetector detector) {
-        detectors.put(name, detector);
-        reevaluateShards();
-    }
-
-    public void unbindDetector(String name, LeaseDetector detector) {
-        detectors.remove(name, detector);
-        reevaluateShards();
+    /**
+     * Puts these plug-ins in force: every ring's view is compiled with them (a ring whose placement
+     * changes is rebalanced) and, if the lease detectors changed, every shard is judged again.
+     */
+    public void use(PlugIns next) {
+        PlugIns before = plugIns.getAndSet(Objects.requireNonNull(next, "plugIns"));
+        registry.update(inputs -> inputs.withStrategies(next.strategies()).withInterpreters(next.interpreters()));
+        if (!before.detectors().equals(next.detectors())) {
+            reevaluateShards();
+        }
     }
 
     /** Every shard is judged again, e.g. because the detector in force changed or its inputs did. */
     public void reevaluateShards() {
         leases.reevaluateAll();
-    }
-
-    public void bindInterpreter(String name, ResourceInterpreter interpreter) {
-        interpreterServices.put(name, interpreter);
-        rekeyObjects();
-    }
-
-    public void unbindInterpreter(String name, ResourceInterpreter interpreter) {
-        interpreterServices.remove(name, interpreter);
-        rekeyObjects();
-    }
-
-    private synchronized void rekeyObjects() {
-        if (controllers != null) {
-            controllers.rekeyObjects();
-        }
     }
 
     public void addMeterRegistry(MeterRegistry registry) {
@@ -224,11 +189,7 @@ public final class Sharder implements AutoCloseable {
     }
 
     private LeaseDetector detector() {
-        return detectors.get(options.leaseDetector());
-    }
-
-    private Optional<ResourceInterpreter> interpreterOf(ClusterRing ring) {
-        return interpreters.forRing(ring.getSpec());
+        return plugIns.get().detectors().get(options.leaseDetector());
     }
 
     private void membershipChanged(Membership membership) {
@@ -241,8 +202,8 @@ public final class Sharder implements AutoCloseable {
         // what this replica only observed as a follower is now acted on: acquisitions, deletions, labels;
         // with a lease duration of grace for every shard
         leases.startTerm(options.clock().instant());
-        controllers = new LeaderControllers(fenced, registry, rings, leases, metrics,
-                new LeaderControllers.Settings(interpreters, options.limits(), options.webhook(), options.clock()));
+        controllers = new LeaderControllers(fenced, registry, leases, metrics,
+                new LeaderControllers.Settings(options.limits(), options.webhook(), options.clock()));
         controllers.start();
     }
 

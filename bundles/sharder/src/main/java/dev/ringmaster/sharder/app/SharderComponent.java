@@ -9,6 +9,7 @@ import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.admission.SharderAdmission;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
+import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.shell.RingCommands;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -53,13 +54,8 @@ public class SharderComponent implements AdmissionHandler {
 
     public static final String PID = "dev.ringmaster.sharder";
 
-    private record BoundStrategy(PartitioningStrategy strategy, Map<String, Object> settings) {
-    }
-
-    // the plug-ins bound now, by name; each new Sharder gets them all (guarded by this)
-    private final Map<String, BoundStrategy> strategies = new HashMap<>();
-    private final Map<String, LeaseDetector> detectors = new HashMap<>();
-    private final Map<String, ResourceInterpreter> interpreters = new HashMap<>();
+    /** The plug-ins bound now; each new Sharder gets them all (guarded by this). */
+    private PlugIns plugIns = PlugIns.NONE;
     private MeterRegistry meterRegistry;
 
     /** Read by request threads without the lock; replaced under it. */
@@ -101,9 +97,7 @@ public class SharderComponent implements AdmissionHandler {
                 settings.resourceInterpreter(), limits, webhook(settings),
                 new Sharder.Options.LeaseName(settings.leaderElectionNamespace(), settings.leaderElectionLease()),
                 identity(settings), Clock.systemUTC()));
-        strategies.forEach((name, bound) -> created.bindStrategy(name, bound.strategy(), bound.settings()));
-        detectors.forEach(created::bindDetector);
-        interpreters.forEach(created::bindInterpreter);
+        created.use(plugIns);
         if (meterRegistry != null) {
             created.addMeterRegistry(meterRegistry);
         }
@@ -153,58 +147,51 @@ public class SharderComponent implements AdmissionHandler {
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     synchronized void bindStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
-        BoundStrategy bound = new BoundStrategy(strategy, serviceSettings(properties));
-        strategies.put(name(properties), bound);
-        if (sharder != null) {
-            sharder.bindStrategy(name(properties), strategy, bound.settings());
-        }
+        use(plugIns.withStrategy(name(properties, PartitioningStrategy.NAME),
+                new StrategyBinding(strategy, serviceSettings(properties))));
     }
 
+    /** A strategy publishes its settings as service properties: a change rebuilds the rings using it. */
     void updatedStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
         bindStrategy(strategy, properties);
     }
 
     synchronized void unbindStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
-        strategies.computeIfPresent(name(properties), (name, bound) -> bound.strategy() == strategy ? null : bound);
-        if (sharder != null) {
-            sharder.unbindStrategy(name(properties), strategy);
-        }
+        use(plugIns.withoutStrategy(name(properties, PartitioningStrategy.NAME), strategy));
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     synchronized void bindDetector(LeaseDetector detector, Map<String, Object> properties) {
-        detectors.put(name(properties), detector);
-        if (sharder != null) {
-            sharder.bindDetector(name(properties), detector);
-        }
+        use(plugIns.withDetector(name(properties, LeaseDetector.NAME), detector));
     }
 
     /** A detector's properties change when its verdicts may have, e.g. a Pod's readiness it watches. */
-    void updatedDetector(LeaseDetector detector, Map<String, Object> properties) {
-        bindDetector(detector, properties); // which re-judges every shard
+    synchronized void updatedDetector(LeaseDetector detector, Map<String, Object> properties) {
+        bindDetector(detector, properties);
+        if (sharder != null) {
+            sharder.reevaluateShards(); // the same instance: use() sees no change of detectors
+        }
     }
 
     synchronized void unbindDetector(LeaseDetector detector, Map<String, Object> properties) {
-        detectors.remove(name(properties), detector);
-        if (sharder != null) {
-            sharder.unbindDetector(name(properties), detector);
-        }
+        use(plugIns.withoutDetector(name(properties, LeaseDetector.NAME), detector));
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     synchronized void bindInterpreter(ResourceInterpreter interpreter, Map<String, Object> properties) {
-        interpreters.put(name(properties), interpreter);
-        if (sharder != null) {
-            sharder.bindInterpreter(name(properties), interpreter);
-        }
+        use(plugIns.withInterpreter(name(properties, ResourceInterpreter.NAME), interpreter));
     }
 
     synchronized void unbindInterpreter(ResourceInterpreter interpreter, Map<String, Object> properties) {
-        interpreters.remove(name(properties), interpreter);
+        use(plugIns.withoutInterpreter(name(properties, ResourceInterpreter.NAME), interpreter));
+    }
+
+    private void use(PlugIns next) {
+        plugIns = next;
         if (sharder != null) {
-            sharder.unbindInterpreter(name(properties), interpreter);
+            sharder.use(next);
         }
     }
 
@@ -226,8 +213,8 @@ public class SharderComponent implements AdmissionHandler {
         }
     }
 
-    private static String name(Map<String, Object> properties) {
-        return String.valueOf(properties.get(PartitioningStrategy.NAME));
+    private static String name(Map<String, Object> properties, String nameProperty) {
+        return String.valueOf(properties.get(nameProperty));
     }
 
     /** The properties that describe a service's settings, without the framework's bookkeeping. */

@@ -2,9 +2,9 @@ package dev.ringmaster.sharder.clusterring;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ringmaster.sharder.kube.WriteFence;
-import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.ClusterRingStatus;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
@@ -16,24 +16,20 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
-import java.util.stream.Collectors;
-import java.util.function.Function;
-import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ClusterRing controller's logic (keyed by ring name): validates the ring, checks that its
- * partitioning strategy is available, keeps its MutatingWebhookConfiguration in line and reports the
- * outcome in the ring's status and, when it is not Ready, in a Warning event.
+ * The ClusterRing status controller's logic (keyed by ring name): reads the ring, compiles its view
+ * (validity, strategy, interpreters, shards), keeps its MutatingWebhookConfiguration in line and
+ * reports the outcome in the ring's status and, when it is not Ready, in a Warning event.
  *
- * <p>Level-based: every pass re-reads the ring and the membership and writes only what differs. A
+ * <p>Level-based: every pass re-reads the ring and writes only what differs. A
  * deleted ring needs nothing: its webhook configuration carries a controller owner reference, so the
  * garbage collector removes it.
  */
@@ -42,9 +38,6 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     public static final String CONDITION_READY = "Ready";
     public static final String REASON_SUCCEEDED = "ReconciliationSucceeded";
     public static final String REASON_FAILED = "ReconciliationFailed";
-    public static final String REASON_INVALID_SPEC = "InvalidSpec";
-    public static final String REASON_STRATEGY_UNAVAILABLE = "StrategyUnavailable";
-    public static final String REASON_INTERPRETER_UNAVAILABLE = "InterpreterUnavailable";
     /** Reporting component of the sharder's events. */
     public static final String COMPONENT = LockedJsonPatch.FIELD_MANAGER;
 
@@ -56,32 +49,22 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     private static final int HTTP_CONFLICT = 409;
 
     private final KubernetesClient client;
-    private final Supplier<Membership> membership;
-    private final Predicate<String> strategyAvailable;
-    private final Supplier<String> defaultStrategy;
-    private final Function<ClusterRing, Set<String>> missingInterpreters;
+    private final Function<ClusterRing, RingView> compile;
     private final Optional<WebhookConfigurations> webhookConfigurations;
     private final Clock clock;
 
     /**
-     * @param client            API access; the leader's fenced client ({@link WriteFence#guard})
-     * @param membership        the shard lease controller's current view of all rings' shards
-     * @param strategyAvailable whether a partitioning strategy of the given name is registered now
-     * @param defaultStrategy   the sharder's default strategy name, for rings that name none
-     * @param missingInterpreters the names of the resource interpreters a ring needs that are not deployed
-     * @param webhookSettings   how the API server reaches the sharder's webhook; empty when the webhook
-     *                          is switched off (the unassigned-object watch then assigns every object)
-     * @param clock             for condition and event timestamps
+     * @param client          API access; the leader's fenced client ({@link WriteFence#guard})
+     * @param compile         the view of a ring object against the plug-ins and shards in force
+     *                        ({@code RingRegistry#compile})
+     * @param webhookSettings how the API server reaches the sharder's webhook; empty when the webhook
+     *                        is switched off (the unassigned-object watch then assigns every object)
+     * @param clock           for condition and event timestamps
      */
-    public ClusterRingReconciler(KubernetesClient client, Supplier<Membership> membership,
-            Predicate<String> strategyAvailable, Supplier<String> defaultStrategy,
-            Function<ClusterRing, Set<String>> missingInterpreters, Optional<WebhookSettings> webhookSettings,
-            Clock clock) {
+    public ClusterRingReconciler(KubernetesClient client, Function<ClusterRing, RingView> compile,
+            Optional<WebhookSettings> webhookSettings, Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
-        this.membership = Objects.requireNonNull(membership, "membership");
-        this.strategyAvailable = Objects.requireNonNull(strategyAvailable, "strategyAvailable");
-        this.defaultStrategy = Objects.requireNonNull(defaultStrategy, "defaultStrategy");
-        this.missingInterpreters = Objects.requireNonNull(missingInterpreters, "missingInterpreters");
+        this.compile = Objects.requireNonNull(compile, "compile");
         this.webhookConfigurations = webhookSettings.map(settings -> new WebhookConfigurations(client, settings));
         this.clock = Objects.requireNonNull(clock, "clock");
     }
@@ -102,9 +85,10 @@ public final class ClusterRingReconciler implements Reconciler<String> {
             LOG.debug("ClusterRing {} is gone or going", name);
             return Result.done();
         }
+        RingView view = compile.apply(ring);
         Verdict verdict;
         try {
-            verdict = evaluate(ring);
+            verdict = evaluate(view);
         } catch (RuntimeException e) {
             if (e instanceof KubernetesClientException kce && kce.getCode() == HTTP_CONFLICT
                     || WriteFence.refused(e)) {
@@ -114,48 +98,31 @@ public final class ClusterRingReconciler implements Reconciler<String> {
             }
             // Report where possible, then let the controller retry with backoff.
             try {
-                report(ring, Verdict.notReady(REASON_FAILED, describe(e)));
+                report(view, Verdict.notReady(REASON_FAILED, describe(e)));
             } catch (RuntimeException reportFailure) {
                 e.addSuppressed(reportFailure);
             }
             throw e;
         }
-        report(ring, verdict);
+        report(view, verdict);
         return Result.done();
     }
 
-    private Verdict evaluate(ClusterRing ring) {
-        List<String> problems = ClusterRingValidation.validate(ring);
-        if (!problems.isEmpty()) {
-            // Leave any existing webhook configuration as it is: nothing moves on an invalid spec.
-            return Verdict.notReady(REASON_INVALID_SPEC, "the ClusterRing is invalid: " + String.join("; ", problems));
+    private Verdict evaluate(RingView view) {
+        Optional<RingView.Blocker> blocker = view.blocker();
+        if (blocker.isPresent()) {
+            // Leave any existing webhook configuration as it is: nothing moves while the ring is blocked.
+            return Verdict.notReady(blocker.get().reason(), blocker.get().message());
         }
-        String specStrategy = ring.getSpec().getStrategy();
-        boolean fromSpec = specStrategy != null && !specStrategy.isEmpty();
-        String strategy = fromSpec ? specStrategy : defaultStrategy.get();
-        if (strategy == null || strategy.isEmpty()) {
-            return Verdict.notReady(REASON_STRATEGY_UNAVAILABLE,
-                    "the ring names no strategy (spec.strategy) and the sharder has no default strategy");
-        }
-        String source = fromSpec ? "spec.strategy" : "the sharder's default";
-        if (!strategyAvailable.test(strategy)) {
-            return Verdict.notReady(REASON_STRATEGY_UNAVAILABLE, "partitioning strategy \"" + strategy + "\" ("
-                    + source + ") is not available; objects are neither assigned nor moved until it is");
-        }
-        Set<String> missing = missingInterpreters.apply(ring);
-        if (!missing.isEmpty()) {
-            return Verdict.notReady(REASON_INTERPRETER_UNAVAILABLE, "resource interpreter "
-                    + missing.stream().map(name -> "\"" + name + "\"").collect(Collectors.joining(", "))
-                    + " is not available; objects are neither assigned nor moved until it is");
-        }
-        webhookConfigurations.ifPresentOrElse(configurations -> configurations.apply(ring),
-                () -> WebhookConfigurations.remove(client, ring));
-        return new Verdict(true, REASON_SUCCEEDED, "sharding with strategy \"" + strategy + "\" (" + source + ")");
+        webhookConfigurations.ifPresentOrElse(configurations -> configurations.apply(view.ring()),
+                () -> WebhookConfigurations.remove(client, view.ring()));
+        return new Verdict(true, REASON_SUCCEEDED,
+                "sharding with strategy \"" + view.strategyName() + "\" (" + view.strategySource() + ")");
     }
 
     /** Writes the status if it changed, and a Warning event when the ring newly fails for a reason. */
-    private void report(ClusterRing ring, Verdict verdict) {
-        String name = ring.getMetadata().getName();
+    private void report(RingView view, Verdict verdict) {
+        ClusterRing ring = view.ring();
         Long generation = ring.getMetadata().getGeneration();
         ClusterRingStatus current = ring.getStatus();
         List<Condition> currentConditions = current == null || current.getConditions() == null
@@ -184,11 +151,10 @@ public final class ClusterRingReconciler implements Reconciler<String> {
         }
         conditions.add(ready);
 
-        Membership shards = membership.get();
         ClusterRingStatus desired = new ClusterRingStatus();
         desired.setObservedGeneration(generation);
-        desired.setShards(shards.shards(name).size());
-        desired.setAvailableShards(shards.availableShards(name).size());
+        desired.setShards(view.shards().size());
+        desired.setAvailableShards(view.availableShards().size());
         desired.setConditions(conditions);
 
         KubernetesSerialization json = client.getKubernetesSerialization();
@@ -196,10 +162,10 @@ public final class ClusterRingReconciler implements Reconciler<String> {
             // Through the status subresource, locked to the generation we evaluated: if the spec
             // changed meanwhile, the write fails with 409 and the next pass reports on the new spec.
             LockedJsonPatch patch = new LockedJsonPatch(ring.getMetadata().getResourceVersion()).set("/status", desired);
-                client.resources(ClusterRing.class).resource(ring).status()
+            client.resources(ClusterRing.class).resource(ring).status()
                     .patch(LockedJsonPatch.statusContext(), patch.toJson(json));
             if (previous == null || !status.equals(previous.getStatus())) {
-                LOG.info("ClusterRing {} is {}Ready: {}: {}", name, verdict.ready() ? "" : "not ", verdict.reason(),
+                LOG.info("ClusterRing {} is {}Ready: {}: {}", view.name(), verdict.ready() ? "" : "not ", verdict.reason(),
                         verdict.message());
             }
         }

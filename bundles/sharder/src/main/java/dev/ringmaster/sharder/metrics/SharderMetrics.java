@@ -4,7 +4,7 @@ import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
-import dev.ringmaster.sharder.rebalance.Move;
+import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.rebalance;
 
 import dev.ringmaster.sharder.kube.ResolvedResource;
+import dev.ringmaster.sharder.ring.Move;
 
 /** Told of every move that was written, e.g. to count it. */
 @FunctionalInterface

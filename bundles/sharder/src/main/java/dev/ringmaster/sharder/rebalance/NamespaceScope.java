@@ -25,9 +25,8 @@ public final class NamespaceScope {
         this.namespaces = namespaces;
     }
 
-    /** The objects of the ring in scope now. */
-    public Predicate<ObjectReference> matching(ClusterRingSpec ring) {
-        LabelSelector selector = ring.namespaceSelectorOrDefault();
+    /** The objects in scope now of a ring with this namespace selector ({@code RingView#namespaceSelector}). */
+    public Predicate<ObjectReference> matching(LabelSelector selector) {
         Set<String> names = namespaces.get().stream()
                 .filter(namespace -> LabelSelectors.matches(selector, namespace.getMetadata().getLabels()))
                 .map(namespace -> namespace.getMetadata().getName())

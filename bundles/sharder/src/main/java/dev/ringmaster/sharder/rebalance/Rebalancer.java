@@ -3,15 +3,14 @@ package dev.ringmaster.sharder.rebalance;
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
-import dev.ringmaster.ring.RingSnapshot;
-import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.WriteFence;
-import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import java.time.Duration;
@@ -29,7 +28,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,10 +43,8 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     /** The longest wait between passes of a ring that waits for drains nobody acknowledges. */
     static final Duration MAX_STALLED_RETRY = Duration.ofSeconds(30);
 
-    private final Function<String, Optional<ClusterRing>> rings;
-    private final Predicate<ClusterRing> validSpec;
     private final RingRegistry registry;
-    private final Function<ClusterRing, Optional<ResourceInterpreter>> interpreter;
+    private final RingView.InvalidKeys invalidKeys;
     private final ResourceCatalog catalog;
     private final ObjectPages pages;
     private final LabelWriter writer;
@@ -57,14 +53,15 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     private final MoveRecorder recorder;
     private final ExecutorService writers;
 
-    public Rebalancer(Function<String, Optional<ClusterRing>> rings, Predicate<ClusterRing> validSpec,
-            RingRegistry registry, Function<ClusterRing, Optional<ResourceInterpreter>> interpreter, ResourceCatalog catalog,
+    /**
+     * @param registry    every ring's current view, which decides each move
+     * @param invalidKeys told of objects the ring's interpreter cannot key
+     */
+    public Rebalancer(RingRegistry registry, RingView.InvalidKeys invalidKeys, ResourceCatalog catalog,
             ObjectPages pages, LabelWriter writer, NamespaceScope namespaces, RebalanceLimits limits,
             MoveRecorder recorder) {
-        this.rings = rings;
-        this.validSpec = validSpec;
         this.registry = registry;
-        this.interpreter = interpreter;
+        this.invalidKeys = invalidKeys;
         this.catalog = catalog;
         this.pages = pages;
         this.writer = writer;
@@ -83,16 +80,14 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
 
     @Override
     public Result reconcile(String ringName) {
-        Optional<ClusterRing> ring = rings.apply(ringName);
-        Optional<RingSnapshot> snapshot = registry.snapshot(ringName);
-        Optional<ResourceInterpreter> keys = ring.flatMap(interpreter);
-        if (ring.isEmpty() || !validSpec.test(ring.get()) || snapshot.isEmpty() || keys.isEmpty()) {
+        Optional<RingView> ring = registry.view(ringName);
+        if (ring.isEmpty() || !ring.get().canAct()) {
             // gone, invalid, strategy or interpreter missing: nothing moves; a change of any of these
             // requeues the ring
             stalledPasses.remove(ringName);
             return Result.done();
         }
-        PassSummary summary = pass(ring.get(), snapshot.get(), keys.get());
+        PassSummary summary = pass(ring.get());
         LOG.info("rebalanced ring {}: {}", ringName, summary);
         return Result.requeueAfter(nextPass(ringName, summary));
     }
@@ -114,15 +109,15 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     }
 
     /** One pass over every resource of the ring. */
-    PassSummary pass(ClusterRing ring, RingSnapshot snapshot, ResourceInterpreter keys) {
-        Pass pass = new Pass(ring.getMetadata().getName(), new Placement(snapshot, keys),
-                namespaces.matching(ring.getSpec()));
-        Map<ResolvedResource, Role> resources = resolve(ring, pass);
-        long draining = resources.entrySet().stream().filter(entry -> entry.getValue() == Role.MAIN)
-                .mapToLong(entry -> pass.count(entry.getKey(), pass.placement.drainLabel())).sum();
+    PassSummary pass(RingView ring) {
+        Pass pass = new Pass(ring, namespaces.matching(ring.namespaceSelector()));
+        Map<ResolvedResource, RingResource> resources = resolve(ring, pass);
+        long draining = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
+                .mapToLong(entry -> pass.count(entry.getKey(), ring.drainLabel())).sum();
         pass.budget.set(Math.max(0, limits.moveBudget() - draining));
         try {
-            resources.forEach((resource, role) -> pages.forEachPage(resource, null, page -> pass.move(resource, role, page)));
+            resources.forEach((resource, ringResource) -> pages.forEachPage(resource, null,
+                    page -> pass.move(resource, ringResource, page)));
         } catch (RuntimeException e) {
             pass.settleWrites(); // a listing failed: let the writes started finish before the next pass
             throw e;
@@ -132,12 +127,12 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         return pass.summary();
     }
 
-    private Map<ResolvedResource, Role> resolve(ClusterRing ring, Pass pass) {
-        Map<ResolvedResource, Role> resolved = new LinkedHashMap<>();
-        ring.getSpec().rolesByResource().forEach((resource, role) -> catalog.resolve(resource.getGroup(), resource.getResource()).ifPresentOrElse(
-                found -> resolved.put(found, role),
+    private Map<ResolvedResource, RingResource> resolve(RingView ring, Pass pass) {
+        Map<ResolvedResource, RingResource> resolved = new LinkedHashMap<>();
+        ring.resources().forEach((resource, ringResource) -> catalog.resolve(resource.getGroup(), resource.getResource()).ifPresentOrElse(
+                found -> resolved.put(found, ringResource),
                 () -> {
-                    LOG.warn("ring {}: resource {} is not served by the API server", ring.getMetadata().getName(), resource);
+                    LOG.warn("ring {}: resource {} is not served by the API server", ring.name(), resource);
                     pass.unresolved++;
                 }));
         return resolved;
@@ -151,7 +146,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     /** The state of one pass: targets, the move budget left, and the tally. */
     private final class Pass {
         final String ring;
-        final Placement placement;
+        final RingView view;
         final Predicate<ObjectReference> inScope;
         final AtomicLong budget = new AtomicLong();
         final AtomicLong examined = new AtomicLong();
@@ -165,9 +160,9 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         /** A failure that ends the pass (the fence refused a write); no write is started after it. */
         final AtomicReference<RuntimeException> fatal = new AtomicReference<>();
 
-        Pass(String ring, Placement placement, Predicate<ObjectReference> inScope) {
-            this.ring = ring;
-            this.placement = placement;
+        Pass(RingView view, Predicate<ObjectReference> inScope) {
+            this.ring = view.name();
+            this.view = view;
             this.inScope = inScope;
             for (Class<? extends Move> kind : List.of(Move.Assign.class, Move.Drain.class, Move.Reassign.class)) {
                 written.put(kind, new AtomicLong());
@@ -185,15 +180,14 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
          * at once; the next page is listed while they run (waiting for a page's slowest write before
          * listing the next one made a pass as slow as the sum of those).
          */
-        void move(ResolvedResource resource, Role role, List<ObjectMeta> page) {
-            RingResource ringResource = new RingResource(resource.group(), resource.resource(), role);
+        void move(ResolvedResource resource, RingResource ringResource, List<ObjectMeta> page) {
             for (ObjectMeta metadata : page) {
                 ObjectReference object = resource.reference(metadata);
                 if (!inScope.test(object)) {
                     continue;
                 }
                 examined.incrementAndGet();
-                Move move = placement.moveOf(object, ringResource);
+                Move move = view.moveOf(object, ringResource, invalidKeys);
                 if (move instanceof Move.Keep) {
                     continue;
                 }
@@ -255,7 +249,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
             LabelWriter.Outcome outcome;
             try {
                 outcome = writer.write(resource, metadata.getNamespace(), metadata.getName(),
-                        metadata.getResourceVersion(), placement.labelChanges(move, object));
+                        metadata.getResourceVersion(), view.labelChanges(move, object));
             } catch (RuntimeException e) {
                 if (WriteFence.refused(e)) {
                     throw e;

@@ -1,48 +1,63 @@
 package dev.ringmaster.sharder.ring;
 
+import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.model.ClusterRing;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything ring snapshots are computed from, as one immutable value.
+ * Everything ring views are compiled from, as one immutable value.
  *
- * @param strategyOfRing  each known ring's requested strategy name ({@code spec.strategy}), empty for the default
- * @param membership      every ring's shards
- * @param strategies      the strategy services bound now, by name
- * @param defaultStrategy the strategy of rings that name none
+ * @param rings              every ring object by name, as the ring cache last saw it
+ * @param membership         every ring's shards
+ * @param strategies         the strategy services bound now, by name
+ * @param defaultStrategy    the strategy of rings that name none
+ * @param interpreters       the resource interpreter services bound now, by name
+ * @param defaultInterpreter the interpreter of ring resources that name none
  */
-public record RingInputs(Map<String, String> strategyOfRing, Membership membership,
-        Map<String, StrategyBinding> strategies, String defaultStrategy) {
+public record RingInputs(Map<String, ClusterRing> rings, Membership membership,
+        Map<String, StrategyBinding> strategies, String defaultStrategy,
+        Map<String, ResourceInterpreter> interpreters, String defaultInterpreter) {
 
-    public static final RingInputs EMPTY = new RingInputs(Map.of(), Membership.EMPTY, Map.of(), "consistent-hash");
+    /** The sharder's default partitioning strategy (docs/sharder.md), for rings that name none. */
+    public static final String DEFAULT_STRATEGY = "consistent-hash";
+    /** The sharder's default resource interpreter, for ring resources that name none. */
+    public static final String DEFAULT_INTERPRETER = "default";
+
+    public static final RingInputs EMPTY = new RingInputs(Map.of(), Membership.EMPTY, Map.of(), DEFAULT_STRATEGY,
+            Map.of(), DEFAULT_INTERPRETER);
 
     public RingInputs {
-        strategyOfRing = Map.copyOf(strategyOfRing);
+        rings = Map.copyOf(rings);
         Objects.requireNonNull(membership, "membership");
         strategies = Map.copyOf(strategies);
         Objects.requireNonNull(defaultStrategy, "defaultStrategy");
+        interpreters = Map.copyOf(interpreters);
+        Objects.requireNonNull(defaultInterpreter, "defaultInterpreter");
     }
 
-    /** The strategy name in force for a ring. */
-    String strategyNameOf(String ring) {
-        String requested = strategyOfRing.getOrDefault(ring, "");
-        return requested == null || requested.isEmpty() ? defaultStrategy : requested;
-    }
-
-    public RingInputs withRings(Map<String, String> strategyOfRing) {
-        return new RingInputs(strategyOfRing, membership, strategies, defaultStrategy);
+    public RingInputs withRings(Map<String, ClusterRing> rings) {
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
     }
 
     public RingInputs withMembership(Membership membership) {
-        return new RingInputs(strategyOfRing, membership, strategies, defaultStrategy);
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
     }
 
     public RingInputs withStrategies(Map<String, StrategyBinding> strategies) {
-        return new RingInputs(strategyOfRing, membership, strategies, defaultStrategy);
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
     }
 
     public RingInputs withDefaultStrategy(String defaultStrategy) {
-        return new RingInputs(strategyOfRing, membership, strategies, defaultStrategy);
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
+    }
+
+    public RingInputs withInterpreters(Map<String, ResourceInterpreter> interpreters) {
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
+    }
+
+    public RingInputs withDefaultInterpreter(String defaultInterpreter) {
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
     }
 }

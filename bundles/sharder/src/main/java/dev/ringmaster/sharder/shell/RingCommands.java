@@ -7,26 +7,24 @@ import dev.ringmaster.ring.RingSnapshot;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.XxHash64;
 import dev.ringmaster.ring.spi.PartitionKey;
-import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.kube.ResolvedResource;
-import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import io.fabric8.kubernetes.api.model.Condition;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
-import java.util.function.Function;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
  * The {@code ring:*} commands of the Gogo shell: read-only views of what this replica knows, for an
- * operator at the sharder's own terminal. Every command reads the current snapshots once.
+ * operator at the sharder's own terminal. Every command reads the current ring views once.
  */
 public final class RingCommands {
 
@@ -34,49 +32,38 @@ public final class RingCommands {
     public static final String SCOPE = "ring";
     public static final String[] FUNCTIONS = {"list", "shards", "explain", "strategies"};
 
-    private final Supplier<List<ClusterRing>> rings;
-    private final Function<String, Optional<ClusterRing>> ring;
     private final RingRegistry registry;
-    private final Supplier<Membership> membership;
-    private final Function<ClusterRing, Optional<ResourceInterpreter>> interpreter;
     private final BiFunction<String, String, Optional<ResolvedResource>> resolve;
 
-    public RingCommands(Supplier<List<ClusterRing>> rings, Function<String, Optional<ClusterRing>> ring,
-            RingRegistry registry, Supplier<Membership> membership,
-            Function<ClusterRing, Optional<ResourceInterpreter>> interpreter,
-            BiFunction<String, String, Optional<ResolvedResource>> resolve) {
-        this.rings = rings;
-        this.ring = ring;
+    /**
+     * @param registry every ring's current view
+     * @param resolve  the served resource of a group and plural name (API discovery), for its Kind
+     */
+    public RingCommands(RingRegistry registry, BiFunction<String, String, Optional<ResolvedResource>> resolve) {
         this.registry = registry;
-        this.membership = membership;
-        this.interpreter = interpreter;
         this.resolve = resolve;
     }
 
     /** {@code ring:list}: every ClusterRing with its strategy, shards and readiness. */
     public String list() {
-        List<ClusterRing> all = rings.get();
+        Collection<RingView> all = registry.views();
         if (all.isEmpty()) {
             return "no ClusterRings";
         }
-        Membership current = membership.get();
         StringBuilder out = new StringBuilder(String.format("%-30s %-20s %-9s %-6s %s%n",
                 "RING", "STRATEGY", "AVAILABLE", "SHARDS", "READY"));
-        all.stream().sorted((a, b) -> a.getMetadata().getName().compareTo(b.getMetadata().getName())).forEach(each -> {
-            String name = each.getMetadata().getName();
-            String strategy = registry.ring(name).map(RingRegistry.RingState::strategyName).orElse("?");
-            out.append(String.format("%-30s %-20s %-9d %-6d %s%n", name, strategy,
-                    current.availableShards(name).size(), current.shards(name).size(), readiness(each)));
-        });
+        all.forEach(view -> out.append(String.format("%-30s %-20s %-9d %-6d %s%n", view.name(), view.strategyName(),
+                view.availableShards().size(), view.shards().size(), readiness(view.ring()))));
         return out.toString().stripTrailing();
     }
 
     /** {@code ring:shards <ring>}: the ring's shards, their state and weight. */
     public String shards(String ringName) {
-        if (ring.apply(ringName).isEmpty()) {
+        Optional<RingView> view = registry.view(ringName);
+        if (view.isEmpty()) {
             return "no ClusterRing " + ringName;
         }
-        List<ShardInfo> shards = membership.get().shards(ringName);
+        List<ShardInfo> shards = view.get().shards();
         if (shards.isEmpty()) {
             return "ClusterRing " + ringName + " has no shard leases";
         }
@@ -90,51 +77,47 @@ public final class RingCommands {
     }
 
     /**
-     * {@code ring:explain <ring> <group/Kind/namespace/name>}: the shard the ring's snapshot picks for
+     * {@code ring:explain <ring> <group/Kind/namespace/name>}: the shard the ring's view picks for
      * an object of a main resource, and how (resource, partition key, its hash, strategy, candidate
      * shards). The Kind is resolved to the ring's resource through API discovery.
      */
     public String explain(String ringName, String object) {
-        Optional<ClusterRing> found = ring.apply(ringName);
+        Optional<RingView> found = registry.view(ringName);
         if (found.isEmpty()) {
             return "no ClusterRing " + ringName;
         }
+        RingView view = found.get();
         String[] parts = object.split("/", -1);
         if (parts.length != 4 || parts[1].isEmpty() || parts[3].isEmpty()) {
             return "name the object as group/Kind/namespace/name (empty group for the core group, empty namespace"
                     + " for a cluster-scoped object), e.g. /ConfigMap/default/settings or apps/Deployment/shop/web";
         }
-        Optional<RingSnapshot> snapshot = registry.snapshot(ringName);
-        if (snapshot.isEmpty()) {
-            return "ClusterRing " + ringName + " has no snapshot: its strategy \""
-                    + registry.ring(ringName).map(RingRegistry.RingState::strategyName).orElse("?")
-                    + "\" is not deployed; objects stay where they are";
+        Optional<RingView.Blocker> blocker = view.blocker();
+        if (blocker.isPresent()) {
+            return "ClusterRing " + ringName + " is not Ready (" + blocker.get().reason() + "): "
+                    + blocker.get().message();
         }
-        Optional<ResourceInterpreter> keys = interpreter.apply(found.get());
-        if (keys.isEmpty()) {
-            return "a resource interpreter of ClusterRing " + ringName + " is not deployed; objects stay where they are";
-        }
-        ObjectReference reference = ObjectReference.of(parts[0], "", parts[1], parts[2], parts[3]);
-        Optional<String> resource = found.get().getSpec().rolesByResource().entrySet().stream()
-                .filter(entry -> entry.getValue() == Role.MAIN && entry.getKey().getGroup().equals(parts[0]))
-                .map(entry -> entry.getKey().getResource())
-                .filter(candidate -> resolve.apply(parts[0], candidate).filter(r -> r.kind().equals(parts[1])).isPresent())
+        RingSnapshot snapshot = view.snapshot().orElseThrow();
+        Optional<RingResource> resource = view.resources().values().stream()
+                .filter(candidate -> candidate.role() == Role.MAIN && candidate.group().equals(parts[0]))
+                .filter(candidate -> resolve.apply(parts[0], candidate.resource())
+                        .filter(served -> served.kind().equals(parts[1])).isPresent())
                 .findFirst();
         if (resource.isEmpty()) {
             return parts[1] + (parts[0].isEmpty() ? "" : "." + parts[0]) + " is not a main resource of ClusterRing "
                     + ringName;
         }
-        PartitionKey key = keys.get().keyFor(reference, new RingResource(parts[0], resource.get(), Role.MAIN));
+        PartitionKey key = view.keyFor(ObjectReference.of(parts[0], "", parts[1], parts[2], parts[3]), resource.get());
         if (!(key instanceof PartitionKey.Key keyed)) {
             return "not assigned: " + key;
         }
-        List<Shard> candidates = snapshot.get().shards().shards();
-        String shard = snapshot.get().shardFor(keyed.value()).orElse("none (no available shard)");
+        List<Shard> candidates = view.availableShards();
+        String shard = view.shardFor(key).orElse("none (no available shard)");
         return String.join(System.lineSeparator(),
                 "shard:      " + shard,
                 "key:        " + keyed.value() + " (xxhash64 " + Long.toUnsignedString(XxHash64.hash(keyed.value()), 16) + ")",
-                "resource:   " + resource.get() + (parts[0].isEmpty() ? "" : "." + parts[0]),
-                "strategy:   " + snapshot.get().strategy(),
+                "resource:   " + resource.get().resource() + (parts[0].isEmpty() ? "" : "." + parts[0]),
+                "strategy:   " + snapshot.strategy(),
                 "candidates: " + candidates.stream()
                         .map(candidate -> candidate.weight() == 1 ? candidate.name() : candidate.name() + " (weight "
                                 + candidate.weight() + ")")
@@ -145,10 +128,8 @@ public final class RingCommands {
     public String strategies() {
         Map<String, StrategyBinding> bound = new TreeMap<>(registry.inputs().strategies());
         String defaultStrategy = registry.inputs().defaultStrategy();
-        Map<String, List<String>> ringsByStrategy = rings.get().stream()
-                .map(each -> each.getMetadata().getName())
-                .collect(Collectors.groupingBy(name -> registry.ring(name).map(RingRegistry.RingState::strategyName)
-                        .orElse("?"), TreeMap::new, Collectors.toList()));
+        Map<String, List<String>> ringsByStrategy = registry.views().stream().collect(Collectors.groupingBy(
+                RingView::strategyName, TreeMap::new, Collectors.mapping(RingView::name, Collectors.toList())));
         StringBuilder out = new StringBuilder();
         bound.forEach((name, binding) -> out.append(name)
                 .append(name.equals(defaultStrategy) ? " (default)" : "")

@@ -2,15 +2,12 @@ package dev.ringmaster.sharder.unassigned;
 
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingResource;
-import dev.ringmaster.ring.RingSnapshot;
-import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.kube.LabelWriter;
-import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.rebalance.Move;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
-import dev.ringmaster.sharder.rebalance.Placement;
+import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.time.Duration;
@@ -28,21 +25,17 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
     static final Duration AFTER_CONFLICT = Duration.ofMillis(200);
 
     private final Function<UnassignedObject, Optional<HasMetadata>> cache;
-    private final Function<String, Optional<ClusterRing>> rings;
     private final RingRegistry registry;
-    private final Function<ClusterRing, Optional<ResourceInterpreter>> interpreter;
+    private final RingView.InvalidKeys invalidKeys;
     private final NamespaceScope namespaces;
     private final LabelWriter writer;
     private final MoveRecorder recorder;
 
-    public UnassignedAssigner(Function<UnassignedObject, Optional<HasMetadata>> cache,
-            Function<String, Optional<ClusterRing>> rings, RingRegistry registry,
-            Function<ClusterRing, Optional<ResourceInterpreter>> interpreter, NamespaceScope namespaces, LabelWriter writer,
-            MoveRecorder recorder) {
+    public UnassignedAssigner(Function<UnassignedObject, Optional<HasMetadata>> cache, RingRegistry registry,
+            RingView.InvalidKeys invalidKeys, NamespaceScope namespaces, LabelWriter writer, MoveRecorder recorder) {
         this.cache = cache;
-        this.rings = rings;
         this.registry = registry;
-        this.interpreter = interpreter;
+        this.invalidKeys = invalidKeys;
         this.namespaces = namespaces;
         this.writer = writer;
         this.recorder = recorder;
@@ -52,26 +45,23 @@ public final class UnassignedAssigner implements Reconciler<UnassignedObject> {
     public Result reconcile(UnassignedObject key) {
         WatchedResource watched = key.watched();
         Optional<HasMetadata> object = cache.apply(key);
-        Optional<ClusterRing> ring = rings.apply(watched.ring());
-        Optional<RingSnapshot> snapshot = registry.snapshot(watched.ring());
-        Optional<ResourceInterpreter> keys = ring.flatMap(interpreter);
-        if (object.isEmpty() || ring.isEmpty() || snapshot.isEmpty() || keys.isEmpty()) {
-            // assigned or deleted meanwhile, ring gone, no strategy or interpreter: a later event
-            // (or the ring's requeue when they return) brings it back
+        Optional<RingView> ring = registry.view(watched.ring());
+        if (object.isEmpty() || ring.isEmpty() || !ring.get().canAct()) {
+            // assigned or deleted meanwhile, ring gone, invalid, no strategy or interpreter: a later
+            // event (or the ring's requeue when they return) brings it back
             return Result.done();
         }
         ObjectReference reference = watched.resource().reference(object.get().getMetadata());
-        if (!namespaces.matching(ring.get().getSpec()).test(reference)) {
+        if (!namespaces.matching(ring.get().namespaceSelector()).test(reference)) {
             return Result.done();
         }
-        Placement placement = new Placement(snapshot.get(), keys.get());
-        Move move = placement.moveOf(reference, new RingResource(watched.resource().group(),
-                watched.resource().resource(), watched.role()));
+        Move move = ring.get().moveOf(reference, new RingResource(watched.resource().group(),
+                watched.resource().resource(), watched.role()), invalidKeys);
         if (!(move instanceof Move.Assign)) {
             return Result.done();
         }
         LabelWriter.Outcome outcome = writer.write(watched.resource(), reference.namespace(), reference.name(),
-                object.get().getMetadata().getResourceVersion(), placement.labelChanges(move, reference));
+                object.get().getMetadata().getResourceVersion(), ring.get().labelChanges(move, reference));
         if (outcome == LabelWriter.Outcome.WRITTEN) {
             recorder.written(watched.ring(), watched.resource(), move);
         }

@@ -1,11 +1,9 @@
 package dev.ringmaster.sharder.unassigned;
 
 import dev.ringmaster.ring.RingContract;
-import dev.ringmaster.ring.RingResource.Role;
+import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
-import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.model.GroupResource;
-import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.runtime.Controller;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -45,16 +43,10 @@ public final class UnassignedWatches implements AutoCloseable {
      * Watches exactly the resources of these rings: starts informers for new ones and stops those of
      * removed rings or resources. Resources the server does not serve yet are tried at the next sync.
      */
-    public synchronized void sync(Collection<ClusterRing> rings) {
+    public synchronized void sync(Collection<RingView> rings) {
         Set<WatchedResource> wanted = new LinkedHashSet<>();
-        for (ClusterRing ring : rings) {
-            String name = ring.getMetadata().getName();
-            for (RingResourceSpec main : ring.getSpec().getResources()) {
-                resolve(name, main, Role.MAIN).ifPresent(wanted::add);
-                for (GroupResource controlled : main.getControlledResources()) {
-                    resolve(name, controlled, Role.CONTROLLED).ifPresent(wanted::add);
-                }
-            }
+        for (RingView ring : rings) {
+            ring.resources().values().forEach(resource -> resolve(ring.name(), resource).ifPresent(wanted::add));
         }
         informers.entrySet().removeIf(entry -> {
             if (wanted.contains(entry.getKey())) {
@@ -87,11 +79,12 @@ public final class UnassignedWatches implements AutoCloseable {
         });
     }
 
-    private Optional<WatchedResource> resolve(String ring, GroupResource resource, Role role) {
-        Optional<WatchedResource> watched = catalog.resolve(resource.getGroup(), resource.getResource())
-                .map(resolved -> new WatchedResource(ring, resolved, role));
+    private Optional<WatchedResource> resolve(String ring, RingResource resource) {
+        Optional<WatchedResource> watched = catalog.resolve(resource.group(), resource.resource())
+                .map(resolved -> new WatchedResource(ring, resolved, resource.role()));
         if (watched.isEmpty()) {
-            LOG.warn("ring {}: resource {} is not served by the API server; not watching it yet", ring, resource);
+            LOG.warn("ring {}: resource {} is not served by the API server; not watching it yet", ring,
+                    resource.group().isEmpty() ? resource.resource() : resource.resource() + "." + resource.group());
         }
         return watched;
     }

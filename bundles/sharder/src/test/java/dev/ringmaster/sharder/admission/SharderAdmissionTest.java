@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.admission;
 
 import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHARDS;
+import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.RingContract;
@@ -14,17 +15,12 @@ import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.metrics.SharderMetrics;
-import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.model.GroupResource;
-import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -36,22 +32,18 @@ class SharderAdmissionTest {
     private static final String SHARD_LABEL = RingContract.shardLabel(RING);
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private static final Map<String, ResourceInterpreter> INTERPRETERS =
+            Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter());
+
     private final RingRegistry registry = new RingRegistry();
-    private final Map<String, ClusterRing> rings = new HashMap<>();
-    private final AtomicReference<ResourceInterpreter> interpreter =
-            new AtomicReference<>(new DefaultResourceInterpreter());
-    private final SharderAdmission admission = new SharderAdmission(name -> Optional.ofNullable(rings.get(name)),
-            registry, ring -> Optional.ofNullable(interpreter.get()), new SharderMetrics(meters));
+    private final SharderAdmission admission = new SharderAdmission(registry, new SharderMetrics(meters));
 
     @BeforeEach
     void ring() {
-        ClusterRing ring = new ClusterRing();
-        ring.getMetadata().setName(RING);
-        ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of(new GroupResource("", "secrets"))));
-        rings.put(RING, ring);
         registry.update(inputs -> inputs.withDefaultStrategy("rendezvous")
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
-                .withRings(Map.of(RING, ""))
+                .withInterpreters(INTERPRETERS)
+                .withRings(Map.of(RING, configMapRing(RING)))
                 .withMembership(new Membership(Map.of(RING, List.of(new ShardInfo("shard-0", ShardState.READY, 1),
                         new ShardInfo("shard-1", ShardState.READY, 1), new ShardInfo("shard-2", ShardState.DEAD, 1))))));
     }
@@ -159,17 +151,17 @@ class SharderAdmissionTest {
 
     @Test
     void withoutTheStrategyOrTheInterpreterTheObjectIsLeftForLater() {
-        interpreter.set(null);
+        registry.update(inputs -> inputs.withInterpreters(Map.of()));
         assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
 
-        interpreter.set(new DefaultResourceInterpreter());
+        registry.update(inputs -> inputs.withInterpreters(INTERPRETERS));
         registry.update(inputs -> inputs.withStrategies(Map.of()));
         assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
     }
 
     @Test
     void anInvalidRingAssignsNothing() {
-        rings.get(RING).getSpec().setStrategy("Not_A_Name");
+        registry.update(inputs -> inputs.withRings(Map.of(RING, configMapRing(RING, "Not_A_Name"))));
 
         AdmissionResponse response = admission.handle(PATH, configMap(metadata("cm-1")));
 

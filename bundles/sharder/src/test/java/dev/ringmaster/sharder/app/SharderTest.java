@@ -17,6 +17,8 @@ import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
+import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.testing.TestLeases;
 import dev.ringmaster.sharder.testing.TestDiscovery;
@@ -40,6 +42,11 @@ import org.junit.jupiter.api.Test;
 /** Sharder replicas against the mock API server: every controller working together, leader and follower. */
 @EnableKubernetesMockClient(crud = true)
 class SharderTest {
+
+    private static final PlugIns PLUG_INS = PlugIns.NONE
+            .withStrategy("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of()))
+            .withDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector())
+            .withInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter());
 
     KubernetesClient client;
     KubernetesMockServer server;
@@ -84,9 +91,7 @@ class SharderTest {
     private Sharder replica(String identity) {
         Sharder replica = new Sharder(client, Sharder.Options.defaults().withIdentity(identity)
                 .withDefaultStrategy("rendezvous").withClock(clock));
-        replica.bindStrategy("rendezvous", new RendezvousStrategy(), Map.of());
-        replica.bindDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector());
-        replica.bindInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter());
+        replica.use(PLUG_INS);
         replica.start();
         return replica;
     }
@@ -154,7 +159,7 @@ class SharderTest {
 
     @Test
     void assignsEveryObjectAndReportsTheRing() {
-        await().atMost(SOON).until(() -> registry.snapshot(RING).map(s -> s.shards().shards().size() == 2).orElse(false));
+        await().atMost(SOON).until(() -> registry.view(RING).flatMap(RingView::snapshot).map(s -> s.shards().shards().size() == 2).orElse(false));
         await().atMost(SOON).until(this::everyObjectOnItsInitialShard);
         await().atMost(SOON).untilAsserted(() -> {
             assertThat(ring().getStatus().getAvailableShards()).isEqualTo(2);
@@ -171,7 +176,7 @@ class SharderTest {
     void scaleOutDrainsMainObjectsThroughTheirShardsAndMovesControlledOnes() {
         await().atMost(SOON).until(this::everyObjectOnItsInitialShard);
         lease("shard-2");
-        await().atMost(SOON).until(() -> registry.snapshot(RING).map(s -> s.shards().shards().size() == 3).orElse(false));
+        await().atMost(SOON).until(() -> registry.view(RING).flatMap(RingView::snapshot).map(s -> s.shards().shards().size() == 3).orElse(false));
         await().atMost(SOON).until(() -> !client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems().isEmpty());
         for (ConfigMap draining : client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems()) {
             assertThat(draining.getMetadata().getLabels().get(SHARD)).as("the old shard keeps it until it lets go")
@@ -188,7 +193,7 @@ class SharderTest {
         clock.advance(Duration.ofMinutes(1));
         lease("shard-0");
         sharder.reevaluateShards();
-        await().atMost(SOON).until(() -> registry.snapshot(RING).map(s -> s.shards().shards().size() == 1).orElse(false));
+        await().atMost(SOON).until(() -> registry.view(RING).flatMap(RingView::snapshot).map(s -> s.shards().shards().size() == 1).orElse(false));
         await().atMost(SOON).until(() -> everyObjectOn(name -> "shard-0"));
         assertThat(client.leases().inNamespace("default").withName("shard-1").get().getSpec().getHolderIdentity())
                 .isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
@@ -199,7 +204,7 @@ class SharderTest {
     void aFollowerAssignsLikeTheLeaderAndWritesNothing() {
         await().atMost(SOON).until(this::everyObjectOnItsInitialShard);
         try (Sharder follower = replica("sharder-1")) {
-            await().atMost(SOON).until(() -> follower.registry().snapshot(RING)
+            await().atMost(SOON).until(() -> follower.registry().view(RING).flatMap(RingView::snapshot)
                     .map(s -> s.shards().shards().size() == 2).orElse(false));
             assertThat(follower.isLeader()).isFalse();
             assertThat(follower.membership()).isEqualTo(sharder.membership());
@@ -214,7 +219,7 @@ class SharderTest {
             lease("shard-0");
             follower.reevaluateShards();
             sharder.reevaluateShards();
-            await().atMost(SOON).until(() -> follower.registry().snapshot(RING)
+            await().atMost(SOON).until(() -> follower.registry().view(RING).flatMap(RingView::snapshot)
                     .map(s -> s.shards().shards().size() == 1).orElse(false));
             assertThat(client.leases().inNamespace("default").withName("shard-1").get().getSpec().getHolderIdentity())
                     .isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
@@ -228,10 +233,7 @@ class SharderTest {
         sharder.close();
         sharder = new Sharder(client, Sharder.Options.defaults().withIdentity("sharder-0")
                 .withDefaultStrategy("consistent-hash").withClock(clock));
-        sharder.bindStrategy("rendezvous", new RendezvousStrategy(), Map.of());
-        sharder.bindStrategy("consistent-hash", new ConsistentHashStrategy(), Map.of());
-        sharder.bindDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector());
-        sharder.bindInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter());
+        sharder.use(PLUG_INS.withStrategy("consistent-hash", new StrategyBinding(new ConsistentHashStrategy(), Map.of())));
         sharder.start();
         registry = sharder.registry();
         await().atMost(SOON).until(() -> !client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems().isEmpty());

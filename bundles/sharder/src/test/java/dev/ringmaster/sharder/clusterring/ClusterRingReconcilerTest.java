@@ -1,16 +1,20 @@
 package dev.ringmaster.sharder.clusterring;
 
-import static dev.ringmaster.sharder.clusterring.ClusterRingValidationTest.main;
-import static dev.ringmaster.sharder.clusterring.ClusterRingValidationTest.ring;
+import static dev.ringmaster.sharder.testing.TestRings.main;
+import static dev.ringmaster.sharder.testing.TestRings.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
+import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import dev.ringmaster.ring.testing.MutableClock;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -46,6 +50,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,10 +76,11 @@ class ClusterRingReconcilerTest {
             new ShardInfo("shard-a", ShardState.READY, 1),
             new ShardInfo("shard-b", ShardState.UNCERTAIN, 1),
             new ShardInfo("shard-c", ShardState.DEAD, 1)))));
+    /** The strategies and interpreters deployed, by name; every strategy places as rendezvous does. */
     private final Set<String> strategies = new HashSet<>(Set.of("consistent", "rendezvous"));
-    private final List<String> strategiesAsked = new ArrayList<>();
-    private Set<String> missingInterpreters = Set.of();
-    private final AtomicReference<String> defaultStrategy = new AtomicReference<>("consistent");
+    private final Set<String> interpreters = new HashSet<>(Set.of(DefaultResourceInterpreter.NAME));
+    private String defaultStrategy = "consistent";
+    private final RingRegistry registry = new RingRegistry();
 
     @BeforeEach
     void installCrd() throws IOException {
@@ -103,7 +109,6 @@ class ClusterRingReconcilerTest {
             assertThat(ready.getObservedGeneration()).isEqualTo(1L);
             assertThat(ready.getLastTransitionTime()).isEqualTo(START_TIME);
         });
-        assertThat(strategiesAsked).containsExactly("consistent");
         assertThat(read.getMetadata().getUid()).isEqualTo(ring.getMetadata().getUid());
         assertThat(events()).isEmpty();
     }
@@ -116,7 +121,6 @@ class ClusterRingReconcilerTest {
 
         reconciler(WebhookSettings.defaults()).reconcile(RING);
 
-        assertThat(strategiesAsked).containsExactly("rendezvous");
         assertThat(ready(read()).getMessage()).isEqualTo("sharding with strategy \"rendezvous\" (spec.strategy)");
     }
 
@@ -259,7 +263,6 @@ class ClusterRingReconcilerTest {
                 + " replicasets.apps is listed both as a main resource (spec.resources[1]) and as a controlled"
                 + " resource; each resource may have only one role in a ring");
         assertThat(webhookConfigurationResource().get()).isNull();
-        assertThat(strategiesAsked).isEmpty();
         assertThat(events()).singleElement().satisfies(event -> {
             assertThat(event.getType()).isEqualTo("Warning");
             assertThat(event.getReason()).isEqualTo("InvalidSpec");
@@ -328,24 +331,24 @@ class ClusterRingReconcilerTest {
     @Test
     void anUnavailableInterpreterMakesTheRingNotReady() {
         create(exampleRing());
-        missingInterpreters = Set.of("namespace");
+        interpreters.remove(DefaultResourceInterpreter.NAME);
 
         reconciler(WebhookSettings.defaults()).reconcile(RING);
 
         Condition ready = ready(read());
         assertThat(ready.getStatus()).isEqualTo("False");
         assertThat(ready.getReason()).isEqualTo("InterpreterUnavailable");
-        assertThat(ready.getMessage()).contains("\"namespace\"", "not available");
+        assertThat(ready.getMessage()).contains("\"default\"", "not available");
         assertThat(webhookConfigurationResource().get()).isNull();
 
-        missingInterpreters = Set.of();
+        interpreters.add(DefaultResourceInterpreter.NAME);
         reconciler(WebhookSettings.defaults()).reconcile(RING);
         assertThat(ready(read()).getStatus()).isEqualTo("True");
     }
 
     @Test
     void missingDefaultStrategyIsReported() {
-        defaultStrategy.set(null);
+        defaultStrategy = "";
         create(exampleRing());
 
         reconciler(WebhookSettings.defaults()).reconcile(RING);
@@ -540,10 +543,14 @@ class ClusterRingReconcilerTest {
     }
 
     private ClusterRingReconciler reconciler(WebhookSettings settings) {
-        return new ClusterRingReconciler(client, membership::get, name -> {
-            strategiesAsked.add(name);
-            return strategies.contains(name);
-        }, defaultStrategy::get, ring -> missingInterpreters, Optional.ofNullable(settings), clock);
+        return new ClusterRingReconciler(client, ring -> {
+            registry.update(inputs -> inputs.withMembership(membership.get()).withDefaultStrategy(defaultStrategy)
+                    .withStrategies(strategies.stream().collect(Collectors.toMap(name -> name,
+                            name -> new StrategyBinding(new RendezvousStrategy(), Map.of()))))
+                    .withInterpreters(interpreters.stream().collect(Collectors.toMap(name -> name,
+                            name -> new DefaultResourceInterpreter()))));
+            return registry.compile(ring);
+        }, Optional.ofNullable(settings), clock);
     }
 
     private ClusterRing create(ClusterRing ring) {

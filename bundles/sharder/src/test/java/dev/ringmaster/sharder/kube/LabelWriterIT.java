@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 import static org.awaitility.Awaitility.await;
 
-import dev.ringmaster.sharder.rebalance.Move;
+import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import dev.ringmaster.testing.apiserver.RealApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -113,7 +113,7 @@ class LabelWriterIT {
         await().untilAsserted(() -> assertThat(sharderPatches("deleted")).containsExactly(404));
     }
 
-    /** The write the sharder makes for this move of the object as it read it (Placement.labelChanges). */
+    /** The write the sharder makes for this move of the object as it read it (RingView.labelChanges). */
     private static LabelWriter.Outcome write(ConfigMap seen, Move move) {
         Map<String, String> changes = move.labelChanges(seen.getMetadata().getLabels(), SHARD_LABEL, DRAIN_LABEL);
         return writer.write(configMaps, NAMESPACE, seen.getMetadata().getName(), seen.getMetadata().getResourceVersion(),

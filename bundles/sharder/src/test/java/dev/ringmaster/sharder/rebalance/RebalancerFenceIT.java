@@ -1,5 +1,7 @@
 package dev.ringmaster.sharder.rebalance;
 
+import static dev.ringmaster.sharder.testing.TestRings.main;
+import static dev.ringmaster.sharder.testing.TestRings.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -14,9 +16,8 @@ import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.metrics.SharderMetrics;
-import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import dev.ringmaster.testing.apiserver.RealApiServer;
@@ -28,7 +29,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -77,19 +77,16 @@ class RebalancerFenceIT {
 
     /** A rebalancer of one ring over the ConfigMaps of {@value #NAMESPACE}, with two ready shards, pages of 50. */
     private static Rebalancer rebalancer(KubernetesClient client) {
-        ClusterRing ring = new ClusterRing();
-        ring.getMetadata().setName(RING);
-        ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of()));
         SharderMetrics metrics = new SharderMetrics(new SimpleMeterRegistry());
         RingRegistry registry = new RingRegistry(metrics::ringCalculated);
-        registry.update(inputs -> inputs.withRings(Map.of(RING, ""))
+        registry.update(inputs -> inputs.withRings(Map.of(RING, ring(RING, main("", "configmaps"))))
                 .withStrategies(Map.of("consistent-hash", new StrategyBinding(new ConsistentHashStrategy(), Map.of())))
                 .withDefaultStrategy("consistent-hash")
+                .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()))
                 .withMembership(new Membership(Map.of(RING, List.of(new ShardInfo("shard-0", ShardState.READY, 1),
                         new ShardInfo("shard-1", ShardState.READY, 1))))));
         RebalanceLimits limits = new RebalanceLimits(50, 10, 5000, Duration.ofMinutes(5), Duration.ofSeconds(1));
-        return new Rebalancer(name -> Optional.of(ring), candidate -> true, registry,
-                candidate -> Optional.of(new DefaultResourceInterpreter()), new ResourceCatalog(client),
+        return new Rebalancer(registry, RingView.InvalidKeys.IGNORE, new ResourceCatalog(client),
                 new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
                 new NamespaceScope(() -> List.of(ADMIN.namespaces().withName(NAMESPACE).get())), limits, metrics);
     }

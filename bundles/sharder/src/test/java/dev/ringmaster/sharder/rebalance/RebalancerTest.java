@@ -2,6 +2,7 @@ package dev.ringmaster.sharder.rebalance;
 
 import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_THREE_SHARDS;
 import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHARDS;
+import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,6 +24,7 @@ import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import dev.ringmaster.sharder.testing.TestDiscovery;
@@ -71,11 +73,9 @@ class RebalancerTest {
         for (String namespace : List.of("default", "team", "kube-system")) {
             TestNamespaces.create(client, namespace, Map.of("team", String.valueOf(namespace.equals("team"))));
         }
-        ring = new ClusterRing();
-        ring.getMetadata().setName(RING);
-        ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of(new GroupResource("", "secrets"))));
-        registry.update(inputs -> inputs.withRings(Map.of(RING, ""))
-                .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
+        ring = configMapRing(RING);
+        publish();
+        registry.update(inputs -> inputs.withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
                 .withDefaultStrategy("rendezvous"));
         shards(ShardState.READY, "shard-0", "shard-1");
     }
@@ -108,11 +108,17 @@ class RebalancerTest {
 
     private KubernetesClient sharderClient;
 
+    /** The ring and interpreter as the test left them, compiled into the ring's view. */
+    private void publish() {
+        registry.update(inputs -> inputs.withRings(Map.of(RING, ring))
+                .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, interpreter)));
+    }
+
     private Rebalancer rebalancer(RebalanceLimits limits) {
         stop();
+        publish();
         KubernetesClient client = sharderClient();
-        rebalancer = new Rebalancer(name -> Optional.of(ring), candidate -> true, registry, ring -> Optional.of(interpreter),
-                new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
+        rebalancer = new Rebalancer(registry, RingView.InvalidKeys.IGNORE, new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
                 new NamespaceScope(() -> client.namespaces().list().getItems()), limits, metrics);
         return rebalancer;
     }
@@ -122,7 +128,8 @@ class RebalancerTest {
     }
 
     private PassSummary pass() {
-        return rebalancer(LIMITS).pass(ring, registry.snapshot(RING).orElseThrow(), interpreter);
+        Rebalancer created = rebalancer(LIMITS);
+        return created.pass(registry.view(RING).orElseThrow());
     }
 
     private ConfigMap configMap(String namespace, String name, Map<String, String> labels) {

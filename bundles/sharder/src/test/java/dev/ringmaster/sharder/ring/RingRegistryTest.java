@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.ring;
 
+import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.RingSnapshot;
@@ -7,12 +8,13 @@ import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
+import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.model.ClusterRing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,8 +26,9 @@ class RingRegistryTest {
         builds.incrementAndGet();
         return new RendezvousStrategy().build(shards);
     };
-    private final RingRegistry registry = new RingRegistry();
-    private final List<Set<String>> notifications = new ArrayList<>();
+    private final List<String> built = new ArrayList<>();
+    private final RingRegistry registry = new RingRegistry(built::add);
+    private final List<List<RingChange>> notifications = new ArrayList<>();
 
     private static Membership membership(Map<String, List<ShardInfo>> shards) {
         return new Membership(shards);
@@ -35,84 +38,124 @@ class RingRegistryTest {
         return new ShardInfo(name, state, 1);
     }
 
+    private static Map<String, ClusterRing> rings(ClusterRing... rings) {
+        Map<String, ClusterRing> byName = new java.util.HashMap<>();
+        for (ClusterRing ring : rings) {
+            byName.put(ring.getMetadata().getName(), ring);
+        }
+        return byName;
+    }
+
+    private RingSnapshot snapshot(String ring) {
+        return registry.view(ring).orElseThrow().snapshot().orElseThrow();
+    }
+
+    private List<String> changedRings() {
+        return notifications.stream().flatMap(List::stream).map(RingChange::ring).toList();
+    }
+
     @BeforeEach
     void twoRingsOnTheDefaultStrategy() {
         registry.addListener(notifications::add);
         registry.update(inputs -> inputs
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(counting, Map.of())))
                 .withDefaultStrategy("rendezvous")
-                .withRings(Map.of("a", "", "b", ""))
+                .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()))
+                .withRings(rings(configMapRing("a"), configMapRing("b")))
                 .withMembership(membership(Map.of(
                         "a", List.of(shard("a-0", ShardState.READY), shard("a-1", ShardState.DEAD)),
                         "b", List.of(shard("b-0", ShardState.EXPIRED))))));
         notifications.clear();
         builds.set(0);
+        built.clear();
     }
 
     @Test
     void snapshotsHoldOnlyAvailableShardsWithTheirWeights() {
         registry.update(inputs -> inputs.withMembership(membership(Map.of(
                 "a", List.of(new ShardInfo("a-0", ShardState.UNCERTAIN, 3), shard("a-1", ShardState.ORPHANED))))));
-        RingSnapshot a = registry.snapshot("a").orElseThrow();
+        RingSnapshot a = snapshot("a");
         assertThat(a.strategy()).isEqualTo("rendezvous");
         assertThat(a.shards().shards()).containsExactly(new Shard("a-0", 3));
         assertThat(a.shardFor("/ConfigMap/default/foo")).contains("a-0");
-        assertThat(registry.snapshot("b").orElseThrow().shards().shards()).isEmpty();
-        assertThat(registry.snapshot("b").orElseThrow().shardFor("x")).isEmpty();
+        assertThat(snapshot("b").shards().shards()).isEmpty();
+        assertThat(snapshot("b").shardFor("x")).isEmpty();
     }
 
     @Test
-    void unchangedInputsKeepTheSnapshotAndNotifyNobody() {
-        RingSnapshot before = registry.snapshot("a").orElseThrow();
-        registry.update(inputs -> inputs.withMembership(membership(Map.of(
-                "a", List.of(shard("a-0", ShardState.EXPIRED), shard("a-1", ShardState.ORPHANED)),
-                "b", List.of(shard("b-0", ShardState.READY))))));
-        assertThat(registry.snapshot("a").orElseThrow()).isSameAs(before);
+    void unchangedInputsKeepTheViewAndNotifyNobody() {
+        RingView before = registry.view("a").orElseThrow();
+        registry.update(inputs -> inputs.withDefaultStrategy("rendezvous"));
+        assertThat(registry.view("a").orElseThrow()).isSameAs(before);
         assertThat(notifications).isEmpty();
         assertThat(builds.get()).isZero();
     }
 
     @Test
-    void aMembershipChangeRebuildsOnlyItsRing() {
-        RingSnapshot b = registry.snapshot("b").orElseThrow();
+    void aChangeOfUnavailableShardsKeepsTheStrategyRingAndMovesNothing() {
+        RingSnapshot before = snapshot("a");
         registry.update(inputs -> inputs.withMembership(membership(Map.of(
-                "a", List.of(shard("a-0", ShardState.READY), shard("a-1", ShardState.READY)),
+                "a", List.of(shard("a-0", ShardState.EXPIRED), shard("a-1", ShardState.ORPHANED)),
                 "b", List.of(shard("b-0", ShardState.EXPIRED))))));
-        assertThat(notifications).containsExactly(Set.of("a"));
-        assertThat(builds.get()).isEqualTo(1);
-        assertThat(registry.snapshot("b").orElseThrow()).isSameAs(b);
-        assertThat(registry.snapshot("a").orElseThrow().shards().shards()).hasSize(2);
+        assertThat(snapshot("a")).isSameAs(before);
+        assertThat(builds.get()).isZero();
+        // the shard states are news for the ring's status, not for its objects
+        assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).singleElement()
+                .satisfies(change -> {
+                    assertThat(change.ring()).isEqualTo("a");
+                    assertThat(change.movesObjects()).isFalse();
+                    assertThat(change.resourcesChanged()).isFalse();
+                }));
     }
 
     @Test
-    void aMissingStrategyLeavesTheRingWithoutSnapshotUntilItReturns() {
+    void aMembershipChangeRebuildsOnlyItsRingOnceAndNotifiesOnce() {
+        RingSnapshot b = snapshot("b");
+        registry.update(inputs -> inputs.withMembership(membership(Map.of(
+                "a", List.of(shard("a-0", ShardState.READY), shard("a-1", ShardState.READY)),
+                "b", List.of(shard("b-0", ShardState.EXPIRED))))));
+        assertThat(changedRings()).containsExactly("a");
+        assertThat(notifications.get(0).get(0).movesObjects()).isTrue();
+        assertThat(builds.get()).isEqualTo(1);
+        assertThat(built).containsExactly("a");
+        assertThat(snapshot("b")).isSameAs(b);
+        assertThat(snapshot("a").shards().shards()).hasSize(2);
+    }
+
+    @Test
+    void aMissingStrategyLeavesTheRingWithoutStrategyRingUntilItReturns() {
         registry.update(inputs -> inputs.withStrategies(Map.of()));
-        assertThat(registry.snapshot("a")).isEmpty();
-        assertThat(registry.ring("a").orElseThrow().strategyAvailable()).isFalse();
-        assertThat(notifications).containsExactly(Set.of("a", "b"));
+        RingView a = registry.view("a").orElseThrow();
+        assertThat(a.snapshot()).isEmpty();
+        assertThat(a.canAct()).isFalse();
+        assertThat(a.blocker()).map(RingView.Blocker::reason).contains(RingView.STRATEGY_UNAVAILABLE);
+        assertThat(changedRings()).containsExactly("a", "b");
 
         registry.update(inputs -> inputs.withStrategies(Map.of("rendezvous", new StrategyBinding(counting, Map.of()))));
-        assertThat(registry.snapshot("a")).isPresent();
+        assertThat(registry.view("a").orElseThrow().canAct()).isTrue();
     }
 
     @Test
     void changedStrategySettingsRebuildTheRing() {
-        RingSnapshot before = registry.snapshot("a").orElseThrow();
+        RingSnapshot before = snapshot("a");
         registry.update(inputs -> inputs.withStrategies(
                 Map.of("rendezvous", new StrategyBinding(counting, Map.of("tokensPerShard", 7)))));
-        assertThat(registry.snapshot("a").orElseThrow()).isNotSameAs(before);
+        assertThat(snapshot("a")).isNotSameAs(before);
         assertThat(builds.get()).isEqualTo(2);
+        assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes)
+                .allSatisfy(change -> assertThat(change.movesObjects()).isTrue()));
     }
 
     @Test
     void theDefaultStrategyAppliesOnlyToRingsNamingNone() {
         PartitioningStrategy other = new RendezvousStrategy();
-        registry.update(inputs -> inputs.withRings(Map.of("a", "", "b", "rendezvous"))
+        registry.update(inputs -> inputs.withRings(rings(configMapRing("a"), configMapRing("b", "rendezvous")))
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(counting, Map.of()),
                         "other", new StrategyBinding(other, Map.of())))
                 .withDefaultStrategy("other"));
-        assertThat(registry.snapshot("a").orElseThrow().strategy()).isEqualTo("other");
-        assertThat(registry.snapshot("b").orElseThrow().strategy()).isEqualTo("rendezvous");
+        assertThat(snapshot("a").strategy()).isEqualTo("other");
+        assertThat(snapshot("b").strategy()).isEqualTo("rendezvous");
+        assertThat(registry.view("b").orElseThrow().strategySource()).isEqualTo("spec.strategy");
     }
 
     @Test
@@ -123,16 +166,35 @@ class RingRegistryTest {
             throw new IllegalStateException("boom");
         };
         registry.update(inputs -> inputs.withStrategies(Map.of("rendezvous", new StrategyBinding(broken, Map.of()))));
-        assertThat(registry.snapshot("a")).isEmpty();
+        assertThat(registry.view("a").orElseThrow().snapshot()).isEmpty();
         int afterFirst = attempts.get();
         registry.update(inputs -> inputs.withDefaultStrategy("rendezvous"));
         assertThat(attempts.get()).isEqualTo(afterFirst);
     }
 
     @Test
+    void aStatusUpdateOfTheRingObjectIsNewsButMovesNothing() {
+        ClusterRing a = configMapRing("a");
+        a.getStatus().setShards(2);
+        registry.update(inputs -> inputs.withRings(rings(a, registry.view("b").orElseThrow().ring())));
+        assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).singleElement()
+                .satisfies(change -> {
+                    assertThat(change.ring()).isEqualTo("a");
+                    assertThat(change.movesObjects()).isFalse();
+                }));
+        assertThat(builds.get()).isZero();
+    }
+
+    @Test
     void removedRingsAreForgottenAndReported() {
-        registry.update(inputs -> inputs.withRings(Map.of("a", "")));
-        assertThat(registry.ring("b")).isEmpty();
-        assertThat(notifications).containsExactly(Set.of("b"));
+        registry.update(inputs -> inputs.withRings(rings(registry.view("a").orElseThrow().ring())));
+        assertThat(registry.view("b")).isEmpty();
+        assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).singleElement()
+                .satisfies(change -> {
+                    assertThat(change.ring()).isEqualTo("b");
+                    assertThat(change.after()).isEmpty();
+                    assertThat(change.resourcesChanged()).isTrue();
+                    assertThat(change.movesObjects()).isFalse();
+                }));
     }
 }

@@ -1,5 +1,7 @@
 package dev.ringmaster.sharder.shell;
 
+import static dev.ringmaster.sharder.testing.TestRings.main;
+import static dev.ringmaster.sharder.testing.TestRings.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.ShardState;
@@ -14,6 +16,7 @@ import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.ClusterRingStatus;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.util.ArrayList;
@@ -27,31 +30,24 @@ import org.junit.jupiter.api.Test;
 /** The shell's views over in-memory snapshots. */
 class RingCommandsTest {
 
-    private final List<ClusterRing> rings = new ArrayList<>();
     private final RingRegistry registry = new RingRegistry();
-    private final AtomicReference<ResourceInterpreter> interpreter =
-            new AtomicReference<>(new DefaultResourceInterpreter());
     private final Membership membership = new Membership(Map.of("example", List.of(
             new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.EXPIRED, 2),
             new ShardInfo("shard-2", ShardState.DEAD, 1))));
-    private final RingCommands commands = new RingCommands(() -> rings,
-            name -> rings.stream().filter(ring -> ring.getMetadata().getName().equals(name)).findFirst(),
-            registry, () -> membership, ring -> Optional.ofNullable(interpreter.get()),
+    private final RingCommands commands = new RingCommands(registry,
             (group, resource) -> resource.equals("configmaps")
                     ? Optional.of(new ResolvedResource("", "v1", "configmaps", "ConfigMap", true)) : Optional.empty());
 
     @BeforeEach
     void example() {
-        ClusterRing ring = new ClusterRing();
-        ring.getMetadata().setName("example");
-        ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of()));
+        ClusterRing ring = ring("example", main("", "configmaps"));
         ClusterRingStatus status = new ClusterRingStatus();
         status.setConditions(List.of(new ConditionBuilder().withType("Ready").withStatus("True").build()));
         ring.setStatus(status);
-        rings.add(ring);
         registry.update(inputs -> inputs.withDefaultStrategy("rendezvous")
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of("k", "v"))))
-                .withRings(Map.of("example", ""))
+                .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()))
+                .withRings(Map.of("example", ring))
                 .withMembership(membership));
     }
 
@@ -74,7 +70,7 @@ class RingCommandsTest {
 
     @Test
     void explainNamesTheShardAndHowItWasChosen() {
-        String shard = registry.snapshot("example").flatMap(s -> s.shardFor("/ConfigMap/default/cm-1")).orElseThrow();
+        String shard = registry.view("example").flatMap(RingView::snapshot).flatMap(s -> s.shardFor("/ConfigMap/default/cm-1")).orElseThrow();
 
         assertThat(commands.explain("example", "/ConfigMap/default/cm-1").lines()).containsExactly(
                 "shard:      " + shard,
@@ -91,12 +87,13 @@ class RingCommandsTest {
         assertThat(commands.explain("nope", "/ConfigMap/default/cm-1")).isEqualTo("no ClusterRing nope");
         assertThat(commands.explain("example", "apps/Deployment/default/web"))
                 .isEqualTo("Deployment.apps is not a main resource of ClusterRing example");
-        interpreter.set(null);
-        assertThat(commands.explain("example", "/ConfigMap/default/cm-1"))
-                .contains("a resource interpreter of ClusterRing example is not deployed");
+        registry.update(inputs -> inputs.withInterpreters(Map.of()));
+        assertThat(commands.explain("example", "/ConfigMap/default/cm-1")).isEqualTo("ClusterRing example is not"
+                + " Ready (InterpreterUnavailable): resource interpreter \"default\" is not available; objects are"
+                + " neither assigned nor moved until it is");
         registry.update(inputs -> inputs.withStrategies(Map.of()));
         assertThat(commands.explain("example", "/ConfigMap/default/cm-1"))
-                .contains("strategy \"rendezvous\" is not deployed");
+                .contains("(StrategyUnavailable)", "strategy \"rendezvous\" (the sharder's default) is not available");
     }
 
     @Test

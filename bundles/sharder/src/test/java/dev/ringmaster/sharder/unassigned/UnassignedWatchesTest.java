@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.unassigned;
 
+import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHARDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -20,6 +21,7 @@ import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
@@ -50,7 +52,7 @@ class UnassignedWatchesTest {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final RingRegistry registry = new RingRegistry();
-    private final ClusterRing ring = new ClusterRing();
+    private final ClusterRing ring = configMapRing(RING);
     private Controller<UnassignedObject> controller;
     private UnassignedWatches watches;
 
@@ -60,23 +62,21 @@ class UnassignedWatchesTest {
         for (String namespace : List.of("default", "kube-system")) {
             TestNamespaces.create(client, namespace, Map.of());
         }
-        ring.getMetadata().setName(RING);
-        ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of(new GroupResource("", "secrets"))));
-        registry.update(inputs -> inputs.withRings(Map.of(RING, ""))
+        registry.update(inputs -> inputs.withRings(Map.of(RING, ring))
+                .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()))
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
                 .withDefaultStrategy("rendezvous")
                 .withMembership(new Membership(Map.of(RING, List.of(
                         new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.READY, 1))))));
         UnassignedWatches[] self = new UnassignedWatches[1];
         controller = new Controller<>("unassigned", new UnassignedAssigner(key -> self[0].get(key),
-                name -> Optional.of(ring), registry, ring -> Optional.of(new DefaultResourceInterpreter()),
-                new NamespaceScope(() -> client.namespaces().list().getItems()), new LabelWriter(client),
+                registry, RingView.InvalidKeys.IGNORE, new NamespaceScope(() -> client.namespaces().list().getItems()), new LabelWriter(client),
                 new SharderMetrics(meters)),
                 2, Backoff.DEFAULT);
         watches = new UnassignedWatches(client, new ResourceCatalog(client), controller);
         self[0] = watches;
         controller.start();
-        watches.sync(List.of(ring));
+        watches.sync(registry.views());
     }
 
     @AfterEach
@@ -154,7 +154,7 @@ class UnassignedWatchesTest {
         // assignment takes milliseconds when watched: a second without it shows nobody is watching
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
                 .until(() -> !labels("default", "late").containsKey(SHARD) && watches.cachedObjects() == 0);
-        watches.sync(List.of(ring));
+        watches.sync(registry.views());
         await().atMost(WITHIN_SECONDS).until(() -> onItsShard("late"));
     }
 }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
+import dev.ringmaster.sharder.app.PlugIns;
 import dev.ringmaster.sharder.app.Sharder;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.TestNamespaces;
@@ -12,6 +13,7 @@ import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.testing.PinnedPlacements;
 import dev.ringmaster.sharder.testing.TestDiscovery;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -96,9 +98,10 @@ class ShardsAndSharderTest {
         client.resources(ClusterRing.class).resource(ring).create();
 
         sharder = new Sharder(newClient(), Sharder.Options.defaults().withIdentity("sharder-0").withoutWebhook());
-        sharder.bindStrategy(ConsistentHashStrategy.NAME, new ConsistentHashStrategy(), Map.of());
-        sharder.bindDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector());
-        sharder.bindInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter());
+        sharder.use(PlugIns.NONE
+                .withStrategy(ConsistentHashStrategy.NAME, new StrategyBinding(new ConsistentHashStrategy(), Map.of()))
+                .withDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector())
+                .withInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()));
         sharder.start();
         await().atMost(SOON).until(sharder::isLeader);
     }
@@ -262,8 +265,8 @@ class ShardsAndSharderTest {
     }
 
     private void awaitAvailableShards(int count) {
-        await().atMost(SOON).until(() -> sharder.registry().snapshot(RING)
-                .map(snapshot -> snapshot.shards().shards().size() == count).orElse(false));
+        await().atMost(SOON).until(() -> sharder.registry().view(RING)
+                .map(view -> view.availableShards().size() == count).orElse(false));
     }
 
     private void createConfigMaps() {

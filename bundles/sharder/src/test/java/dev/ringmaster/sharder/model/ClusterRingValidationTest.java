@@ -1,14 +1,11 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.model;
 
+import static dev.ringmaster.sharder.testing.TestRings.main;
+import static dev.ringmaster.sharder.testing.TestRings.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.model.GroupResource;
-import dev.ringmaster.sharder.model.RingResourceSpec;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,17 +13,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class ClusterRingValidationTest {
-
-    static ClusterRing ring(String name, RingResourceSpec... resources) {
-        ClusterRing ring = new ClusterRing();
-        ring.setMetadata(new ObjectMetaBuilder().withName(name).build());
-        ring.getSpec().setResources(new ArrayList<>(List.of(resources)));
-        return ring;
-    }
-
-    static RingResourceSpec main(String group, String resource, GroupResource... controlled) {
-        return new RingResourceSpec(group, resource, new ArrayList<>(List.of(controlled)));
-    }
 
     private static ClusterRing valid() {
         return ring("example", main("", "configmaps", new GroupResource("", "secrets")),

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.rebalance;
+package dev.ringmaster.sharder.ring;
 
 import dev.ringmaster.ring.RingResource.Role;
 import java.util.Map;

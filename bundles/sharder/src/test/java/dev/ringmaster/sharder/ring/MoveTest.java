@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.rebalance;
+package dev.ringmaster.sharder.ring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -3,8 +3,6 @@ package dev.ringmaster.sharder.interpreter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.ObjectReference;
-import dev.ringmaster.ring.RingResource;
-import dev.ringmaster.ring.RingResource.Role;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
@@ -15,24 +13,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 @EnableKubernetesMockClient(crud = true)
-class ReportingInterpreterTest {
+class InvalidKeyEventsTest {
 
     KubernetesClient client;
 
-    private static final RingResource WIDGETS = new RingResource("example.com", "widgets", Role.MAIN);
-
     @Test
     void objectsThatCannotBeKeyedGetOneWarningEventEach() {
-        ReportingInterpreter interpreter = new ReportingInterpreter(
-                (object, resource) -> object.name().startsWith("bad")
-                        ? PartitionKey.invalid("the label team is required")
-                        : PartitionKey.key(object.name()),
-                new ObjectEvents(client, Clock.systemUTC(), "ringmaster.dev/sharder"));
+        InvalidKeyEvents report = new InvalidKeyEvents(new ObjectEvents(client, Clock.systemUTC(), "ringmaster.dev/sharder"));
         ObjectReference bad = ObjectReference.of("example.com", "v1", "Widget", "team-a", "bad-1");
-        assertThat(interpreter.keyFor(bad, WIDGETS)).isInstanceOf(PartitionKey.Invalid.class);
-        interpreter.keyFor(bad, WIDGETS);
-        assertThat(interpreter.keyFor(ObjectReference.of("example.com", "v1", "Widget", "team-a", "good"), WIDGETS))
-                .isEqualTo(PartitionKey.key("good"));
+        report.skipped(bad, new PartitionKey.Invalid("the label team is required"));
+        report.skipped(bad, new PartitionKey.Invalid("the label team is required"));
 
         List<Event> events = client.events().v1().events().inNamespace("team-a").list().getItems();
         assertThat(events).singleElement().satisfies(event -> {
@@ -47,9 +37,8 @@ class ReportingInterpreterTest {
 
     @Test
     void eventsAboutClusterScopedObjectsGoToTheDefaultNamespace() {
-        new ReportingInterpreter((object, resource) -> PartitionKey.invalid("no"),
-                new ObjectEvents(client, Clock.systemUTC(), "ringmaster.dev/sharder"))
-                .keyFor(ObjectReference.of("", "v1", "PersistentVolume", "", "pv-1"), WIDGETS);
+        new InvalidKeyEvents(new ObjectEvents(client, Clock.systemUTC(), "ringmaster.dev/sharder"))
+                .skipped(ObjectReference.of("", "v1", "PersistentVolume", "", "pv-1"), new PartitionKey.Invalid("no"));
         assertThat(client.events().v1().events().inNamespace("default").list().getItems()).hasSize(1);
     }
 }

@@ -1,9 +1,5 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.model;
 
-import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.model.ClusterRingSpec;
-import dev.ringmaster.sharder.model.GroupResource;
-import dev.ringmaster.sharder.model.RingResourceSpec;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import java.util.ArrayList;

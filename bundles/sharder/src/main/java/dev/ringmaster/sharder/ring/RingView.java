@@ -1,0 +1,297 @@
+package dev.ringmaster.sharder.ring;
+
+import dev.ringmaster.ring.ObjectReference;
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingResource;
+import dev.ringmaster.ring.RingResource.Role;
+import dev.ringmaster.ring.RingSnapshot;
+import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.spi.PartitionKey;
+import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.ClusterRingSpec;
+import dev.ringmaster.sharder.model.ClusterRingValidation;
+import dev.ringmaster.sharder.model.GroupResource;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the sharder decides about one ring, compiled once when the ring, its shards or the
+ * plug-ins change, never per object: the validated spec, the ring's labels, the role and the
+ * interpreter of each resource, the strategy's ring over the available shards, and the one
+ * placement decision ({@link #moveOf}). Admission, the rebalancer, the unassigned-object watch and
+ * the status controller all decide through it. Immutable, so any number of threads read it.
+ *
+ * <p>The ring's kind ({@link #kind()}) is a property of the view: the code that uses a view does
+ * not care which kind of ring object it was compiled from.
+ */
+public final class RingView {
+
+    /** Ready=False reasons, in the order they are checked. */
+    public static final String INVALID_SPEC = "InvalidSpec";
+    public static final String STRATEGY_UNAVAILABLE = "StrategyUnavailable";
+    public static final String INTERPRETER_UNAVAILABLE = "InterpreterUnavailable";
+
+    private static final Logger LOG = LoggerFactory.getLogger(RingView.class);
+
+    /** Why a ring can neither assign nor move objects now, in the words of its Ready condition. */
+    public record Blocker(String reason, String message) {
+    }
+
+    /** Told of each object the ring's interpreter cannot key, e.g. to report it on the object. */
+    @FunctionalInterface
+    public interface InvalidKeys {
+        InvalidKeys IGNORE = (object, invalid) -> { };
+
+        void skipped(ObjectReference object, PartitionKey.Invalid invalid);
+    }
+
+    private final ClusterRing ring;
+    private final String name;
+    private final List<String> problems;
+    private final String shardLabel;
+    private final String drainLabel;
+    private final Map<GroupResource, RingResource> resources;
+    private final LabelSelector namespaceSelector;
+    /** Every resource's interpreter; empty while one the ring needs is not deployed. */
+    private final Map<RingResource, ResourceInterpreter> interpreters;
+    private final Set<String> missingInterpreters;
+    private final String strategyName;
+    private final boolean strategyFromSpec;
+    private final StrategyBinding binding;
+    private final List<ShardInfo> shards;
+    private final List<Shard> availableShards;
+    private final Set<String> availableNames;
+    /** The strategy's ring over the available shards; null while the strategy is missing or failed. */
+    private final RingSnapshot snapshot;
+
+    private RingView(ClusterRing ring, RingInputs inputs, RingView previous) {
+        this.ring = ring;
+        this.name = ring.getMetadata().getName();
+        this.problems = List.copyOf(ClusterRingValidation.validate(ring));
+        this.shardLabel = RingContract.shardLabel(name);
+        this.drainLabel = RingContract.drainLabel(name);
+        ClusterRingSpec spec = problems.isEmpty() ? ring.getSpec() : new ClusterRingSpec();
+        this.resources = resources(spec);
+        this.namespaceSelector = spec.namespaceSelectorOrDefault();
+        Set<String> missing = new TreeSet<>();
+        Map<RingResource, ResourceInterpreter> byResource = new LinkedHashMap<>();
+        spec.interpretersByResource().forEach((resource, requested) -> {
+            String interpreter = requested.isEmpty() ? inputs.defaultInterpreter() : requested;
+            ResourceInterpreter bound = inputs.interpreters().get(interpreter);
+            if (bound == null) {
+                missing.add(interpreter);
+            } else {
+                byResource.put(resources.get(resource), bound);
+            }
+        });
+        this.missingInterpreters = Collections.unmodifiableSet(missing);
+        this.interpreters = missing.isEmpty() ? Collections.unmodifiableMap(byResource) : Map.of();
+        String requested = ring.getSpec() == null ? null : ring.getSpec().getStrategy();
+        this.strategyFromSpec = requested != null && !requested.isEmpty();
+        this.strategyName = strategyFromSpec ? requested : inputs.defaultStrategy();
+        this.binding = inputs.strategies().get(strategyName);
+        this.shards = inputs.membership().shards(name);
+        this.availableShards = inputs.membership().availableShards(name).stream().map(ShardInfo::toShard).toList();
+        this.availableNames = availableShards.stream().map(Shard::name).collect(Collectors.toUnmodifiableSet());
+        this.snapshot = sameStrategyRing(previous) ? previous.snapshot : build();
+    }
+
+    /** Compiles the ring against the inputs, reusing {@code previous}'s strategy ring if its shards and strategy are the same. */
+    static RingView compile(ClusterRing ring, RingInputs inputs, RingView previous) {
+        return new RingView(ring, inputs, previous);
+    }
+
+    private boolean sameStrategyRing(RingView previous) {
+        return previous != null && previous.strategyName.equals(strategyName)
+                && previous.availableShards.equals(availableShards)
+                && (binding == null ? previous.binding == null : binding.sameAs(previous.binding));
+    }
+
+    private RingSnapshot build() {
+        if (binding == null) {
+            return null;
+        }
+        try {
+            return new RingSnapshot(name, strategyName, binding.strategy().build(availableShards));
+        } catch (RuntimeException e) {
+            // a broken strategy plug-in must not take the sharder down: the ring waits as if it were
+            // missing, and keeps the binding so the same failure is not retried on every change
+            LOG.error("strategy {} failed to build ring {}: {}", strategyName, name, e.toString());
+            return null;
+        }
+    }
+
+    private static Map<GroupResource, RingResource> resources(ClusterRingSpec spec) {
+        Map<GroupResource, RingResource> resources = new LinkedHashMap<>();
+        spec.rolesByResource().forEach((resource, role) -> resources.put(resource,
+                new RingResource(resource.getGroup(), resource.getResource(), role)));
+        return Collections.unmodifiableMap(resources);
+    }
+
+    /** The namespaces whose objects the ring shards (the spec's selector or the default). */
+    public LabelSelector namespaceSelector() {
+        return namespaceSelector;
+    }
+
+    /** The kind of ring object this view was compiled from. */
+    public String kind() {
+        return RingContract.CLUSTER_RING_KIND;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The ring object as last seen (spec, status, metadata). */
+    public ClusterRing ring() {
+        return ring;
+    }
+
+    public String shardLabel() {
+        return shardLabel;
+    }
+
+    public String drainLabel() {
+        return drainLabel;
+    }
+
+    /** What is wrong with the spec, in field order; empty when it is valid. */
+    public List<String> problems() {
+        return problems;
+    }
+
+    public boolean isValid() {
+        return problems.isEmpty();
+    }
+
+    /** Every resource of a valid ring with its role; none for an invalid one. */
+    public Map<GroupResource, RingResource> resources() {
+        return resources;
+    }
+
+    /** The ring's resource of this group and plural name, with its role. */
+    public Optional<RingResource> resource(String group, String resource) {
+        return Optional.ofNullable(resources.get(new GroupResource(group, resource)));
+    }
+
+    /** The partitioning strategy in force: the ring's own or the sharder's default. */
+    public String strategyName() {
+        return strategyName;
+    }
+
+    /** Where the strategy name comes from, for messages. */
+    public String strategySource() {
+        return strategyFromSpec ? "spec.strategy" : "the sharder's default";
+    }
+
+    /** The interpreters the ring needs that are not deployed, sorted. */
+    public Set<String> missingInterpreters() {
+        return missingInterpreters;
+    }
+
+    /** All of the ring's shards, sorted by name, as the lease controller last judged them. */
+    public List<ShardInfo> shards() {
+        return shards;
+    }
+
+    public List<Shard> availableShards() {
+        return availableShards;
+    }
+
+    /** The strategy's ring over the available shards; empty while the strategy is missing or failing. */
+    public Optional<RingSnapshot> snapshot() {
+        return Optional.ofNullable(snapshot);
+    }
+
+    /** Why the ring can neither assign nor move objects now; empty when it can. */
+    public Optional<Blocker> blocker() {
+        if (!problems.isEmpty()) {
+            return Optional.of(new Blocker(INVALID_SPEC, "the ClusterRing is invalid: " + String.join("; ", problems)));
+        }
+        if (strategyName == null || strategyName.isEmpty()) {
+            return Optional.of(new Blocker(STRATEGY_UNAVAILABLE,
+                    "the ring names no strategy (spec.strategy) and the sharder has no default strategy"));
+        }
+        if (snapshot == null) {
+            return Optional.of(new Blocker(STRATEGY_UNAVAILABLE, "partitioning strategy \"" + strategyName + "\" ("
+                    + strategySource() + ") is not available; objects are neither assigned nor moved until it is"));
+        }
+        if (!missingInterpreters.isEmpty()) {
+            return Optional.of(new Blocker(INTERPRETER_UNAVAILABLE, "resource interpreter "
+                    + missingInterpreters.stream().map(missing -> "\"" + missing + "\"").collect(Collectors.joining(", "))
+                    + " is not available; objects are neither assigned nor moved until it is"));
+        }
+        return Optional.empty();
+    }
+
+    /** Whether the ring assigns and moves objects now: valid, with its strategy and interpreters. */
+    public boolean canAct() {
+        return problems.isEmpty() && snapshot != null && missingInterpreters.isEmpty();
+    }
+
+    /** The object's partition key, by the interpreter of its resource (one of {@link #resources()}). */
+    public PartitionKey keyFor(ObjectReference object, RingResource resource) {
+        ResourceInterpreter interpreter = interpreters.get(resource);
+        return interpreter == null
+                ? PartitionKey.notAssigned("resource " + resource.resource() + " is not part of the ring")
+                : interpreter.keyFor(object, resource);
+    }
+
+    /** The shard a key belongs on; empty for no key, or while the ring has no available shard or cannot act. */
+    public Optional<String> shardFor(PartitionKey key) {
+        if (key instanceof PartitionKey.Key found && snapshot != null) {
+            return snapshot.shardFor(found.value());
+        }
+        return Optional.empty();
+    }
+
+    /** The move that puts the object where it belongs; objects the interpreter cannot key stay. */
+    public Move moveOf(ObjectReference object, RingResource resource, InvalidKeys invalidKeys) {
+        PartitionKey key = keyFor(object, resource);
+        if (key instanceof PartitionKey.Invalid invalid) {
+            invalidKeys.skipped(object, invalid);
+        }
+        return Move.decide(object.labels(), shardLabel, drainLabel, resource.role(), shardFor(key), availableNames);
+    }
+
+    /** The labels to write for the move, given the object's current labels. */
+    public Map<String, String> labelChanges(Move move, ObjectReference object) {
+        return move.labelChanges(object.labels(), shardLabel, drainLabel);
+    }
+
+    /**
+     * Whether {@code other} places every object as this view does: same resources and roles,
+     * interpreters, namespaces, strategy ring and ability to act. A change of the ring's status or of shards that
+     * are not available does not move anything.
+     */
+    boolean placesLike(RingView other) {
+        return other != null && snapshot == other.snapshot && problems.equals(other.problems)
+                && resources.equals(other.resources) && interpreters.equals(other.interpreters)
+                && missingInterpreters.equals(other.missingInterpreters)
+                && namespaceSelector.equals(other.namespaceSelector);
+    }
+
+    /** Whether {@code other} says exactly the same: same ring object, shards and decisions. */
+    boolean sameAs(RingView other) {
+        return placesLike(other) && ring == other.ring && shards.equals(other.shards)
+                && Objects.equals(strategyName, other.strategyName);
+    }
+
+    @Override
+    public String toString() {
+        return kind() + " " + name + blocker().map(blocked -> " (" + blocked.reason() + ")").orElse("")
+                + " on " + availableShards.size() + " of " + shards.size() + " shards";
+    }
+}

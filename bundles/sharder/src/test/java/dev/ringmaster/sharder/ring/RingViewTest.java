@@ -1,0 +1,130 @@
+package dev.ringmaster.sharder.ring;
+
+import static dev.ringmaster.sharder.testing.TestRings.main;
+import static dev.ringmaster.sharder.testing.TestRings.ring;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ringmaster.ring.ObjectReference;
+import dev.ringmaster.ring.OwnerReference;
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingResource;
+import dev.ringmaster.ring.RingResource.Role;
+import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
+import dev.ringmaster.ring.spi.PartitionKey;
+import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
+import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingResourceSpec;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** What a ring's view decides, compiled from the ring object and the plug-ins and shards in force. */
+class RingViewTest {
+
+    /** Keys every object by its namespace, as the namespace interpreter plug-in does. */
+    private static final ResourceInterpreter BY_NAMESPACE = (object, resource) -> PartitionKey.key(object.namespace());
+
+    private final Map<String, ResourceInterpreter> interpreters = new HashMap<>(Map.of(
+            DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter(), "namespace", BY_NAMESPACE));
+
+    private static ClusterRing shop() {
+        RingResourceSpec configMaps = main("", "configmaps", new GroupResource("", "secrets"));
+        configMaps.setInterpreter("namespace");
+        return ring("shop", configMaps, main("apps", "deployments", new GroupResource("apps", "replicasets")));
+    }
+
+    private RingView compile(ClusterRing ring) {
+        RingInputs inputs = RingInputs.EMPTY
+                .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
+                .withDefaultStrategy("rendezvous")
+                .withInterpreters(interpreters)
+                .withMembership(new Membership(Map.of("shop", List.of(new ShardInfo("shard-0", ShardState.READY, 1),
+                        new ShardInfo("shard-1", ShardState.DEAD, 1)))));
+        return RingView.compile(ring, inputs, null);
+    }
+
+    @Test
+    void theContractsLabelsAndEveryResourceWithItsRole() {
+        RingView view = compile(shop());
+
+        assertThat(view.kind()).isEqualTo("ClusterRing");
+        assertThat(view.shardLabel()).isEqualTo(RingContract.shardLabel("shop"));
+        assertThat(view.drainLabel()).isEqualTo(RingContract.drainLabel("shop"));
+        assertThat(view.resources().values()).containsExactlyInAnyOrder(new RingResource("", "configmaps", Role.MAIN),
+                new RingResource("", "secrets", Role.CONTROLLED), new RingResource("apps", "deployments", Role.MAIN),
+                new RingResource("apps", "replicasets", Role.CONTROLLED));
+        assertThat(view.resource("apps", "replicasets")).contains(new RingResource("apps", "replicasets", Role.CONTROLLED));
+        assertThat(view.resource("", "pods")).isEmpty();
+        assertThat(view.availableShards()).extracting(shard -> shard.name()).containsExactly("shard-0");
+        assertThat(view.shards()).hasSize(2);
+    }
+
+    @Test
+    void eachResourceAndWhatItControlsUseTheNamedInterpreterOrTheDefault() {
+        RingView view = compile(shop());
+
+        assertThat(view.keyFor(ObjectReference.of("", "v1", "ConfigMap", "shop", "cm"),
+                new RingResource("", "configmaps", Role.MAIN))).isEqualTo(PartitionKey.key("shop"));
+        assertThat(view.keyFor(new ObjectReference("", "v1", "Secret", "shop", "s", "", Map.of(),
+                List.of(new OwnerReference("v1", "ConfigMap", "cm", true))), new RingResource("", "secrets", Role.CONTROLLED)))
+                .isEqualTo(PartitionKey.key("shop"));
+        assertThat(view.keyFor(ObjectReference.of("apps", "v1", "Deployment", "shop", "web"),
+                new RingResource("apps", "deployments", Role.MAIN))).isEqualTo(PartitionKey.key("apps/Deployment/shop/web"));
+        assertThat(view.keyFor(ObjectReference.of("", "v1", "Pod", "shop", "p"), new RingResource("", "pods", Role.MAIN)))
+                .isInstanceOf(PartitionKey.NotAssigned.class);
+    }
+
+    @Test
+    void aRingWithMissingInterpretersCannotActAndSaysWhichAreMissing() {
+        interpreters.remove("namespace");
+        assertThat(compile(shop()).missingInterpreters()).containsExactly("namespace");
+
+        interpreters.remove(DefaultResourceInterpreter.NAME);
+        RingView view = compile(shop());
+        assertThat(view.missingInterpreters()).containsExactly("default", "namespace");
+        assertThat(view.canAct()).isFalse();
+        assertThat(view.blocker()).contains(new RingView.Blocker(RingView.INTERPRETER_UNAVAILABLE,
+                "resource interpreter \"default\", \"namespace\" is not available; objects are neither assigned nor"
+                        + " moved until it is"));
+        assertThat(view.moveOf(ObjectReference.of("apps", "v1", "Deployment", "shop", "web"),
+                new RingResource("apps", "deployments", Role.MAIN), RingView.InvalidKeys.IGNORE)).isEqualTo(Move.KEEP);
+    }
+
+    @Test
+    void anInvalidRingHasNoResourcesAndSaysWhy() {
+        ClusterRing twice = ring("shop", main("", "configmaps"), main("", "configmaps"));
+        RingView view = compile(twice);
+
+        assertThat(view.isValid()).isFalse();
+        assertThat(view.resources()).isEmpty();
+        assertThat(view.blocker()).hasValueSatisfying(blocker -> {
+            assertThat(blocker.reason()).isEqualTo(RingView.INVALID_SPEC);
+            assertThat(blocker.message()).startsWith("the ClusterRing is invalid: ").contains("configmaps");
+        });
+    }
+
+    @Test
+    void anObjectOnADeadShardIsReassignedAndAnUnkeyableOneIsReportedAndKept() {
+        RingView view = compile(shop());
+        RingResource deployments = new RingResource("apps", "deployments", Role.MAIN);
+        ObjectReference onDeadShard = new ObjectReference("apps", "v1", "Deployment", "shop", "web", "",
+                Map.of(view.shardLabel(), "shard-1"), List.of());
+
+        assertThat(view.moveOf(onDeadShard, deployments, RingView.InvalidKeys.IGNORE))
+                .isEqualTo(new Move.Reassign("shard-1", "shard-0"));
+
+        List<PartitionKey.Invalid> reported = new ArrayList<>();
+        ResourceInterpreter refusing = (object, resource) -> PartitionKey.invalid("no name");
+        interpreters.put(DefaultResourceInterpreter.NAME, refusing);
+        assertThat(compile(shop()).moveOf(onDeadShard, deployments, (object, invalid) -> reported.add(invalid)))
+                .isEqualTo(Move.KEEP);
+        assertThat(reported).extracting(PartitionKey.Invalid::message).containsExactly("no name");
+    }
+}
