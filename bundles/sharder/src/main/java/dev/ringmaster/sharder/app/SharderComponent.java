@@ -35,12 +35,12 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.Designate;
 
 /**
- * The sharder as a DS component: a {@link Sharder} built from the configuration, with strategies,
+ * The sharder as a DS component: a {@link SharderReplica} built from the configuration, with strategies,
  * lease detectors, resource interpreters and the meter registry bound dynamically, so plug-in
  * bundles come and go without restarting it. It serves the sharder's webhook paths as an
  * {@link AdmissionHandler} on every replica.
  *
- * <p>A configuration change replaces the {@code Sharder} in place (the old one gives up leadership
+ * <p>A configuration change replaces the {@code SharderReplica} in place (the old one gives up leadership
  * first) while this component and its handler service stay registered, so the webhook never
  * answers 404 for the sharder's paths; in the moment between the two, requests are allowed
  * unlabelled and the new term's unassigned-object watch assigns them.
@@ -54,12 +54,12 @@ public class SharderComponent implements AdmissionHandler {
 
     public static final String PID = "dev.ringmaster.sharder";
 
-    /** The plug-ins bound now; each new Sharder gets them all (guarded by this). */
+    /** The plug-ins bound now; each new replica gets them all (guarded by this). */
     private PlugIns plugIns = PlugIns.NONE;
     private MeterRegistry meterRegistry;
 
     /** Read by request threads without the lock; replaced under it. */
-    private volatile Sharder sharder;
+    private volatile SharderReplica sharder;
     private BundleContext context;
     /** The Gogo shell finds its commands as services with these properties, if a shell is installed. */
     private ServiceRegistration<RingCommands> shellCommands;
@@ -85,7 +85,7 @@ public class SharderComponent implements AdmissionHandler {
 
     @Override
     public AdmissionResponse handle(String path, AdmissionRequest request) {
-        Sharder current = sharder;
+        SharderReplica current = sharder;
         return current == null ? AdmissionResponse.allow() : current.admissionHandler().handle(path, request);
     }
 
@@ -93,9 +93,9 @@ public class SharderComponent implements AdmissionHandler {
         stopSharder();
         RebalanceLimits limits = new RebalanceLimits(settings.pageSize(), settings.concurrentMoves(),
                 settings.moveBudget(), Duration.ofSeconds(settings.resyncSeconds()), RebalanceLimits.DEFAULT.pendingRetry());
-        Sharder created = new Sharder(client, new Sharder.Options(settings.defaultStrategy(), settings.leaseDetector(),
-                settings.resourceInterpreter(), limits, webhook(settings),
-                new Sharder.Options.LeaseName(settings.leaderElectionNamespace(), settings.leaderElectionLease()),
+        SharderReplica created = new SharderReplica(client, new SharderReplica.Options(settings.defaultStrategy(),
+                settings.leaseDetector(), settings.resourceInterpreter(), limits, webhook(settings),
+                new SharderReplica.Options.LeaseName(settings.leaderElectionNamespace(), settings.leaderElectionLease()),
                 identity(settings), Clock.systemUTC()));
         created.use(plugIns);
         if (meterRegistry != null) {
@@ -112,7 +112,7 @@ public class SharderComponent implements AdmissionHandler {
             shellCommands.unregister();
             shellCommands = null;
         }
-        Sharder stopping = sharder;
+        SharderReplica stopping = sharder;
         sharder = null;
         if (stopping != null) {
             stopping.close();

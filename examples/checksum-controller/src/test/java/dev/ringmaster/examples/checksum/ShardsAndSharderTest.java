@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.sharder.app.PlugIns;
-import dev.ringmaster.sharder.app.Sharder;
+import dev.ringmaster.sharder.app.SharderReplica;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
@@ -81,11 +81,11 @@ class ShardsAndSharderTest {
     private final Map<String, ChecksumShard> shards = new HashMap<>();
     /** The shard whose Secret writes are slowed down, if any. */
     private volatile String slowShard = "";
-    private Sharder sharder;
+    private SharderReplica sharder;
 
     @BeforeEach
     void cluster() throws Exception {
-        try (InputStream crd = Sharder.class.getClassLoader()
+        try (InputStream crd = SharderReplica.class.getClassLoader()
                 .getResourceAsStream("META-INF/fabric8/clusterrings.sharding.timebertt.dev-v1.yml")) {
             client.apiextensions().v1().customResourceDefinitions().load(crd).create();
         }
@@ -97,7 +97,7 @@ class ShardsAndSharderTest {
         ring.getSpec().getResources().add(new RingResourceSpec("", "configmaps", List.of(new GroupResource("", "secrets"))));
         client.resources(ClusterRing.class).resource(ring).create();
 
-        sharder = new Sharder(newClient(), Sharder.Options.defaults().withIdentity("sharder-0").withoutWebhook());
+        sharder = new SharderReplica(newClient(), SharderReplica.Options.defaults().withIdentity("sharder-0").withoutWebhook());
         sharder.use(PlugIns.NONE
                 .withStrategy(ConsistentHashStrategy.NAME, new StrategyBinding(new ConsistentHashStrategy(), Map.of()))
                 .withDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector())

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 
 /** Sharder replicas against the mock API server: every controller working together, leader and follower. */
 @EnableKubernetesMockClient(crud = true)
-class SharderTest {
+class SharderReplicaTest {
 
     private static final PlugIns PLUG_INS = PlugIns.NONE
             .withStrategy("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of()))
@@ -58,7 +58,7 @@ class SharderTest {
     private static final int OBJECTS = 24;
 
     private final MutableClock clock = new MutableClock(Instant.now());
-    private Sharder sharder;
+    private SharderReplica sharder;
     private RingRegistry registry;
 
     @BeforeEach
@@ -88,8 +88,8 @@ class SharderTest {
         await().atMost(SOON).until(sharder::isLeader);
     }
 
-    private Sharder replica(String identity) {
-        Sharder replica = new Sharder(client, Sharder.Options.defaults().withIdentity(identity)
+    private SharderReplica replica(String identity) {
+        SharderReplica replica = new SharderReplica(client, SharderReplica.Options.defaults().withIdentity(identity)
                 .withDefaultStrategy("rendezvous").withClock(clock));
         replica.use(PLUG_INS);
         replica.start();
@@ -203,7 +203,7 @@ class SharderTest {
     @Test
     void aFollowerAssignsLikeTheLeaderAndWritesNothing() {
         await().atMost(SOON).until(this::everyObjectOnItsInitialShard);
-        try (Sharder follower = replica("sharder-1")) {
+        try (SharderReplica follower = replica("sharder-1")) {
             await().atMost(SOON).until(() -> follower.registry().view(RING).flatMap(RingView::snapshot)
                     .map(s -> s.shards().shards().size() == 2).orElse(false));
             assertThat(follower.isLeader()).isFalse();
@@ -231,7 +231,7 @@ class SharderTest {
     void aReplacedReplicaWithAnotherDefaultStrategyRebalancesThroughDrains() {
         await().atMost(SOON).until(this::everyObjectOnItsInitialShard);
         sharder.close();
-        sharder = new Sharder(client, Sharder.Options.defaults().withIdentity("sharder-0")
+        sharder = new SharderReplica(client, SharderReplica.Options.defaults().withIdentity("sharder-0")
                 .withDefaultStrategy("consistent-hash").withClock(clock));
         sharder.use(PLUG_INS.withStrategy("consistent-hash", new StrategyBinding(new ConsistentHashStrategy(), Map.of())));
         sharder.start();
@@ -243,7 +243,7 @@ class SharderTest {
     @Test
     void aFollowerTakesOverWhenTheLeaderLeaves() {
         await().atMost(SOON).until(this::everyObjectOnItsInitialShard);
-        Sharder follower = replica("sharder-1");
+        SharderReplica follower = replica("sharder-1");
         sharder.close();
         sharder = follower;
         registry = follower.registry();

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * ring views are compiled again with them, and the lease detector in force is looked up by name on
  * each use.
  */
-public final class Sharder implements AutoCloseable {
+public final class SharderReplica implements AutoCloseable {
 
     /**
      * @param defaultStrategy     strategy of rings that name none
@@ -117,7 +117,7 @@ public final class Sharder implements AutoCloseable {
     private LeaderControllers controllers;
 
     /** Prepares the replica; nothing talks to the API server before {@link #start()}. */
-    public Sharder(KubernetesClient client, Options options) {
+    public SharderReplica(KubernetesClient client, Options options) {
         this.client = Objects.requireNonNull(client, "client");
         this.options = Objects.requireNonNull(options, "options");
         registry.update(inputs -> inputs.withDefaultStrategy(options.defaultStrategy())
