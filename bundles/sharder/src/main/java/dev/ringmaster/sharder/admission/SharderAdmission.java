@@ -7,7 +7,7 @@ import dev.ringmaster.ring.spi.AdmissionRequest;
 import dev.ringmaster.ring.spi.AdmissionResponse;
 import dev.ringmaster.ring.spi.AdmissionResponse.PatchOperation;
 import dev.ringmaster.ring.spi.PartitionKey;
-import dev.ringmaster.sharder.metrics.SharderMetrics;
+import dev.ringmaster.sharder.app.SharderMetrics;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import java.net.HttpURLConnection;

@@ -8,7 +8,6 @@ import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
-import dev.ringmaster.sharder.metrics.SharderMetrics;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.rebalance.Rebalancer;

@@ -10,7 +10,6 @@ import dev.ringmaster.sharder.admission.SharderAdmission;
 import dev.ringmaster.sharder.clusterring.WebhookSettings;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.ring.StrategyBinding;
-import dev.ringmaster.sharder.shell.RingCommands;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;

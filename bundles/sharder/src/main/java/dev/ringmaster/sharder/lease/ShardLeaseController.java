@@ -2,7 +2,6 @@ package dev.ringmaster.sharder.lease;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.spi.LeaseDetector;
-import dev.ringmaster.sharder.membership.Membership;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
 import dev.ringmaster.sharder.runtime.Reconciler;

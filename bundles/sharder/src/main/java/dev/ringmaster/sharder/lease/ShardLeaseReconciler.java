@@ -7,8 +7,6 @@ import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.LeaseRecord;
 import dev.ringmaster.ring.spi.ShardStatus;
 import dev.ringmaster.sharder.kube.ObjectEvents;
-import dev.ringmaster.sharder.membership.Membership;
-import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;

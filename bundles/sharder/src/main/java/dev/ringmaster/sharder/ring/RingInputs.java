@@ -1,7 +1,7 @@
 package dev.ringmaster.sharder.ring;
 
 import dev.ringmaster.ring.spi.ResourceInterpreter;
-import dev.ringmaster.sharder.membership.Membership;
+import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.model.ClusterRing;
 import java.util.Map;
 import java.util.Objects;

@@ -8,7 +8,7 @@ import dev.ringmaster.ring.RingSnapshot;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
-import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.ClusterRingSpec;
 import dev.ringmaster.sharder.model.ClusterRingValidation;

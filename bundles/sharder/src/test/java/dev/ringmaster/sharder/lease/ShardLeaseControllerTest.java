@@ -12,8 +12,6 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.ShardStatus;
-import dev.ringmaster.sharder.membership.Membership;
-import dev.ringmaster.sharder.membership.ShardInfo;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.testing.TestLeases;

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.membership;
+package dev.ringmaster.sharder.lease;
 
 import java.util.List;
 import java.util.Map;

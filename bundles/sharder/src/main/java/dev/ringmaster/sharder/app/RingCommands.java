@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.shell;
+package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingResource;
@@ -8,7 +8,7 @@ import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.XxHash64;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.kube.ResolvedResource;
-import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;

@@ -1,10 +1,10 @@
-package dev.ringmaster.sharder.metrics;
+package dev.ringmaster.sharder.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.ShardState;
-import dev.ringmaster.sharder.membership.Membership;
-import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.lease.Membership;
+import dev.ringmaster.sharder.lease.ShardInfo;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.health;
+package dev.ringmaster.sharder.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

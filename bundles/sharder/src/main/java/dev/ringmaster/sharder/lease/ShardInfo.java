@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.membership;
+package dev.ringmaster.sharder.lease;
 
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardState;

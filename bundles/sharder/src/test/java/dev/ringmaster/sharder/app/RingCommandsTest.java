@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.shell;
+package dev.ringmaster.sharder.app;
 
 import static dev.ringmaster.sharder.testing.TestRings.main;
 import static dev.ringmaster.sharder.testing.TestRings.ring;
@@ -10,8 +10,8 @@ import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.ResolvedResource;
-import dev.ringmaster.sharder.membership.Membership;
-import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.lease.Membership;
+import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.ClusterRingStatus;
 import dev.ringmaster.sharder.model.RingResourceSpec;

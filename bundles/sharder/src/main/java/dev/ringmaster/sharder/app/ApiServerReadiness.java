@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.health;
+package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.ops.ReadinessCheck;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,9 +1,9 @@
-package dev.ringmaster.sharder.metrics;
+package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.sharder.kube.ResolvedResource;
-import dev.ringmaster.sharder.membership.Membership;
-import dev.ringmaster.sharder.membership.ShardInfo;
+import dev.ringmaster.sharder.lease.Membership;
+import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import io.micrometer.core.instrument.Counter;
