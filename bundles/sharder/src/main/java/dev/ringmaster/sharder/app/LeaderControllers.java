@@ -97,11 +97,10 @@ final class LeaderControllers implements AutoCloseable {
         assigning.start();
         watchSync.start();
         CompletableFuture<Void> namespacesListed = namespaces.start().toCompletableFuture();
-        leases.initialMembership().thenCombine(namespacesListed, (membership, listed) -> membership)
-                .thenAccept(this::actOnRings);
+        CompletableFuture.allOf(leases.initialMembership(), namespacesListed).thenRun(this::actOnRings);
     }
 
-    private synchronized void actOnRings(Object ignored) {
+    private synchronized void actOnRings() {
         if (closed) {
             return;
         }

@@ -3,7 +3,6 @@ package dev.ringmaster.sharder.app;
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
-import dev.ringmaster.ring.RingSnapshot;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.XxHash64;
 import dev.ringmaster.ring.spi.PartitionKey;
@@ -97,7 +96,6 @@ public final class RingCommands {
             return "ClusterRing " + ringName + " is not Ready (" + blocker.get().reason() + "): "
                     + blocker.get().message();
         }
-        RingSnapshot snapshot = view.snapshot().orElseThrow();
         Optional<RingResource> resource = view.resources().values().stream()
                 .filter(candidate -> candidate.role() == Role.MAIN && candidate.group().equals(parts[0]))
                 .filter(candidate -> resolve.apply(parts[0], candidate.resource())
@@ -117,7 +115,7 @@ public final class RingCommands {
                 "shard:      " + shard,
                 "key:        " + keyed.value() + " (xxhash64 " + Long.toUnsignedString(XxHash64.hash(keyed.value()), 16) + ")",
                 "resource:   " + resource.get().resource() + (parts[0].isEmpty() ? "" : "." + parts[0]),
-                "strategy:   " + snapshot.strategy(),
+                "strategy:   " + view.strategyName(),
                 "candidates: " + candidates.stream()
                         .map(candidate -> candidate.weight() == 1 ? candidate.name() : candidate.name() + " (weight "
                                 + candidate.weight() + ")")

@@ -89,7 +89,8 @@ public final class RingRegistry {
                 } else {
                     changes.add(new RingChange(name, Optional.ofNullable(previous), Optional.of(next)));
                 }
-                if (next.snapshot().isPresent() && (previous == null || next.snapshot().get() != previous.snapshot().orElse(null))) {
+                if (next.shardRing().isPresent()
+                        && (previous == null || next.shardRing().get() != previous.shardRing().orElse(null))) {
                     ringBuilt.accept(name);
                 }
                 views.put(name, next);

@@ -4,8 +4,8 @@ import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
-import dev.ringmaster.ring.RingSnapshot;
 import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.lease.ShardInfo;
@@ -74,7 +74,7 @@ public final class RingView {
     private final List<Shard> availableShards;
     private final Set<String> availableNames;
     /** The strategy's ring over the available shards; null while the strategy is missing or failed. */
-    private final RingSnapshot snapshot;
+    private final ShardRing shardRing;
 
     private RingView(ClusterRing ring, RingInputs inputs, RingView previous) {
         this.ring = ring;
@@ -105,7 +105,7 @@ public final class RingView {
         this.shards = inputs.membership().shards(name);
         this.availableShards = inputs.membership().availableShards(name).stream().map(ShardInfo::toShard).toList();
         this.availableNames = availableShards.stream().map(Shard::name).collect(Collectors.toUnmodifiableSet());
-        this.snapshot = sameStrategyRing(previous) ? previous.snapshot : build();
+        this.shardRing = sameStrategyRing(previous) ? previous.shardRing : build();
     }
 
     /** Compiles the ring against the inputs, reusing {@code previous}'s strategy ring if its shards and strategy are the same. */
@@ -119,12 +119,12 @@ public final class RingView {
                 && (binding == null ? previous.binding == null : binding.sameAs(previous.binding));
     }
 
-    private RingSnapshot build() {
+    private ShardRing build() {
         if (binding == null) {
             return null;
         }
         try {
-            return new RingSnapshot(name, strategyName, binding.strategy().build(availableShards));
+            return binding.strategy().build(availableShards);
         } catch (RuntimeException e) {
             // a broken strategy plug-in must not take the sharder down: the ring waits as if it were
             // missing, and keeps the binding so the same failure is not retried on every change
@@ -211,8 +211,8 @@ public final class RingView {
     }
 
     /** The strategy's ring over the available shards; empty while the strategy is missing or failing. */
-    public Optional<RingSnapshot> snapshot() {
-        return Optional.ofNullable(snapshot);
+    public Optional<ShardRing> shardRing() {
+        return Optional.ofNullable(shardRing);
     }
 
     /** Why the ring can neither assign nor move objects now; empty when it can. */
@@ -224,7 +224,7 @@ public final class RingView {
             return Optional.of(new Blocker(STRATEGY_UNAVAILABLE,
                     "the ring names no strategy (spec.strategy) and the sharder has no default strategy"));
         }
-        if (snapshot == null) {
+        if (shardRing == null) {
             return Optional.of(new Blocker(STRATEGY_UNAVAILABLE, "partitioning strategy \"" + strategyName + "\" ("
                     + strategySource() + ") is not available; objects are neither assigned nor moved until it is"));
         }
@@ -238,7 +238,7 @@ public final class RingView {
 
     /** Whether the ring assigns and moves objects now: valid, with its strategy and interpreters. */
     public boolean canAct() {
-        return problems.isEmpty() && snapshot != null && missingInterpreters.isEmpty();
+        return problems.isEmpty() && shardRing != null && missingInterpreters.isEmpty();
     }
 
     /** The object's partition key, by the interpreter of its resource (one of {@link #resources()}). */
@@ -251,8 +251,8 @@ public final class RingView {
 
     /** The shard a key belongs on; empty for no key, or while the ring has no available shard or cannot act. */
     public Optional<String> shardFor(PartitionKey key) {
-        if (key instanceof PartitionKey.Key found && snapshot != null) {
-            return snapshot.shardFor(found.value());
+        if (key instanceof PartitionKey.Key found && shardRing != null) {
+            return shardRing.shardFor(found.value());
         }
         return Optional.empty();
     }
@@ -277,7 +277,7 @@ public final class RingView {
      * are not available does not move anything.
      */
     boolean placesLike(RingView other) {
-        return other != null && snapshot == other.snapshot && problems.equals(other.problems)
+        return other != null && shardRing == other.shardRing && problems.equals(other.problems)
                 && resources.equals(other.resources) && interpreters.equals(other.interpreters)
                 && missingInterpreters.equals(other.missingInterpreters)
                 && namespaceSelector.equals(other.namespaceSelector);

@@ -24,7 +24,7 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Every branch of the sharder's webhook (docs/design.md section 5), on in-memory snapshots. */
+/** Every branch of the sharder's webhook (docs/design.md section 5), on in-memory ring views. */
 class SharderAdmissionTest {
 
     private static final String RING = "example";

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The shell's views over in-memory snapshots. */
+/** The shell's commands over in-memory ring views. */
 class RingCommandsTest {
 
     private final RingRegistry registry = new RingRegistry();
@@ -70,7 +70,7 @@ class RingCommandsTest {
 
     @Test
     void explainNamesTheShardAndHowItWasChosen() {
-        String shard = registry.view("example").flatMap(RingView::snapshot).flatMap(s -> s.shardFor("/ConfigMap/default/cm-1")).orElseThrow();
+        String shard = registry.view("example").flatMap(RingView::shardRing).flatMap(s -> s.shardFor("/ConfigMap/default/cm-1")).orElseThrow();
 
         assertThat(commands.explain("example", "/ConfigMap/default/cm-1").lines()).containsExactly(
                 "shard:      " + shard,

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.ring.RingContract;
-import dev.ringmaster.ring.RingSnapshot;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;

@@ -3,8 +3,8 @@ package dev.ringmaster.sharder.ring;
 import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ringmaster.ring.RingSnapshot;
 import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
@@ -46,8 +46,8 @@ class RingRegistryTest {
         return byName;
     }
 
-    private RingSnapshot snapshot(String ring) {
-        return registry.view(ring).orElseThrow().snapshot().orElseThrow();
+    private ShardRing shardRing(String ring) {
+        return registry.view(ring).orElseThrow().shardRing().orElseThrow();
     }
 
     private List<String> changedRings() {
@@ -74,12 +74,12 @@ class RingRegistryTest {
     void snapshotsHoldOnlyAvailableShardsWithTheirWeights() {
         registry.update(inputs -> inputs.withMembership(membership(Map.of(
                 "a", List.of(new ShardInfo("a-0", ShardState.UNCERTAIN, 3), shard("a-1", ShardState.ORPHANED))))));
-        RingSnapshot a = snapshot("a");
-        assertThat(a.strategy()).isEqualTo("rendezvous");
-        assertThat(a.shards().shards()).containsExactly(new Shard("a-0", 3));
+        ShardRing a = shardRing("a");
+        assertThat(registry.view("a").orElseThrow().strategyName()).isEqualTo("rendezvous");
+        assertThat(a.shards()).containsExactly(new Shard("a-0", 3));
         assertThat(a.shardFor("/ConfigMap/default/foo")).contains("a-0");
-        assertThat(snapshot("b").shards().shards()).isEmpty();
-        assertThat(snapshot("b").shardFor("x")).isEmpty();
+        assertThat(shardRing("b").shards()).isEmpty();
+        assertThat(shardRing("b").shardFor("x")).isEmpty();
     }
 
     @Test
@@ -93,11 +93,11 @@ class RingRegistryTest {
 
     @Test
     void aChangeOfUnavailableShardsKeepsTheStrategyRingAndMovesNothing() {
-        RingSnapshot before = snapshot("a");
+        ShardRing before = shardRing("a");
         registry.update(inputs -> inputs.withMembership(membership(Map.of(
                 "a", List.of(shard("a-0", ShardState.EXPIRED), shard("a-1", ShardState.ORPHANED)),
                 "b", List.of(shard("b-0", ShardState.EXPIRED))))));
-        assertThat(snapshot("a")).isSameAs(before);
+        assertThat(shardRing("a")).isSameAs(before);
         assertThat(builds.get()).isZero();
         // the shard states are news for the ring's status, not for its objects
         assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).singleElement()
@@ -110,7 +110,7 @@ class RingRegistryTest {
 
     @Test
     void aMembershipChangeRebuildsOnlyItsRingOnceAndNotifiesOnce() {
-        RingSnapshot b = snapshot("b");
+        ShardRing b = shardRing("b");
         registry.update(inputs -> inputs.withMembership(membership(Map.of(
                 "a", List.of(shard("a-0", ShardState.READY), shard("a-1", ShardState.READY)),
                 "b", List.of(shard("b-0", ShardState.EXPIRED))))));
@@ -118,15 +118,15 @@ class RingRegistryTest {
         assertThat(notifications.get(0).get(0).movesObjects()).isTrue();
         assertThat(builds.get()).isEqualTo(1);
         assertThat(built).containsExactly("a");
-        assertThat(snapshot("b")).isSameAs(b);
-        assertThat(snapshot("a").shards().shards()).hasSize(2);
+        assertThat(shardRing("b")).isSameAs(b);
+        assertThat(shardRing("a").shards()).hasSize(2);
     }
 
     @Test
     void aMissingStrategyLeavesTheRingWithoutStrategyRingUntilItReturns() {
         registry.update(inputs -> inputs.withStrategies(Map.of()));
         RingView a = registry.view("a").orElseThrow();
-        assertThat(a.snapshot()).isEmpty();
+        assertThat(a.shardRing()).isEmpty();
         assertThat(a.canAct()).isFalse();
         assertThat(a.blocker()).map(RingView.Blocker::reason).contains(RingView.STRATEGY_UNAVAILABLE);
         assertThat(changedRings()).containsExactly("a", "b");
@@ -137,10 +137,10 @@ class RingRegistryTest {
 
     @Test
     void changedStrategySettingsRebuildTheRing() {
-        RingSnapshot before = snapshot("a");
+        ShardRing before = shardRing("a");
         registry.update(inputs -> inputs.withStrategies(
                 Map.of("rendezvous", new StrategyBinding(counting, Map.of("tokensPerShard", 7)))));
-        assertThat(snapshot("a")).isNotSameAs(before);
+        assertThat(shardRing("a")).isNotSameAs(before);
         assertThat(builds.get()).isEqualTo(2);
         assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes)
                 .allSatisfy(change -> assertThat(change.movesObjects()).isTrue()));
@@ -153,8 +153,9 @@ class RingRegistryTest {
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(counting, Map.of()),
                         "other", new StrategyBinding(other, Map.of())))
                 .withDefaultStrategy("other"));
-        assertThat(snapshot("a").strategy()).isEqualTo("other");
-        assertThat(snapshot("b").strategy()).isEqualTo("rendezvous");
+        assertThat(registry.view("a").orElseThrow().strategyName()).isEqualTo("other");
+        assertThat(registry.view("b").orElseThrow().strategyName()).isEqualTo("rendezvous");
+        assertThat(shardRing("a")).isNotSameAs(shardRing("b"));
         assertThat(registry.view("b").orElseThrow().strategySource()).isEqualTo("spec.strategy");
     }
 
@@ -166,7 +167,7 @@ class RingRegistryTest {
             throw new IllegalStateException("boom");
         };
         registry.update(inputs -> inputs.withStrategies(Map.of("rendezvous", new StrategyBinding(broken, Map.of()))));
-        assertThat(registry.view("a").orElseThrow().snapshot()).isEmpty();
+        assertThat(registry.view("a").orElseThrow().shardRing()).isEmpty();
         int afterFirst = attempts.get();
         registry.update(inputs -> inputs.withDefaultStrategy("rendezvous"));
         assertThat(attempts.get()).isEqualTo(afterFirst);
