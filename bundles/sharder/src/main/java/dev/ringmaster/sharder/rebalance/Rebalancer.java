@@ -129,9 +129,8 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
 
     private Map<ResolvedResource, RingResource> resolve(RingView ring, Pass pass) {
         Map<ResolvedResource, RingResource> resolved = new LinkedHashMap<>();
-        ring.resources().forEach((resource, ringResource) -> catalog.resolve(resource.getGroup(), resource.getResource()).ifPresentOrElse(
-                found -> resolved.put(found, ringResource),
-                () -> {
+        ring.resources().forEach((resource, ringResource) -> catalog.resolve(resource.getGroup(), resource.getResource())
+                .ifPresentOrElse(found -> resolved.put(found, ringResource), () -> {
                     LOG.warn("ring {}: resource {} is not served by the API server", ring.name(), resource);
                     pass.unresolved++;
                 }));

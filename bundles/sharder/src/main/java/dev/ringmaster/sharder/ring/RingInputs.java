@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.ring;
 
 import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.model.ClusterRing;
 import java.util.Map;
@@ -9,7 +10,7 @@ import java.util.Objects;
 /**
  * Everything ring views are compiled from, as one immutable value.
  *
- * @param rings              every ring object by name, as the ring cache last saw it
+ * @param rings              every ring object by name, as the ClusterRing watch last saw it
  * @param membership         every ring's shards
  * @param strategies         the strategy services bound now, by name
  * @param defaultStrategy    the strategy of rings that name none
@@ -23,7 +24,7 @@ public record RingInputs(Map<String, ClusterRing> rings, Membership membership,
     /** The sharder's default partitioning strategy (docs/sharder.md), for rings that name none. */
     public static final String DEFAULT_STRATEGY = "consistent-hash";
     /** The sharder's default resource interpreter, for ring resources that name none. */
-    public static final String DEFAULT_INTERPRETER = "default";
+    public static final String DEFAULT_INTERPRETER = DefaultResourceInterpreter.NAME;
 
     public static final RingInputs EMPTY = new RingInputs(Map.of(), Membership.EMPTY, Map.of(), DEFAULT_STRATEGY,
             Map.of(), DEFAULT_INTERPRETER);

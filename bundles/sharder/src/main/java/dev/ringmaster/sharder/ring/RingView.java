@@ -108,7 +108,7 @@ public final class RingView {
         this.shardRing = sameStrategyRing(previous) ? previous.shardRing : build();
     }
 
-    /** Compiles the ring against the inputs, reusing {@code previous}'s strategy ring if its shards and strategy are the same. */
+    /** Compiles the ring against the inputs, reusing {@code previous}'s strategy ring if shards and strategy are the same. */
     static RingView compile(ClusterRing ring, RingInputs inputs, RingView previous) {
         return new RingView(ring, inputs, previous);
     }
