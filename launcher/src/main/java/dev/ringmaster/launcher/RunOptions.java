@@ -1,5 +1,6 @@
 package dev.ringmaster.launcher;
 
+import dev.ringmaster.ring.RingContract;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -27,9 +28,9 @@ final class RunOptions {
               --tls-dir DIR            directory with the webhook's tls.crt and tls.key (default: /etc/ringmaster/tls)
               --webhook-url URL        webhook configurations call this URL instead of the in-cluster Service
               --webhook-ca FILE        PEM CA bundle the API server verifies --webhook-url with
-              --default-strategy NAME  partitioning strategy of rings that name none (default: consistent-hash)
+              --default-strategy NAME  partitioning strategy of rings that name none (default: %s)
               --shell                  a Gogo shell on this terminal (ring:list, ring:shards, ring:explain,
-                                       ring:strategies); end of input stops ringmaster""";
+                                       ring:strategies); end of input stops ringmaster""".formatted(RingContract.DEFAULT_STRATEGY);
 
     /** Prefix of the framework properties the flags set. */
     static final String PREFIX = "ringmaster.run.";
@@ -97,7 +98,7 @@ final class RunOptions {
         values.put("webhookMode", "service");
         values.put("webhookUrl", "");
         values.put("webhookCaBundleFile", "");
-        values.put("defaultStrategy", "consistent-hash");
+        values.put("defaultStrategy", RingContract.DEFAULT_STRATEGY);
         values.put("shell", "false");
         return values;
     }

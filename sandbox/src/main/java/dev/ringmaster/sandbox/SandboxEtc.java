@@ -1,5 +1,6 @@
 package dev.ringmaster.sandbox;
 
+import dev.ringmaster.ring.RingContract;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,8 @@ final class SandboxEtc {
     static final String OPS_PID = "dev.ringmaster.ops.http";
     static final String WEBHOOK_PID = "dev.ringmaster.webhook";
     static final String IDENTITY = "sandbox-sharder";
-    static final String INITIAL_STRATEGY = "consistent-hash";
+    /** The sandbox starts as {@code run} does, with the sharder's default strategy. */
+    static final String INITIAL_STRATEGY = RingContract.DEFAULT_STRATEGY;
 
     private final Path root;
     private final Path etc;

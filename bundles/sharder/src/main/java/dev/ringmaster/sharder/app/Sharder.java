@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.app;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.sharder.admission.SharderAdmission;
@@ -69,7 +70,7 @@ public final class Sharder implements AutoCloseable {
 
         /** The defaults of the sharder's configuration (docs/sharder.md), with the process as identity. */
         public static Options defaults() {
-            return new Options(RingInputs.DEFAULT_STRATEGY, DefaultLeaseDetector.NAME, RingInputs.DEFAULT_INTERPRETER,
+            return new Options(RingContract.DEFAULT_STRATEGY, DefaultLeaseDetector.NAME, RingInputs.DEFAULT_INTERPRETER,
                     RebalanceLimits.DEFAULT,
                     Optional.of(WebhookSettings.defaults()), new LeaseName("sharding-system", "sharder"),
                     "sharder-" + ProcessHandle.current().pid(), Clock.systemUTC());
