@@ -1,5 +1,6 @@
 package dev.ringmaster.bench;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.consistent.ConsistentHashRing;
@@ -72,7 +73,7 @@ public final class Fixtures {
     static String[] keys() {
         String[] keys = new String[KEY_COUNT];
         for (int i = 0; i < KEY_COUNT; i++) {
-            keys[i] = "/ConfigMap/ns-" + (i % 100) + "/obj-" + i;
+            keys[i] = RingContract.partitionKey("", "ConfigMap", "ns-" + (i % 100), "obj-" + i);
         }
         return keys;
     }

@@ -16,6 +16,7 @@ import static org.ops4j.pax.exam.CoreOptions.workingDirectory;
 
 import dev.ringmaster.itests.hotswap.ModuloStrategy;
 import dev.ringmaster.launcher.command.Command;
+import dev.ringmaster.launcher.run.RunFlag;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -102,6 +103,7 @@ public class StrategyHotSwapIT {
                 distributionFolder("bundle", 2),
                 // what the launcher exports from its class path to the bundles
                 systemPackage(Command.class.getPackageName() + ";version=1.0.0"),
+                systemPackage(RunFlag.class.getPackageName() + ";version=1.0.0"),
                 workingDirectory(work.toString()),
                 frameworkProperty(Constants.FRAMEWORK_STORAGE).value(work.resolve("felix-cache").toString()),
                 frameworkProperty(Constants.FRAMEWORK_STORAGE_CLEAN).value(Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT),

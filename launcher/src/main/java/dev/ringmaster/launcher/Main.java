@@ -1,6 +1,7 @@
 package dev.ringmaster.launcher;
 
 import dev.ringmaster.launcher.command.Command;
+import dev.ringmaster.launcher.run.RunFlag;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -66,7 +67,7 @@ public final class Main {
         }
         try (Ringmaster ringmaster = serve
                 ? Ringmaster.start(home, home.resolve("etc"), runProperties,
-                        Boolean.parseBoolean(runProperties.get(RunOptions.SHELL)), err)
+                        Boolean.parseBoolean(runProperties.get(RunFlag.SHELL.property())), err)
                 : Ringmaster.startOnce(home, err)) {
             if (serve) {
                 return serve(ringmaster);

@@ -1,6 +1,7 @@
 package dev.ringmaster.launcher;
 
 import dev.ringmaster.launcher.command.Command;
+import dev.ringmaster.launcher.run.RunFlag;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -105,7 +106,8 @@ public final class Ringmaster implements AutoCloseable {
                 "org.osgi.framework.storage", storage.toString(),
                 "org.osgi.framework.storage.clean", "onFirstInit",
                 "org.osgi.framework.system.packages.extra",
-                Command.class.getPackageName() + ";version=1.0.0",
+                // the types shared with bundles: commands, and the flag table the run-flags bundle reads
+                Command.class.getPackageName() + ";version=1.0.0," + RunFlag.class.getPackageName() + ";version=1.0.0",
                 "felix.log.level", "0", // Felix logs to stdout; errors reach stderr via the framework listener
                 "ds.loglevel", "warn");
     }

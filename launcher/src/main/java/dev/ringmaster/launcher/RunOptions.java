@@ -1,18 +1,19 @@
 package dev.ringmaster.launcher;
 
+import dev.ringmaster.launcher.run.RunFlag;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * The flags of {@code ringmaster run}, as framework properties. The configuration files in
- * {@code etc/} refer to them as {@code ${ringmaster.run.*}} (File Install substitutes framework
- * properties), which gives the files the flags' defaults; the flags actually given are listed in
- * {@value #GIVEN}, and the run-flags bundle puts their values over whatever the files say.
+ * Parses the flags of {@code ringmaster run} into the framework properties of {@link RunFlag}: every
+ * flag's property (its default when not given) and {@value RunFlag#GIVEN}.
  */
 final class RunOptions {
 
@@ -23,20 +24,14 @@ final class RunOptions {
             Runs the sharder and the webhook until SIGTERM; configuration in etc/ (a flag given wins over it),
             plug-ins in deploy/.
               --kubeconfig FILE        kubeconfig of the cluster (default: in-cluster, else $KUBECONFIG or ~/.kube/config)
-              --namespace NS           the sharder's namespace: leader election and webhook Service (default: sharding-system)
-              --tls-dir DIR            directory with the webhook's tls.crt and tls.key (default: /etc/ringmaster/tls)
+              --namespace NS           the sharder's namespace: leader election and webhook Service (default: %s)
+              --tls-dir DIR            directory with the webhook's tls.crt and tls.key (default: %s)
               --webhook-url URL        webhook configurations call this URL instead of the in-cluster Service
               --webhook-ca FILE        PEM CA bundle the API server verifies --webhook-url with
-              --default-strategy NAME  partitioning strategy of rings that name none (default: consistent-hash)
+              --default-strategy NAME  partitioning strategy of rings that name none (default: %s)
               --shell                  a Gogo shell on this terminal (ring:list, ring:shards, ring:explain,
-                                       ring:strategies); end of input stops ringmaster""";
-
-    /** Prefix of the framework properties the flags set. */
-    static final String PREFIX = "ringmaster.run.";
-    /** Set to "true" by --shell. */
-    static final String SHELL = PREFIX + "shell";
-    /** The names (after {@value #PREFIX}) of the flags given on the command line, comma-separated. */
-    static final String GIVEN = PREFIX + "given";
+                                       ring:strategies); end of input stops ringmaster""".formatted(
+            RunFlag.NAMESPACE.defaultValue(), RunFlag.TLS_DIR.defaultValue(), RunFlag.DEFAULT_STRATEGY.defaultValue());
 
     private RunOptions() {
     }
@@ -51,61 +46,58 @@ final class RunOptions {
      * @throws UsageException for an unknown flag, a missing value or a file that cannot be read
      */
     static Map<String, String> parse(List<String> args) throws UsageException {
-        Map<String, String> values = defaultValues();
-        Set<String> given = new LinkedHashSet<>();
+        Map<RunFlag, String> values = defaultValues();
+        Set<RunFlag> given = new LinkedHashSet<>();
         for (int i = 0; i < args.size(); i++) {
-            String flag = args.get(i);
-            if (flag.equals("--shell")) {
-                values.put("shell", "true");
-                given.add("shell");
+            String option = args.get(i);
+            if (option.equals("--shell")) {
+                values.put(RunFlag.SHELL, "true");
+                given.add(RunFlag.SHELL);
                 continue;
             }
-            String key = switch (flag) {
-                case "--kubeconfig" -> "kubeconfig";
-                case "--namespace" -> "namespace";
-                case "--tls-dir" -> "tlsDir";
-                case "--webhook-url" -> "webhookUrl";
-                case "--webhook-ca" -> "webhookCaBundleFile";
-                case "--default-strategy" -> "defaultStrategy";
-                default -> throw new UsageException("unknown option '" + flag + "'");
+            RunFlag flag = switch (option) {
+                case "--kubeconfig" -> RunFlag.KUBECONFIG;
+                case "--namespace" -> RunFlag.NAMESPACE;
+                case "--tls-dir" -> RunFlag.TLS_DIR;
+                case "--webhook-url" -> RunFlag.WEBHOOK_URL;
+                case "--webhook-ca" -> RunFlag.WEBHOOK_CA;
+                case "--default-strategy" -> RunFlag.DEFAULT_STRATEGY;
+                default -> throw new UsageException("unknown option '" + option + "'");
             };
             if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
-                throw new UsageException(flag + " needs a value");
+                throw new UsageException(option + " needs a value");
             }
-            values.put(key, args.get(++i));
-            given.add(key);
+            values.put(flag, args.get(++i));
+            given.add(flag);
         }
-        readable("--kubeconfig", values.get("kubeconfig"));
-        readable("--webhook-ca", values.get("webhookCaBundleFile"));
-        if (!values.get("webhookUrl").isEmpty()) {
-            if (!values.get("webhookUrl").startsWith("https://")) {
-                throw new UsageException("--webhook-url must be an https:// URL, not " + values.get("webhookUrl"));
+        readable("--kubeconfig", values.get(RunFlag.KUBECONFIG));
+        readable("--webhook-ca", values.get(RunFlag.WEBHOOK_CA));
+        String webhookUrl = values.get(RunFlag.WEBHOOK_URL);
+        if (!webhookUrl.isEmpty()) {
+            if (!webhookUrl.startsWith("https://")) {
+                throw new UsageException("--webhook-url must be an https:// URL, not " + webhookUrl);
             }
-            values.put("webhookMode", "url");
-            given.add("webhookMode");
-        } else if (!values.get("webhookCaBundleFile").isEmpty()) {
+            values.put(RunFlag.WEBHOOK_MODE, "url");
+            given.add(RunFlag.WEBHOOK_MODE);
+        } else if (!values.get(RunFlag.WEBHOOK_CA).isEmpty()) {
             throw new UsageException("--webhook-ca is only used with --webhook-url");
         }
         return properties(values, given);
     }
 
-    private static Map<String, String> defaultValues() {
-        Map<String, String> values = new LinkedHashMap<>();
-        values.put("kubeconfig", "");
-        values.put("namespace", "sharding-system");
-        values.put("tlsDir", "/etc/ringmaster/tls");
-        values.put("webhookMode", "service");
-        values.put("webhookUrl", "");
-        values.put("webhookCaBundleFile", "");
-        values.put("defaultStrategy", "consistent-hash");
-        values.put("shell", "false");
+    private static Map<RunFlag, String> defaultValues() {
+        Map<RunFlag, String> values = new EnumMap<>(RunFlag.class);
+        for (RunFlag flag : RunFlag.values()) {
+            values.put(flag, flag.defaultValue());
+        }
         return values;
     }
 
-    private static Map<String, String> properties(Map<String, String> values, Set<String> given) {
+    /** The flags' properties in the table's order, then {@value RunFlag#GIVEN}. */
+    private static Map<String, String> properties(Map<RunFlag, String> values, Set<RunFlag> given) {
         Map<String, String> properties = new LinkedHashMap<>();
-        values.forEach((key, value) -> properties.put(PREFIX + key, value));
-        properties.put(GIVEN, String.join(",", given));
+        values.forEach((flag, value) -> properties.put(flag.property(), value));
+        properties.put(RunFlag.GIVEN, given.stream().map(RunFlag::flagName).collect(Collectors.joining(",")));
         return properties;
     }
 

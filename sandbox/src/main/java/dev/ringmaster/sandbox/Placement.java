@@ -18,7 +18,6 @@ import java.util.Properties;
 final class Placement {
 
     static final String CONSISTENT_PID = ConsistentHashStrategy.PID;
-    private static final int DEFAULT_TOKENS_PER_SHARD = 100;
 
     private Placement() {
     }
@@ -45,7 +44,7 @@ final class Placement {
         try {
             return Integer.parseInt(consistent.getProperty("tokensPerShard", "").strip());
         } catch (NumberFormatException e) {
-            return DEFAULT_TOKENS_PER_SHARD;
+            return ConsistentHashStrategy.DEFAULT_TOKENS_PER_SHARD;
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.ringmaster.sandbox;
 
 import dev.ringmaster.launcher.LaunchException;
 import dev.ringmaster.launcher.Ringmaster;
+import dev.ringmaster.launcher.run.RunFlag;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
@@ -176,7 +177,7 @@ final class Sandbox implements AutoCloseable {
                 String next = RendezvousStrategy.NAME;
                 etc.defaultStrategy(next);
                 strategy = next;
-                view.event(what + ": defaultStrategy = " + next + " saved in " + etc.dir().resolve(SandboxEtc.SHARDER_PID
+                view.event(what + ": defaultStrategy = " + next + " saved in " + etc.dir().resolve(RunFlag.SHARDER_PID
                         + ".cfg") + "; the sharder takes it up and drains every object whose shard changes");
                 awaitAtRest(what, deadline, snapshot -> Optional.empty());
             }

@@ -1,5 +1,7 @@
 package dev.ringmaster.sandbox;
 
+import dev.ringmaster.launcher.run.RunFlag;
+import dev.ringmaster.ring.RingContract;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -21,12 +23,10 @@ import java.util.stream.Stream;
  */
 final class SandboxEtc {
 
-    static final String KUBERNETES_PID = "dev.ringmaster.kubernetes";
-    static final String SHARDER_PID = "dev.ringmaster.sharder";
     static final String OPS_PID = "dev.ringmaster.ops.http";
-    static final String WEBHOOK_PID = "dev.ringmaster.webhook";
     static final String IDENTITY = "sandbox-sharder";
-    static final String INITIAL_STRATEGY = "consistent-hash";
+    /** The sandbox starts as {@code run} does, with the sharder's default strategy. */
+    static final String INITIAL_STRATEGY = RingContract.DEFAULT_STRATEGY;
 
     private final Path root;
     private final Path etc;
@@ -53,26 +53,25 @@ final class SandboxEtc {
         if (Files.isDirectory(shipped)) {
             try (Stream<Path> files = Files.list(shipped)) {
                 for (Path file : files.filter(SandboxEtc::isCfg).toList()) {
-                    if (!file.getFileName().toString().equals(WEBHOOK_PID + ".cfg")) {
+                    if (!file.getFileName().toString().equals(RunFlag.WEBHOOK_PID + ".cfg")) {
                         Files.copy(file, sandbox.etc.resolve(file.getFileName()));
                     }
                 }
             }
         }
         Files.writeString(sandbox.kubeconfig, kubeconfig(apiServer), StandardCharsets.UTF_8);
-        sandbox.override(KUBERNETES_PID, Map.of(
-                "kubeconfig", sandbox.kubeconfig.toString(),
-                "masterUrl", apiServer,
-                "trustCerts", "true"));
-        Map<String, String> sharder = new LinkedHashMap<>();
-        sharder.put("defaultStrategy", INITIAL_STRATEGY);
+        Map<String, String> kubernetes = keys(RunFlag.KUBECONFIG, RunFlag.KUBERNETES_PID, sandbox.kubeconfig.toString());
+        kubernetes.put("masterUrl", apiServer);
+        kubernetes.put("trustCerts", "true");
+        sandbox.override(RunFlag.KUBERNETES_PID, kubernetes);
+        Map<String, String> sharder = keys(RunFlag.DEFAULT_STRATEGY, RunFlag.SHARDER_PID, INITIAL_STRATEGY);
         sharder.put("leaseDetector", "default");
         sharder.put("resourceInterpreter", "default");
-        sharder.put("leaderElectionNamespace", "sharding-system");
+        sharder.putAll(keys(RunFlag.NAMESPACE, RunFlag.SHARDER_PID, RingContract.SYSTEM_NAMESPACE));
         sharder.put("leaderElectionLease", "sharder");
         sharder.put("identity", IDENTITY);
-        sharder.put("webhookMode", "off");
-        sandbox.override(SHARDER_PID, sharder);
+        sharder.putAll(keys(RunFlag.WEBHOOK_MODE, RunFlag.SHARDER_PID, "off"));
+        sandbox.override(RunFlag.SHARDER_PID, sharder);
         sandbox.override(OPS_PID, Map.of("host", "127.0.0.1", "port", String.valueOf(opsPort)));
         return sandbox;
     }
@@ -89,7 +88,7 @@ final class SandboxEtc {
 
     /** Sets the sharder's default strategy as an operator would: by saving its file. File Install applies it. */
     void defaultStrategy(String strategy) throws IOException {
-        override(SHARDER_PID, Map.of("defaultStrategy", strategy));
+        override(RunFlag.SHARDER_PID, keys(RunFlag.DEFAULT_STRATEGY, RunFlag.SHARDER_PID, strategy));
     }
 
     /**
@@ -119,6 +118,13 @@ final class SandboxEtc {
             }
         }
         return properties;
+    }
+
+    /** The keys of {@code pid} that {@code flag} sets, each with {@code value}: what giving it to {@code run} would set. */
+    private static Map<String, String> keys(RunFlag flag, String pid, String value) {
+        Map<String, String> keys = new LinkedHashMap<>();
+        flag.targets().stream().filter(target -> target.pid().equals(pid)).forEach(target -> keys.put(target.key(), value));
+        return keys;
     }
 
     private static boolean isCfg(Path file) {

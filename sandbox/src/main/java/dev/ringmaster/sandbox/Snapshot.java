@@ -1,6 +1,9 @@
 package dev.ringmaster.sandbox;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardRing;
+import dev.ringmaster.ring.ShardState;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +26,8 @@ import java.util.stream.Collectors;
 record Snapshot(String namespace, SortedMap<String, ObjectState> objects, SortedMap<String, LeaseState> leases) {
 
     /** Lease states in which the sharder assigns objects to a shard (docs/design.md section 3). */
-    static final Set<String> AVAILABLE_STATES = Set.of("ready", "expired", "uncertain");
+    static final Set<String> AVAILABLE_STATES = Arrays.stream(ShardState.values())
+            .filter(ShardState::isAvailable).map(ShardState::label).collect(Collectors.toUnmodifiableSet());
 
     /**
      * One ConfigMap.
@@ -147,7 +151,7 @@ record Snapshot(String namespace, SortedMap<String, ObjectState> objects, Sorted
 
     /** The partition key of a ConfigMap under the default resource interpreter. */
     String key(String name) {
-        return "/ConfigMap/" + namespace + "/" + name;
+        return RingContract.partitionKey("", "ConfigMap", namespace, name);
     }
 
     /** Everything that must stay the same while the ring is at rest: assignments, drains, Secrets. */

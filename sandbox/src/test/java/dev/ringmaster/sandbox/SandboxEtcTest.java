@@ -2,6 +2,7 @@ package dev.ringmaster.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ringmaster.launcher.run.RunFlag;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,15 +36,15 @@ class SandboxEtcTest {
                     "dev.ringmaster.kubernetes.cfg", "dev.ringmaster.sharder.cfg", "dev.ringmaster.ops.http.cfg",
                     "dev.ringmaster.ring.consistent.cfg");
         }
-        Properties kubernetes = etc.properties(SandboxEtc.KUBERNETES_PID);
+        Properties kubernetes = etc.properties(RunFlag.KUBERNETES_PID);
         assertThat(kubernetes.getProperty("kubeconfig")).isEqualTo(etc.kubeconfig().toString());
         assertThat(kubernetes.getProperty("masterUrl")).isEqualTo("https://127.0.0.1:4321/");
         assertThat(kubernetes.getProperty("trustCerts")).isEqualTo("true");
-        assertThat(etc.read(SandboxEtc.KUBERNETES_PID)).startsWith("# shipped\n");
+        assertThat(etc.read(RunFlag.KUBERNETES_PID)).startsWith("# shipped\n");
         assertThat(Files.readString(etc.kubeconfig())).contains("server: \"https://127.0.0.1:4321/\"",
                 "insecure-skip-tls-verify: true");
 
-        Properties sharder = etc.properties(SandboxEtc.SHARDER_PID);
+        Properties sharder = etc.properties(RunFlag.SHARDER_PID);
         assertThat(sharder.getProperty("defaultStrategy")).isEqualTo("consistent-hash");
         assertThat(sharder.getProperty("leaseDetector")).isEqualTo("default");
         assertThat(sharder.getProperty("resourceInterpreter")).isEqualTo("default");
@@ -63,8 +64,8 @@ class SandboxEtcTest {
 
         SandboxEtc etc = SandboxEtc.write(home, temp.resolve("sandbox"), "https://127.0.0.1:4321/", 5678);
 
-        assertThat(etc.properties(SandboxEtc.SHARDER_PID).getProperty("webhookMode")).isEqualTo("off");
-        assertThat(etc.properties(SandboxEtc.KUBERNETES_PID).getProperty("masterUrl")).isEqualTo("https://127.0.0.1:4321/");
+        assertThat(etc.properties(RunFlag.SHARDER_PID).getProperty("webhookMode")).isEqualTo("off");
+        assertThat(etc.properties(RunFlag.KUBERNETES_PID).getProperty("masterUrl")).isEqualTo("https://127.0.0.1:4321/");
         assertThat(etc.properties(Placement.CONSISTENT_PID)).isEmpty();
     }
 
@@ -75,7 +76,7 @@ class SandboxEtcTest {
 
         etc.defaultStrategy("rendezvous");
 
-        assertThat(etc.read(SandboxEtc.SHARDER_PID)).startsWith("# comment\ndefaultStrategy = rendezvous\npageSize = 500\n");
+        assertThat(etc.read(RunFlag.SHARDER_PID)).startsWith("# comment\ndefaultStrategy = rendezvous\npageSize = 500\n");
         try (Stream<Path> files = Files.list(temp.resolve("sandbox"))) {
             assertThat(files.map(file -> file.getFileName().toString())).as("nothing staged is left behind")
                     .containsExactlyInAnyOrder("etc", "kubeconfig.yaml");

@@ -40,6 +40,6 @@ final class BenchRing {
 
     /** The partition key DefaultResourceInterpreter derives for a ConfigMap of the ring (a main resource). */
     static String key(String namespace, String name) {
-        return "/ConfigMap/" + namespace + "/" + name;
+        return RingContract.partitionKey("", "ConfigMap", namespace, name);
     }
 }

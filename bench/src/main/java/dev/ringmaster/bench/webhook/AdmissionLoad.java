@@ -1,6 +1,7 @@
 package dev.ringmaster.bench.webhook;
 
 import dev.ringmaster.bench.BenchCertificate;
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionResponse;
 import dev.ringmaster.ring.spi.AdmissionResponse.PatchOperation;
@@ -83,7 +84,7 @@ public final class AdmissionLoad {
 
         List<byte[]> requests = requests();
         byte[] fixed = new AdmissionReviewCodec().response("bench-0", AdmissionResponse.patch(List.of(
-                new PatchOperation("add", "/metadata/labels/shard.alpha.sharding.timebertt.dev~1clusterring-50d858e0-example",
+                new PatchOperation("add", "/metadata/labels/" + RingContract.shardLabel(ShardingHandler.RING).replace("/", "~1"),
                         "shard-1"))));
 
         String distribution = options.get("distribution");

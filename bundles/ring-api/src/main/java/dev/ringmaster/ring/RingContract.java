@@ -27,9 +27,18 @@ public final class RingContract {
     /** Ringmaster extension: annotation on a shard Lease carrying the shard's weight. */
     public static final String WEIGHT_ANNOTATION = "ringmaster.dev/weight";
 
-    private static final String SHARD_LABEL_PREFIX = "shard.alpha.sharding.timebertt.dev/";
-    private static final String DRAIN_LABEL_PREFIX = "drain.alpha.sharding.timebertt.dev/";
-    private static final String WEBHOOK_PATH_PREFIX = "/webhooks/sharder/clusterring/";
+    /** The shard label of every ring starts with this; the ring suffix follows ({@link #shardLabel}). */
+    public static final String SHARD_LABEL_PREFIX = "shard.alpha.sharding.timebertt.dev/";
+    /** The drain label of every ring starts with this; the ring suffix follows ({@link #drainLabel}). */
+    public static final String DRAIN_LABEL_PREFIX = "drain.alpha.sharding.timebertt.dev/";
+    /** The path of every ring's webhook starts with this; the ring name follows ({@link #webhookPath}). */
+    public static final String WEBHOOK_PATH_PREFIX = "/webhooks/sharder/clusterring/";
+    /**
+     * The partitioning strategy of rings that name none: the reference sharder's consistent hashing, so
+     * a migration from it at the defaults moves nothing (docs/migrating.md).
+     */
+    public static final String DEFAULT_STRATEGY = "consistent-hash";
+
     private static final int MAX_LABEL_NAME_LENGTH = 63;
 
     private RingContract() {
@@ -74,6 +83,15 @@ public final class RingContract {
         }
         String ring = path.substring(WEBHOOK_PATH_PREFIX.length());
         return ring.isEmpty() || ring.contains("/") ? null : ring;
+    }
+
+    /**
+     * A partition key as the reference sharder's default resource interpreter forms it
+     * (docs/design.md section 4): {@code group/Kind/namespace/name}, with an empty group for the core
+     * group and an empty namespace for cluster-scoped objects, e.g. {@code /ConfigMap/default/foo}.
+     */
+    public static String partitionKey(String group, String kind, String namespace, String name) {
+        return group + "/" + kind + "/" + namespace + "/" + name;
     }
 
     private static String sha256Hex(String value) {

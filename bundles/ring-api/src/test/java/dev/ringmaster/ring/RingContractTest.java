@@ -42,4 +42,20 @@ class RingContractTest {
         assertThat(RingContract.ringOfWebhookPath("/webhooks/sharder/clusterring/a/b")).isNull();
         assertThat(RingContract.ringOfWebhookPath("/other")).isNull();
     }
+
+    @Test
+    void prefixesAndDefaultStrategyAreTheReferenceSharders() {
+        assertThat(RingContract.SHARD_LABEL_PREFIX).isEqualTo("shard.alpha.sharding.timebertt.dev/");
+        assertThat(RingContract.DRAIN_LABEL_PREFIX).isEqualTo("drain.alpha.sharding.timebertt.dev/");
+        assertThat(RingContract.WEBHOOK_PATH_PREFIX).isEqualTo("/webhooks/sharder/clusterring/");
+        assertThat(RingContract.DEFAULT_STRATEGY).isEqualTo("consistent-hash");
+    }
+
+    @Test
+    void partitionKeysAreGroupKindNamespaceName() {
+        assertThat(RingContract.partitionKey("", "ConfigMap", "default", "foo")).isEqualTo("/ConfigMap/default/foo");
+        assertThat(RingContract.partitionKey("apps", "Deployment", "shop", "web")).isEqualTo("apps/Deployment/shop/web");
+        assertThat(RingContract.partitionKey("rbac.authorization.k8s.io", "ClusterRole", "", "view"))
+                .isEqualTo("rbac.authorization.k8s.io/ClusterRole//view");
+    }
 }

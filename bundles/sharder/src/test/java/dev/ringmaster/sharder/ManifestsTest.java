@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.sharder.app.SharderSettings;
-import dev.ringmaster.sharder.clusterring.WebhookSettings;
+import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -320,7 +320,7 @@ class ManifestsTest {
                 .replace("${ringmaster.run.namespace}", single(Deployment.class).getMetadata().getNamespace());
         GenericKubernetesResource cert = certificate();
         assertThat(certificate).isEqualTo(cert.getMetadata().getNamespace() + "/" + cert.getMetadata().getName());
-        assertThatCode(() -> WebhookSettings.defaults().withCertManagerCertificate(certificate)).doesNotThrowAnyException();
+        assertThatCode(() -> WebhookClientSettings.defaults().withCertManagerCertificate(certificate)).doesNotThrowAnyException();
         assertThat(ours.getProperty("webhookMode")).isEqualTo("${ringmaster.run.webhookMode}");
     }
 
@@ -329,14 +329,14 @@ class ManifestsTest {
         Service service = single(Service.class);
         Deployment deployment = single(Deployment.class);
         assertThat(service.getMetadata().getNamespace()).isEqualTo(defaultOf("webhookServiceNamespace"))
-                .isEqualTo(WebhookSettings.DEFAULT_SERVICE.namespace());
+                .isEqualTo(WebhookClientSettings.DEFAULT_SERVICE.namespace());
         assertThat(service.getMetadata().getName()).isEqualTo(defaultOf("webhookServiceName"))
-                .isEqualTo(WebhookSettings.DEFAULT_SERVICE.name());
+                .isEqualTo(WebhookClientSettings.DEFAULT_SERVICE.name());
         assertThat(deployment.getSpec().getTemplate().getMetadata().getLabels())
                 .containsAllEntriesOf(service.getSpec().getSelector());
 
         ServicePort webhook = servicePort(service, (Integer) defaultOf("webhookServicePort"));
-        assertThat(webhook.getPort()).isEqualTo(WebhookSettings.DEFAULT_SERVICE.port());
+        assertThat(webhook.getPort()).isEqualTo(WebhookClientSettings.DEFAULT_SERVICE.port());
         assertThat(containerPort(webhook.getTargetPort())).isEqualTo(WEBHOOK_PORT);
         ServicePort metrics = service.getSpec().getPorts().stream().filter(port -> "metrics".equals(port.getName()))
                 .findFirst().orElseThrow();

@@ -1,5 +1,6 @@
 package dev.ringmaster.cli.simulate;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -96,7 +97,7 @@ record SimulationOptions(
     }
 
     static String objectKey(int index) {
-        return "/ConfigMap/ns-" + (index % 100) + "/obj-" + index;
+        return RingContract.partitionKey("", "ConfigMap", "ns-" + (index % 100), "obj-" + index);
     }
 
     private void checkWeightsNameFleetShards() throws UsageException {

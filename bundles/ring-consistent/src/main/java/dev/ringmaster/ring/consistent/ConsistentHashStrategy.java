@@ -1,5 +1,6 @@
 package dev.ringmaster.ring.consistent;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
@@ -23,7 +24,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 @Designate(ocd = ConsistentHashStrategy.Config.class)
 public class ConsistentHashStrategy implements PartitioningStrategy {
 
-    public static final String NAME = "consistent-hash";
+    /** The reference sharder's ring is the contract's default strategy, so its name is that one. */
+    public static final String NAME = RingContract.DEFAULT_STRATEGY;
     public static final String PID = "dev.ringmaster.ring.consistent";
 
     @ObjectClassDefinition(
@@ -41,7 +43,8 @@ public class ConsistentHashStrategy implements PartitioningStrategy {
         String tokenSeparator() default "";
     }
 
-    static final int DEFAULT_TOKENS_PER_SHARD = 100;
+    /** Virtual nodes per shard of weight 1 when {@code tokensPerShard} is not configured: the reference sharder's. */
+    public static final int DEFAULT_TOKENS_PER_SHARD = 100;
 
     private record Settings(int tokensPerShard, String tokenSeparator) {
     }

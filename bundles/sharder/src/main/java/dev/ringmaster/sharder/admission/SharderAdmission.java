@@ -27,8 +27,8 @@ import java.util.Set;
 public final class SharderAdmission implements AdmissionHandler {
 
     public static final String NAME = "sharder";
-    /** The path prefix of every ring's webhook ({@link RingContract#webhookPath}); the ring name follows it. */
-    public static final String PATH_PREFIX = "/webhooks/sharder/clusterring/";
+    /** The path prefix this handler serves: every ring's webhook path ({@link RingContract#webhookPath}). */
+    public static final String PATH_PREFIX = RingContract.WEBHOOK_PATH_PREFIX;
 
     private static final Set<String> ASSIGNING_OPERATIONS = Set.of("CREATE", "UPDATE");
 

@@ -1,7 +1,7 @@
 package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
-import dev.ringmaster.sharder.clusterring.WebhookSettings;
+import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
 import dev.ringmaster.sharder.interpreter.InvalidKeyEvents;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectEvents;
@@ -44,7 +44,7 @@ final class LeaderControllers implements AutoCloseable {
     private static final String REPORTING_CONTROLLER = "ringmaster.dev/sharder";
 
     /** What a term needs from the component that outlives it. */
-    record Settings(RebalanceLimits limits, Optional<WebhookSettings> webhook, Clock clock) {
+    record Settings(RebalanceLimits limits, Optional<WebhookClientSettings> webhook, Clock clock) {
     }
 
     private final RingRegistry registry;

@@ -7,7 +7,7 @@ import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.admission.SharderAdmission;
-import dev.ringmaster.sharder.clusterring.WebhookSettings;
+import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -118,11 +118,11 @@ public class SharderComponent implements AdmissionHandler {
         }
     }
 
-    static Optional<WebhookSettings> webhook(SharderSettings settings) {
-        WebhookSettings webhook = switch (settings.webhookMode()) {
+    static Optional<WebhookClientSettings> webhook(SharderSettings settings) {
+        WebhookClientSettings webhook = switch (settings.webhookMode()) {
             case "off" -> null;
-            case "url" -> WebhookSettings.url(settings.webhookUrl());
-            case "service" -> WebhookSettings.service(new WebhookSettings.ServiceReference(
+            case "url" -> WebhookClientSettings.url(settings.webhookUrl());
+            case "service" -> WebhookClientSettings.service(new WebhookClientSettings.ServiceEndpoint(
                     settings.webhookServiceNamespace(), settings.webhookServiceName(), settings.webhookServicePort()));
             default -> throw new IllegalArgumentException("webhookMode must be service, url or off, not "
                     + settings.webhookMode());

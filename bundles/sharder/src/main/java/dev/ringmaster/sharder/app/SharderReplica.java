@@ -1,10 +1,11 @@
 package dev.ringmaster.sharder.app;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.sharder.admission.SharderAdmission;
 import dev.ringmaster.sharder.clusterring.ClusterRingWatch;
-import dev.ringmaster.sharder.clusterring.WebhookSettings;
+import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.leader.LeaderElection;
@@ -48,7 +49,7 @@ public final class SharderReplica implements AutoCloseable {
      * @param clock               the time leases are judged by
      */
     public record Options(String defaultStrategy, String leaseDetector, String resourceInterpreter,
-            RebalanceLimits limits, Optional<WebhookSettings> webhook, LeaseName leaderElection, String identity,
+            RebalanceLimits limits, Optional<WebhookClientSettings> webhook, LeaseName leaderElection, String identity,
             Clock clock) {
 
         public record LeaseName(String namespace, String name) {
@@ -67,9 +68,9 @@ public final class SharderReplica implements AutoCloseable {
 
         /** The defaults of the sharder's configuration (docs/sharder.md), with the process as identity. */
         public static Options defaults() {
-            return new Options(RingInputs.DEFAULT_STRATEGY, DefaultLeaseDetector.NAME, RingInputs.DEFAULT_INTERPRETER,
+            return new Options(RingContract.DEFAULT_STRATEGY, DefaultLeaseDetector.NAME, RingInputs.DEFAULT_INTERPRETER,
                     RebalanceLimits.DEFAULT,
-                    Optional.of(WebhookSettings.defaults()), new LeaseName("sharding-system", "sharder"),
+                    Optional.of(WebhookClientSettings.defaults()), new LeaseName("sharding-system", "sharder"),
                     "sharder-" + ProcessHandle.current().pid(), Clock.systemUTC());
         }
 

@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.app;
 
+import dev.ringmaster.ring.RingContract;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.osgi.service.metatype.annotations.Option;
@@ -9,7 +10,7 @@ import org.osgi.service.metatype.annotations.Option;
 public @interface SharderSettings {
 
     @AttributeDefinition(description = "Partitioning strategy of rings without spec.strategy")
-    String defaultStrategy() default "consistent-hash";
+    String defaultStrategy() default RingContract.DEFAULT_STRATEGY;
 
     @AttributeDefinition(description = "Name of the lease detector service that judges shards")
     String leaseDetector() default "default";

@@ -62,7 +62,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
      * @param clock           for condition and event timestamps
      */
     public ClusterRingReconciler(KubernetesClient client, Function<ClusterRing, RingView> compile,
-            Optional<WebhookSettings> webhookSettings, Clock clock) {
+            Optional<WebhookClientSettings> webhookSettings, Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
         this.compile = Objects.requireNonNull(compile, "compile");
         this.webhookConfigurations = webhookSettings.map(settings -> new WebhookConfigurations(client, settings));

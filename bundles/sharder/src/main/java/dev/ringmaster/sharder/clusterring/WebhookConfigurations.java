@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The MutatingWebhookConfiguration of a ring (docs/design.md sections 1 and 5): building it from the ring
- * and the sharder's {@link WebhookSettings}, and bringing the cluster's copy in line without fighting
+ * and the sharder's {@link WebhookClientSettings}, and bringing the cluster's copy in line without fighting
  * cert-manager's CA injection.
  */
 public final class WebhookConfigurations {
@@ -46,9 +46,9 @@ public final class WebhookConfigurations {
     private static final String RING_API_VERSION = HasMetadata.getApiVersion(ClusterRing.class);
 
     private final KubernetesClient client;
-    private final WebhookSettings settings;
+    private final WebhookClientSettings settings;
 
-    public WebhookConfigurations(KubernetesClient client, WebhookSettings settings) {
+    public WebhookConfigurations(KubernetesClient client, WebhookClientSettings settings) {
         this.client = Objects.requireNonNull(client, "client");
         this.settings = Objects.requireNonNull(settings, "settings");
     }
@@ -183,7 +183,7 @@ public final class WebhookConfigurations {
 
     private WebhookClientConfig clientConfig(String ring) {
         WebhookClientConfigBuilder config = new WebhookClientConfigBuilder();
-        WebhookSettings.ServiceReference service = settings.service();
+        WebhookClientSettings.ServiceEndpoint service = settings.service();
         if (service != null) {
             config.withNewService()
                     .withNamespace(service.namespace())

@@ -2,6 +2,7 @@ package dev.ringmaster.sharder.interpreter;
 
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.OwnerReference;
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
@@ -10,7 +11,7 @@ import org.osgi.service.component.annotations.Component;
 
 /**
  * The reference sharder's partition keys (docs/design.md section 4): a main object is keyed
- * {@code group/Kind/namespace/name}; a controlled object takes the key of its controlling owner,
+ * {@code group/Kind/namespace/name} ({@link RingContract#partitionKey}); a controlled object takes the key of its controlling owner,
  * so owner and children share a shard.
  */
 @Component(property = ResourceInterpreter.NAME + "=" + DefaultResourceInterpreter.NAME)
@@ -34,17 +35,13 @@ public class DefaultResourceInterpreter implements ResourceInterpreter {
                             + object.generateName() + "\") the shard cannot be computed before the API server "
                             + "picks the name; set metadata.name");
         }
-        return PartitionKey.key(key(object.group(), object.kind(), object.namespace(), object.name()));
+        return PartitionKey.key(RingContract.partitionKey(object.group(), object.kind(), object.namespace(), object.name()));
     }
 
     private static PartitionKey controlledKey(ObjectReference object) {
         Optional<OwnerReference> controller = object.controller();
         return controller
-                .map(owner -> PartitionKey.key(key(owner.group(), owner.kind(), object.namespace(), owner.name())))
+                .map(owner -> PartitionKey.key(RingContract.partitionKey(owner.group(), owner.kind(), object.namespace(), owner.name())))
                 .orElseGet(() -> PartitionKey.notAssigned("the object has no controller owner reference"));
-    }
-
-    static String key(String group, String kind, String namespace, String name) {
-        return group + "/" + kind + "/" + namespace + "/" + name;
     }
 }

@@ -1,6 +1,6 @@
 package dev.ringmaster.sharder.kube;
 
-import dev.ringmaster.sharder.client.KubernetesClientProvider;
+import dev.ringmaster.kubernetes.client.KubernetesClients;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
@@ -41,7 +41,7 @@ public interface WriteFence {
                 }
             }
         };
-        return KubernetesClientProvider.build(
+        return KubernetesClients.build(
                 new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build(),
                 http -> http.addOrReplaceInterceptor("ringmaster-write-fence", refuseUnsafeWrites));
     }

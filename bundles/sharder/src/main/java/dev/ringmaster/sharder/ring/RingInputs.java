@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.ring;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.lease.Membership;
@@ -21,12 +22,10 @@ public record RingInputs(Map<String, ClusterRing> rings, Membership membership,
         Map<String, StrategyBinding> strategies, String defaultStrategy,
         Map<String, ResourceInterpreter> interpreters, String defaultInterpreter) {
 
-    /** The sharder's default partitioning strategy (docs/sharder.md), for rings that name none. */
-    public static final String DEFAULT_STRATEGY = "consistent-hash";
     /** The sharder's default resource interpreter, for ring resources that name none. */
     public static final String DEFAULT_INTERPRETER = DefaultResourceInterpreter.NAME;
 
-    public static final RingInputs EMPTY = new RingInputs(Map.of(), Membership.EMPTY, Map.of(), DEFAULT_STRATEGY,
+    public static final RingInputs EMPTY = new RingInputs(Map.of(), Membership.EMPTY, Map.of(), RingContract.DEFAULT_STRATEGY,
             Map.of(), DEFAULT_INTERPRETER);
 
     public RingInputs {

@@ -95,7 +95,7 @@ class ClusterRingReconcilerTest {
     void validRingIsReadyWithShardCountsFromMembership() {
         ClusterRing ring = create(exampleRing());
 
-        assertThat(reconciler(WebhookSettings.defaults()).reconcile(RING)).isEqualTo(Reconciler.Result.done());
+        assertThat(reconciler(WebhookClientSettings.defaults()).reconcile(RING)).isEqualTo(Reconciler.Result.done());
 
         ClusterRing read = read();
         assertThat(read.getStatus().getObservedGeneration()).isEqualTo(1L);
@@ -119,17 +119,17 @@ class ClusterRingReconcilerTest {
         ring.getSpec().setStrategy("rendezvous");
         create(ring);
 
-        reconciler(WebhookSettings.defaults()).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults()).reconcile(RING);
 
         assertThat(ready(read()).getMessage()).isEqualTo("sharding with strategy \"rendezvous\" (spec.strategy)");
     }
 
     @Test
     void serviceModeWebhookConfiguration() throws IOException {
-        Path ca = Files.writeString(dir.resolve("ca.pem"), WebhookSettingsTest.PEM);
+        Path ca = Files.writeString(dir.resolve("ca.pem"), WebhookClientSettingsTest.PEM);
         ClusterRing ring = create(exampleRing());
 
-        reconciler(WebhookSettings.defaults().withCaBundleFile(ca)).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults().withCaBundleFile(ca)).reconcile(RING);
 
         MutatingWebhookConfiguration configuration = webhookConfiguration();
         assertOwnedByRing(configuration, ring);
@@ -142,7 +142,7 @@ class ClusterRingReconcilerTest {
         assertThat(webhook.getClientConfig().getService().getPort()).isEqualTo(443);
         assertThat(webhook.getClientConfig().getService().getPath()).isEqualTo("/webhooks/sharder/clusterring/example");
         assertThat(webhook.getClientConfig().getCaBundle())
-                .isEqualTo(Base64.getEncoder().encodeToString(WebhookSettingsTest.PEM.getBytes(StandardCharsets.US_ASCII)));
+                .isEqualTo(Base64.getEncoder().encodeToString(WebhookClientSettingsTest.PEM.getBytes(StandardCharsets.US_ASCII)));
         assertThat(webhook.getNamespaceSelector().getMatchLabels()).isNullOrEmpty();
         assertThat(webhook.getNamespaceSelector().getMatchExpressions())
                 .extracting(LabelSelectorRequirement::getKey, LabelSelectorRequirement::getOperator,
@@ -156,7 +156,7 @@ class ClusterRingReconcilerTest {
         ring.getSpec().setNamespaceSelector(new LabelSelectorBuilder().addToMatchLabels("role", "project").build());
         ring = create(ring);
 
-        reconciler(WebhookSettings.url("https://sharder.example:9443")
+        reconciler(WebhookClientSettings.url("https://sharder.example:9443")
                 .withCertManagerCertificate("sharding-system/webhook-ca")).reconcile(RING);
 
         MutatingWebhookConfiguration configuration = webhookConfiguration();
@@ -176,7 +176,7 @@ class ClusterRingReconcilerTest {
     @Test
     void caBundleInjectedByCertManagerSurvivesReconciliation() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults()
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults()
                 .withCertManagerCertificate("sharding-system/webhook-ca"));
         reconciler.reconcile(RING);
         String injected = Base64.getEncoder().encodeToString("injected by cainjector".getBytes(StandardCharsets.UTF_8));
@@ -210,11 +210,11 @@ class ClusterRingReconcilerTest {
 
     @Test
     void caBundleFileModeWritesTheRotatedFile() throws IOException {
-        Path ca = Files.writeString(dir.resolve("ca.pem"), WebhookSettingsTest.PEM);
+        Path ca = Files.writeString(dir.resolve("ca.pem"), WebhookClientSettingsTest.PEM);
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults().withCaBundleFile(ca));
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults().withCaBundleFile(ca));
         reconciler.reconcile(RING);
-        String rotated = WebhookSettingsTest.PEM + WebhookSettingsTest.PEM;
+        String rotated = WebhookClientSettingsTest.PEM + WebhookClientSettingsTest.PEM;
         Files.writeString(ca, rotated);
 
         reconciler.reconcile(RING);
@@ -226,7 +226,7 @@ class ClusterRingReconcilerTest {
     @Test
     void foreignLabelsAnnotationsAndOwnersAreKept() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(RING);
         webhookConfigurationResource().edit(configuration -> {
             configuration.getMetadata().getLabels().put("team", "platform");
@@ -252,7 +252,7 @@ class ClusterRingReconcilerTest {
     void invalidRingIsNotReadyAndGetsNoWebhookConfiguration() {
         create(ring(RING, main("apps", "deployments", new GroupResource("apps", "replicasets")),
                 main("apps", "replicasets")));
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
         reconciler.reconcile(RING);
 
@@ -285,7 +285,7 @@ class ClusterRingReconcilerTest {
     @Test
     void invalidSpecLeavesAnExistingWebhookConfigurationAlone() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(RING);
         MutatingWebhookConfiguration before = webhookConfiguration();
         ringResource().edit(ring -> {
@@ -305,7 +305,7 @@ class ClusterRingReconcilerTest {
         ClusterRing ring = exampleRing();
         ring.getSpec().setStrategy("jump");
         create(ring);
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
         reconciler.reconcile(RING);
 
@@ -333,7 +333,7 @@ class ClusterRingReconcilerTest {
         create(exampleRing());
         interpreters.remove(DefaultResourceInterpreter.NAME);
 
-        reconciler(WebhookSettings.defaults()).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults()).reconcile(RING);
 
         Condition ready = ready(read());
         assertThat(ready.getStatus()).isEqualTo("False");
@@ -342,7 +342,7 @@ class ClusterRingReconcilerTest {
         assertThat(webhookConfigurationResource().get()).isNull();
 
         interpreters.add(DefaultResourceInterpreter.NAME);
-        reconciler(WebhookSettings.defaults()).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults()).reconcile(RING);
         assertThat(ready(read()).getStatus()).isEqualTo("True");
     }
 
@@ -351,7 +351,7 @@ class ClusterRingReconcilerTest {
         defaultStrategy = "";
         create(exampleRing());
 
-        reconciler(WebhookSettings.defaults()).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults()).reconcile(RING);
 
         assertThat(ready(read()).getReason()).isEqualTo("StrategyUnavailable");
         assertThat(ready(read()).getMessage()).contains("no default strategy");
@@ -360,7 +360,7 @@ class ClusterRingReconcilerTest {
     @Test
     void lastTransitionTimeChangesOnlyWithTheStatusValue() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(RING);
 
         clock.advance(Duration.ofMinutes(1));
@@ -390,7 +390,7 @@ class ClusterRingReconcilerTest {
     @Test
     void unchangedStatusAndConfigurationAreNotRewritten() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(RING);
         String ringVersion = read().getMetadata().getResourceVersion();
         String configurationVersion = webhookConfiguration().getMetadata().getResourceVersion();
@@ -409,7 +409,7 @@ class ClusterRingReconcilerTest {
     void statusIsWrittenThroughTheStatusSubresource() {
         create(exampleRing());
 
-        List<String> requests = requestsDuring(() -> reconciler(WebhookSettings.defaults()).reconcile(RING));
+        List<String> requests = requestsDuring(() -> reconciler(WebhookClientSettings.defaults()).reconcile(RING));
 
         assertThat(requests).contains("PATCH /apis/sharding.timebertt.dev/v1alpha1/clusterrings/example/status");
         assertThat(requests).noneMatch(request -> request.startsWith("PUT ")
@@ -419,7 +419,7 @@ class ClusterRingReconcilerTest {
     @Test
     void observedGenerationFollowsTheGeneration() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(RING);
         ringResource().edit(ring -> {
             ring.getSpec().getResources().add(main("batch", "jobs"));
@@ -444,7 +444,7 @@ class ClusterRingReconcilerTest {
                 .andReturn(403, new StatusBuilder().withStatus("Failure").withCode(403).withReason("Forbidden")
                         .withMessage("mutatingwebhookconfigurations is forbidden: the sharder lacks RBAC").build())
                 .once();
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
         assertThatThrownBy(() -> reconciler.reconcile(RING)).isInstanceOf(KubernetesClientException.class);
 
@@ -465,7 +465,7 @@ class ClusterRingReconcilerTest {
     @Test
     void conflictIsRetriedWithoutFlippingReady() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookSettings.defaults());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(RING);
         ringResource().edit(ring -> {
             ring.getSpec().getResources().add(main("batch", "jobs"));
@@ -494,7 +494,7 @@ class ClusterRingReconcilerTest {
     @Test
     void deletedRingNeedsNothing() {
         List<String> requests = requestsDuring(() ->
-                assertThat(reconciler(WebhookSettings.defaults()).reconcile(RING)).isEqualTo(Reconciler.Result.done()));
+                assertThat(reconciler(WebhookClientSettings.defaults()).reconcile(RING)).isEqualTo(Reconciler.Result.done()));
 
         assertThat(requests).containsExactly("GET /apis/sharding.timebertt.dev/v1alpha1/clusterrings/example");
     }
@@ -526,7 +526,7 @@ class ClusterRingReconcilerTest {
     @Test
     void switchingTheWebhookOffDeletesTheRingsConfigurationButNoOneElses() {
         create(exampleRing());
-        reconciler(WebhookSettings.defaults()).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults()).reconcile(RING);
         var configurations = client.admissionRegistration().v1().mutatingWebhookConfigurations();
         assertThat(configurations.withName(WEBHOOK_CONFIGURATION).get()).isNotNull();
         configurations.resource(new MutatingWebhookConfigurationBuilder().withNewMetadata().withName("someone-elses").endMetadata().build())
@@ -542,7 +542,7 @@ class ClusterRingReconcilerTest {
                 main("apps", "deployments", new GroupResource("apps", "replicasets")));
     }
 
-    private ClusterRingReconciler reconciler(WebhookSettings settings) {
+    private ClusterRingReconciler reconciler(WebhookClientSettings settings) {
         return new ClusterRingReconciler(client, ring -> {
             registry.update(inputs -> inputs.withMembership(membership.get()).withDefaultStrategy(defaultStrategy)
                     .withStrategies(strategies.stream().collect(Collectors.toMap(name -> name,

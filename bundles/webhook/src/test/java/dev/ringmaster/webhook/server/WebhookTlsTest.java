@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.webhook.testing.HttpsClient;
-import dev.ringmaster.webhook.testing.MutableClock;
 import dev.ringmaster.webhook.testing.RawConnection;
 import dev.ringmaster.webhook.testing.Reviews;
 import dev.ringmaster.webhook.testing.TestPki;

@@ -2,8 +2,8 @@ package dev.ringmaster.webhook.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.webhook.testing.KubeletMount;
-import dev.ringmaster.webhook.testing.MutableClock;
 import dev.ringmaster.webhook.testing.TestPki;
 import dev.ringmaster.webhook.testing.TestPki.Issued;
 import dev.ringmaster.webhook.testing.TestPki.KeyFormat;

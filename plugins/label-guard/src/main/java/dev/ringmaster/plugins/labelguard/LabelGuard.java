@@ -1,5 +1,6 @@
 package dev.ringmaster.plugins.labelguard;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.spi.AdmissionRequest;
 import dev.ringmaster.ring.spi.AdmissionResponse;
 import java.util.ArrayList;
@@ -86,12 +87,12 @@ final class LabelGuard {
                 continue; // the shard let go of the object
             }
             if (shardChanged) {
-                violations.add(new Violation(RingLabels.SHARD_PREFIX + ring, oldShard, newShard));
+                violations.add(new Violation(RingContract.SHARD_LABEL_PREFIX + ring, oldShard, newShard));
             }
             if (drainChanged) {
-                violations.add(new Violation(RingLabels.DRAIN_PREFIX + ring,
-                        before.draining(ring) ? value(oldLabels, RingLabels.DRAIN_PREFIX + ring) : null,
-                        after.draining(ring) ? value(newLabels, RingLabels.DRAIN_PREFIX + ring) : null));
+                violations.add(new Violation(RingContract.DRAIN_LABEL_PREFIX + ring,
+                        before.draining(ring) ? value(oldLabels, RingContract.DRAIN_LABEL_PREFIX + ring) : null,
+                        after.draining(ring) ? value(newLabels, RingContract.DRAIN_LABEL_PREFIX + ring) : null));
             }
         }
         return violations;

@@ -1,6 +1,8 @@
 package dev.ringmaster.plugins.labelguard;
 
-import dev.ringmaster.ring.RingContract;
+import static dev.ringmaster.ring.RingContract.DRAIN_LABEL_PREFIX;
+import static dev.ringmaster.ring.RingContract.SHARD_LABEL_PREFIX;
+
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -14,9 +16,6 @@ import java.util.TreeSet;
  */
 record RingLabels(Map<String, String> shards, Set<String> drains) {
 
-    static final String SHARD_PREFIX = prefix(RingContract.shardLabel("ring"));
-    static final String DRAIN_PREFIX = prefix(RingContract.drainLabel("ring"));
-
     static final RingLabels NONE = new RingLabels(Map.of(), Set.of());
 
     RingLabels {
@@ -29,10 +28,10 @@ record RingLabels(Map<String, String> shards, Set<String> drains) {
         Map<String, String> shards = new TreeMap<>();
         Set<String> drains = new TreeSet<>();
         labels.forEach((key, value) -> {
-            if (key.startsWith(SHARD_PREFIX) && key.length() > SHARD_PREFIX.length()) {
-                shards.put(key.substring(SHARD_PREFIX.length()), Objects.requireNonNullElse(value, ""));
-            } else if (key.startsWith(DRAIN_PREFIX) && key.length() > DRAIN_PREFIX.length()) {
-                drains.add(key.substring(DRAIN_PREFIX.length()));
+            if (key.startsWith(SHARD_LABEL_PREFIX) && key.length() > SHARD_LABEL_PREFIX.length()) {
+                shards.put(key.substring(SHARD_LABEL_PREFIX.length()), Objects.requireNonNullElse(value, ""));
+            } else if (key.startsWith(DRAIN_LABEL_PREFIX) && key.length() > DRAIN_LABEL_PREFIX.length()) {
+                drains.add(key.substring(DRAIN_LABEL_PREFIX.length()));
             }
         });
         return new RingLabels(shards, drains);
@@ -54,10 +53,5 @@ record RingLabels(Map<String, String> shards, Set<String> drains) {
 
     boolean draining(String ring) {
         return drains.contains(ring);
-    }
-
-    /** {@code shard.alpha.sharding.timebertt.dev/<suffix>} without the suffix, taken from the contract. */
-    private static String prefix(String label) {
-        return label.substring(0, label.length() - RingContract.ringSuffix("ring").length());
     }
 }

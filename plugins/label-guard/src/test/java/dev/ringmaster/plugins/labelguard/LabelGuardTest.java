@@ -65,8 +65,8 @@ class LabelGuardTest {
 
     @Test
     void recognisesTheLabelsOfTheWireContract() {
-        assertThat(RingLabels.SHARD_PREFIX).isEqualTo("shard.alpha.sharding.timebertt.dev/");
-        assertThat(RingLabels.DRAIN_PREFIX).isEqualTo("drain.alpha.sharding.timebertt.dev/");
+        assertThat(RingContract.SHARD_LABEL_PREFIX).isEqualTo("shard.alpha.sharding.timebertt.dev/");
+        assertThat(RingContract.DRAIN_LABEL_PREFIX).isEqualTo("drain.alpha.sharding.timebertt.dev/");
         assertThat(SHARD).isEqualTo("shard.alpha.sharding.timebertt.dev/clusterring-50d858e0-example");
     }
 

@@ -3,7 +3,7 @@ package dev.ringmaster.sharder.clusterring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ringmaster.sharder.clusterring.WebhookSettings.ServiceReference;
+import dev.ringmaster.sharder.clusterring.WebhookClientSettings.ServiceEndpoint;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class WebhookSettingsTest {
+class WebhookClientSettingsTest {
 
     static final String PEM = "-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n";
 
@@ -22,8 +22,8 @@ class WebhookSettingsTest {
 
     @Test
     void defaultsAreTheSharderServiceInTheSystemNamespace() {
-        WebhookSettings settings = WebhookSettings.defaults();
-        assertThat(settings.service()).isEqualTo(new ServiceReference("sharding-system", "sharder", 443));
+        WebhookClientSettings settings = WebhookClientSettings.defaults();
+        assertThat(settings.service()).isEqualTo(new ServiceEndpoint("sharding-system", "sharder", 443));
         assertThat(settings.url()).isNull();
         assertThat(settings.caBundleFile()).isNull();
         assertThat(settings.certManagerCertificate()).isNull();
@@ -33,9 +33,9 @@ class WebhookSettingsTest {
 
     @Test
     void exactlyOneOfServiceAndUrl() {
-        assertThatThrownBy(() -> new WebhookSettings(null, null, null, null))
+        assertThatThrownBy(() -> new WebhookClientSettings(null, null, null, null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("as a service or as a URL");
-        assertThatThrownBy(() -> new WebhookSettings(WebhookSettings.DEFAULT_SERVICE, "https://sharder.example", null,
+        assertThatThrownBy(() -> new WebhookClientSettings(WebhookClientSettings.DEFAULT_SERVICE, "https://sharder.example", null,
                 null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not both");
     }
@@ -44,39 +44,39 @@ class WebhookSettingsTest {
     @ValueSource(strings = {"http://sharder.example:9443", "sharder.example:9443", "https:///path",
             "https://user@sharder.example", "https://sharder.example/?a=b", "https://sharder.example/#f", "https://a b"})
     void urlMustBePlainHttps(String url) {
-        assertThatThrownBy(() -> WebhookSettings.url(url))
+        assertThatThrownBy(() -> WebhookClientSettings.url(url))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("webhook URL");
     }
 
     @Test
     void webhookUrlAppendsTheRingPath() {
-        assertThat(WebhookSettings.url("https://10.0.0.5:9443").webhookUrl("example"))
+        assertThat(WebhookClientSettings.url("https://10.0.0.5:9443").webhookUrl("example"))
                 .isEqualTo("https://10.0.0.5:9443/webhooks/sharder/clusterring/example");
-        assertThat(WebhookSettings.url("https://host.example/prefix/").webhookUrl("example"))
+        assertThat(WebhookClientSettings.url("https://host.example/prefix/").webhookUrl("example"))
                 .isEqualTo("https://host.example/prefix/webhooks/sharder/clusterring/example");
     }
 
     @Test
     void serviceReferenceIsValidated() {
-        assertThatThrownBy(() -> new ServiceReference("Sharding", "sharder", 443))
+        assertThatThrownBy(() -> new ServiceEndpoint("Sharding", "sharder", 443))
                 .hasMessageContaining("namespace");
-        assertThatThrownBy(() -> new ServiceReference("sharding-system", "", 443)).hasMessageContaining("name");
-        assertThatThrownBy(() -> new ServiceReference("sharding-system", "sharder", 0)).hasMessageContaining("port");
-        assertThatThrownBy(() -> new ServiceReference("sharding-system", "sharder", 65536))
+        assertThatThrownBy(() -> new ServiceEndpoint("sharding-system", "", 443)).hasMessageContaining("name");
+        assertThatThrownBy(() -> new ServiceEndpoint("sharding-system", "sharder", 0)).hasMessageContaining("port");
+        assertThatThrownBy(() -> new ServiceEndpoint("sharding-system", "sharder", 65536))
                 .hasMessageContaining("port");
     }
 
     @Test
     void caBundleFileMustBeReadablePem() throws IOException {
         Path missing = dir.resolve("missing.pem");
-        assertThatThrownBy(() -> WebhookSettings.defaults().withCaBundleFile(missing))
+        assertThatThrownBy(() -> WebhookClientSettings.defaults().withCaBundleFile(missing))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a readable file");
         Path garbage = Files.writeString(dir.resolve("garbage.pem"), "not a certificate");
-        assertThatThrownBy(() -> WebhookSettings.defaults().withCaBundleFile(garbage))
+        assertThatThrownBy(() -> WebhookClientSettings.defaults().withCaBundleFile(garbage))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no PEM certificate");
 
         Path ca = Files.writeString(dir.resolve("ca.pem"), PEM);
-        WebhookSettings settings = WebhookSettings.defaults().withCaBundleFile(ca);
+        WebhookClientSettings settings = WebhookClientSettings.defaults().withCaBundleFile(ca);
         assertThat(settings.ownsCaBundle()).isTrue();
         assertThat(settings.readCaBundle()).isEqualTo(PEM.getBytes(StandardCharsets.US_ASCII));
         String rotated = PEM + PEM;
@@ -86,11 +86,11 @@ class WebhookSettingsTest {
 
     @Test
     void certManagerCertificateIsNamespaceSlashName() {
-        WebhookSettings settings = WebhookSettings.defaults().withCertManagerCertificate("sharding-system/webhook-ca");
+        WebhookClientSettings settings = WebhookClientSettings.defaults().withCertManagerCertificate("sharding-system/webhook-ca");
         assertThat(settings.certManagerCertificate()).isEqualTo("sharding-system/webhook-ca");
         assertThat(settings.ownsCaBundle()).isFalse();
         for (String invalid : new String[] {"webhook-ca", "a/b/c", "/webhook-ca", "Sharding/webhook-ca", "ns/"}) {
-            assertThatThrownBy(() -> WebhookSettings.defaults().withCertManagerCertificate(invalid))
+            assertThatThrownBy(() -> WebhookClientSettings.defaults().withCertManagerCertificate(invalid))
                     .as(invalid).hasMessageContaining("<namespace>/<certificate name>");
         }
     }
@@ -98,10 +98,10 @@ class WebhookSettingsTest {
     @Test
     void caBundleAndCertManagerExcludeEachOther() throws IOException {
         Path ca = Files.writeString(dir.resolve("ca.pem"), PEM);
-        assertThatThrownBy(() -> new WebhookSettings(WebhookSettings.DEFAULT_SERVICE, null, ca, "ns/cert"))
+        assertThatThrownBy(() -> new WebhookClientSettings(WebhookClientSettings.DEFAULT_SERVICE, null, ca, "ns/cert"))
                 .hasMessageContaining("not both");
         // The withers switch modes instead of combining them.
-        WebhookSettings switched = WebhookSettings.defaults().withCaBundleFile(ca).withCertManagerCertificate("ns/cert");
+        WebhookClientSettings switched = WebhookClientSettings.defaults().withCaBundleFile(ca).withCertManagerCertificate("ns/cert");
         assertThat(switched.caBundleFile()).isNull();
         assertThat(switched.certManagerCertificate()).isEqualTo("ns/cert");
     }

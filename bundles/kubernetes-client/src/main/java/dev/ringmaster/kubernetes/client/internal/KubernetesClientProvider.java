@@ -1,16 +1,13 @@
-package dev.ringmaster.sharder.client;
+package dev.ringmaster.kubernetes.client.internal;
 
+import dev.ringmaster.kubernetes.client.KubernetesClients;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.http.HttpClient;
-import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Dictionary;
 import java.util.Hashtable;
-import java.util.function.Consumer;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -24,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes the {@link KubernetesClient} the sharder talks to the API server with, once a
+ * Publishes the {@link KubernetesClient} the sharder and plug-ins talk to the API server with, once a
  * configuration exists (so offline commands such as {@code simulate} never build one). With empty
  * settings fabric8 finds the cluster as kubectl does: in-cluster service account, else
  * {@code $KUBECONFIG} or {@code ~/.kube/config}. A configuration change replaces the client.
@@ -93,22 +90,6 @@ public class KubernetesClientProvider {
         if (settings.trustCerts()) {
             builder.withTrustCerts(true).withDisableHostnameVerification(true);
         }
-        return build(builder.build(), http -> { });
-    }
-
-    /** A client for the configuration, its HTTP client adjusted by {@code http} (interceptors, say). */
-    public static KubernetesClient build(Config config, Consumer<HttpClient.Builder> http) {
-        // fabric8 loads its implementation through the thread's context class loader first; in a
-        // framework that loader may see another fabric8 (a host's class path), so point it at ours.
-        Thread thread = Thread.currentThread();
-        ClassLoader previous = thread.getContextClassLoader();
-        thread.setContextClassLoader(KubernetesClientBuilder.class.getClassLoader());
-        try {
-            // Naming the HTTP client avoids a ServiceLoader lookup, which OSGi class loading can miss.
-            return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory())
-                    .withHttpClientBuilderConsumer(http).build();
-        } finally {
-            thread.setContextClassLoader(previous);
-        }
+        return KubernetesClients.build(builder.build(), http -> { });
     }
 }

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.client;
+package dev.ringmaster.kubernetes.client.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

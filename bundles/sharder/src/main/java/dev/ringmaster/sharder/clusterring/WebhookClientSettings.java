@@ -12,10 +12,12 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * How the API server reaches the sharder's webhook, from the sharder's configuration: either a
- * Service in the cluster or a URL (a sharder running outside the cluster), and how it trusts the
- * sharder's certificate: a CA bundle read from a PEM file, cert-manager's CA injection from a
- * Certificate, or neither (the API server's system trust roots, for a URL with a public certificate).
+ * The {@code clientConfig} of every ring's webhook configuration, from the sharder's configuration
+ * (the HTTPS server itself is the webhook bundle's, with settings of its own): how the API server
+ * reaches the sharder's webhook, either a Service in the cluster or a URL (a sharder running outside
+ * the cluster), and how it trusts the sharder's certificate: a CA bundle read from a PEM file,
+ * cert-manager's CA injection from a Certificate, or neither (the API server's system trust roots,
+ * for a URL with a public certificate).
  *
  * @param service                the Service in front of the sharder, or {@code null} when {@code url} is set
  * @param url                    https base URL of the sharder (the webhook path is appended), or
@@ -23,28 +25,29 @@ import java.util.regex.Pattern;
  * @param caBundleFile           PEM file with the CA that signed the sharder's certificate, or {@code null}
  * @param certManagerCertificate {@code <namespace>/<certificate>} whose CA cert-manager injects, or {@code null}
  */
-public record WebhookSettings(ServiceReference service, String url, Path caBundleFile, String certManagerCertificate) {
+public record WebhookClientSettings(ServiceEndpoint service, String url, Path caBundleFile,
+        String certManagerCertificate) {
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
     private static final Pattern DNS_SUBDOMAIN =
             Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final String PEM_CERTIFICATE = "-----BEGIN CERTIFICATE-----";
 
-    // After the patterns: building it runs ServiceReference's checks, which use them.
+    // After the patterns: building it runs ServiceEndpoint's checks, which use them.
     /** The Service the sharder's own manifests create. */
-    public static final ServiceReference DEFAULT_SERVICE =
-            new ServiceReference(RingContract.SYSTEM_NAMESPACE, "sharder", 443);
+    public static final ServiceEndpoint DEFAULT_SERVICE =
+            new ServiceEndpoint(RingContract.SYSTEM_NAMESPACE, "sharder", 443);
 
     /**
-     * A Service reference.
+     * The Service in front of the sharder, as a webhook's {@code clientConfig.service} names it.
      *
      * @param namespace the Service's namespace
      * @param name      the Service's name
      * @param port      the Service port serving the webhook over HTTPS
      */
-    public record ServiceReference(String namespace, String name, int port) {
+    public record ServiceEndpoint(String namespace, String name, int port) {
 
-        public ServiceReference {
+        public ServiceEndpoint {
             requireDnsLabel("webhook service namespace", namespace);
             requireDnsLabel("webhook service name", name);
             if (port < 1 || port > 65535) {
@@ -53,7 +56,7 @@ public record WebhookSettings(ServiceReference service, String url, Path caBundl
         }
     }
 
-    public WebhookSettings {
+    public WebhookClientSettings {
         if (service == null && url == null) {
             throw new IllegalArgumentException("configure the webhook client as a service or as a URL");
         }
@@ -75,28 +78,28 @@ public record WebhookSettings(ServiceReference service, String url, Path caBundl
     }
 
     /** The defaults: the Service {@code sharding-system/sharder:443}, no CA bundle. */
-    public static WebhookSettings defaults() {
+    public static WebhookClientSettings defaults() {
         return service(DEFAULT_SERVICE);
     }
 
     /** Reach the sharder through a Service. */
-    public static WebhookSettings service(ServiceReference service) {
-        return new WebhookSettings(Objects.requireNonNull(service, "service"), null, null, null);
+    public static WebhookClientSettings service(ServiceEndpoint service) {
+        return new WebhookClientSettings(Objects.requireNonNull(service, "service"), null, null, null);
     }
 
     /** Reach the sharder at an https base URL. */
-    public static WebhookSettings url(String baseUrl) {
-        return new WebhookSettings(null, Objects.requireNonNull(baseUrl, "baseUrl"), null, null);
+    public static WebhookClientSettings url(String baseUrl) {
+        return new WebhookClientSettings(null, Objects.requireNonNull(baseUrl, "baseUrl"), null, null);
     }
 
     /** The same client, trusting the CA in a PEM file (read again whenever the configuration is built). */
-    public WebhookSettings withCaBundleFile(Path file) {
-        return new WebhookSettings(service, url, file, null);
+    public WebhookClientSettings withCaBundleFile(Path file) {
+        return new WebhookClientSettings(service, url, file, null);
     }
 
     /** The same client, with the CA injected by cert-manager from {@code <namespace>/<certificate>}. */
-    public WebhookSettings withCertManagerCertificate(String namespaceAndName) {
-        return new WebhookSettings(service, url, null, namespaceAndName);
+    public WebhookClientSettings withCertManagerCertificate(String namespaceAndName) {
+        return new WebhookClientSettings(service, url, null, namespaceAndName);
     }
 
     /** Whether the sharder writes the CA bundle itself; otherwise it leaves whatever is there alone. */

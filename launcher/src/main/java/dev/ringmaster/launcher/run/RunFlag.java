@@ -1,0 +1,81 @@
+package dev.ringmaster.launcher.run;
+
+import dev.ringmaster.ring.RingContract;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The flags of {@code ringmaster run}, in one table: each flag's framework property, its default and
+ * the configuration keys it sets. The launcher passes every flag as its {@link #property()} (its
+ * default when not given) and the names of the flags given as {@value #GIVEN}; the {@code etc/}
+ * files refer to the properties as {@code ${ringmaster.run.<name>}} placeholders at the keys listed
+ * here (File Install substitutes framework properties), so a flag not given leaves the files their
+ * say; the run-flags bundle puts the value of a flag given over the keys it sets, whatever the files
+ * say.
+ */
+public enum RunFlag {
+
+    KUBECONFIG("kubeconfig", "", new Target(RunFlag.KUBERNETES_PID, "kubeconfig")),
+    NAMESPACE("namespace", RingContract.SYSTEM_NAMESPACE, new Target(RunFlag.SHARDER_PID, "leaderElectionNamespace"),
+            new Target(RunFlag.SHARDER_PID, "webhookServiceNamespace")),
+    TLS_DIR("tlsDir", "/etc/ringmaster/tls", new Target(RunFlag.WEBHOOK_PID, "tlsDir")),
+    /** Not a flag of its own: {@code --webhook-url} sets it to {@code url}. */
+    WEBHOOK_MODE("webhookMode", "service", new Target(RunFlag.SHARDER_PID, "webhookMode")),
+    WEBHOOK_URL("webhookUrl", "", new Target(RunFlag.SHARDER_PID, "webhookUrl")),
+    WEBHOOK_CA("webhookCaBundleFile", "", new Target(RunFlag.SHARDER_PID, "webhookCaBundleFile")),
+    DEFAULT_STRATEGY("defaultStrategy", RingContract.DEFAULT_STRATEGY, new Target(RunFlag.SHARDER_PID, "defaultStrategy")),
+    /** The launcher's own: a Gogo shell on the terminal; configures no component. */
+    SHELL("shell", "false");
+
+    /** Prefix of the framework properties the flags set. */
+    public static final String PREFIX = "ringmaster.run.";
+    /** The names of the flags given on the command line, comma-separated. */
+    public static final String GIVEN = PREFIX + "given";
+
+    /** The Kubernetes client's configuration. */
+    public static final String KUBERNETES_PID = "dev.ringmaster.kubernetes";
+    /** The sharder's configuration. */
+    public static final String SHARDER_PID = "dev.ringmaster.sharder";
+    /** The HTTPS webhook server's configuration. */
+    public static final String WEBHOOK_PID = "dev.ringmaster.webhook";
+
+    /** A configuration key, by PID. */
+    public record Target(String pid, String key) {
+    }
+
+    private final String flagName;
+    private final String defaultValue;
+    private final List<Target> targets;
+
+    RunFlag(String flagName, String defaultValue, Target... targets) {
+        this.flagName = flagName;
+        this.defaultValue = defaultValue;
+        this.targets = List.of(targets);
+    }
+
+    /** The flag with this name, if any. */
+    public static Optional<RunFlag> named(String name) {
+        return Arrays.stream(values()).filter(flag -> flag.flagName.equals(name)).findFirst();
+    }
+
+    /** The name in {@value #GIVEN} and after {@value #PREFIX}. */
+    public String flagName() {
+        return flagName;
+    }
+
+    /** The framework property carrying the flag's value. */
+    public String property() {
+        return PREFIX + flagName;
+    }
+
+    /** The value when the flag is not given. */
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    /** The configuration keys the flag sets; none for a flag only the launcher reads. */
+    public List<Target> targets() {
+        return targets;
+    }
+}
