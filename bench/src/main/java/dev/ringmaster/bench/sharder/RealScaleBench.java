@@ -36,8 +36,11 @@ import java.util.regex.Pattern;
  * each with a ServiceAccount token of its own so the audit log tells their writes apart. N ConfigMaps
  * are created (the webhook assigns each at creation) onto three shards; once every object is settled
  * and reconciled, a fourth shard starts, and once that settled it stops (SIGTERM). Each change is
- * timed until every object is on its shard of the new ring with no drain label. Prints a Markdown
- * table and the writes per account; exits 1 if a change did not settle.
+ * timed until every object is on its shard of the new ring with no drain label. With
+ * {@code --failover after} two sharder replicas run, and before the scale-in the leader is killed
+ * (SIGKILL) and the standby awaited; {@code --failover with} stops the shard at the moment the leader
+ * is killed, so the time includes the standby's takeover. Prints a Markdown table and the writes per
+ * account; exits 1 if a change did not settle.
  */
 public final class RealScaleBench {
 
@@ -77,8 +80,21 @@ public final class RealScaleBench {
 
     private boolean run() throws Exception {
         int objects = options.integer("objects", 10_000);
+        // none: one replica; after: two, the scale-in once the standby leads; with: two, the scale-in as the leader dies
+        String failover = options.string("failover", "none");
+        if (!List.of("none", "after", "with").contains(failover)) {
+            throw new IllegalArgumentException("--failover none|after|with, not " + failover);
+        }
         cluster.configMapRing(RING, NAMESPACE);
-        long sharderPid = cluster.startSharder(options.string("sharder-jvm", "-Xmx256m")).pid();
+        String sharderJvm = options.string("sharder-jvm", "-Xmx256m");
+        Map<String, Process> replicas = new TreeMap<>();
+        if (!failover.equals("none")) {
+            for (String identity : List.of("sharder-a", "sharder-b")) {
+                replicas.put(identity, cluster.startReplica(identity, sharderJvm));
+            }
+        } else {
+            replicas.put("sharder", cluster.startSharder(sharderJvm));
+        }
         for (int shard = 0; shard < 3; shard++) {
             startShard(shard);
         }
@@ -97,7 +113,8 @@ public final class RealScaleBench {
         log("on three shards: %s; misplaced %,d, Secrets %,d", settledBefore ? "settled" : "NOT settled",
                 misplaced(onThree), secrets.getStore().list().size());
         secrets.close();
-        double heapBefore = heapAfterGcMiB(sharderPid);
+        long leaderPid = replicas.get(leader(replicas)).pid();
+        double heapBefore = heapAfterGcMiB(leaderPid);
 
         System.out.println();
         System.out.printf(Locale.ROOT, "%,d ConfigMaps created at %.0f/s; sharder heap after GC before the changes:"
@@ -105,10 +122,46 @@ public final class RealScaleBench {
         System.out.println("| change | moved | settled after s | moves/s | sharder writes/move | shard writes/move"
                 + " | sharder CPU ms/move | sharder heap after GC MiB |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
-        boolean scaledOut = change("scale-out 3 → 4", sharderPid, 4, () -> startShard(3));
-        boolean scaledIn = change("scale-in 4 → 3 (SIGTERM)", sharderPid, 3, () -> shards.get(3).destroy());
+        boolean scaledOut = change("scale-out 3 → 4", leaderPid, 4, () -> startShard(3));
+        Change stopShard = () -> shards.get(3).destroy();
+        boolean scaledIn = switch (failover) {
+            case "after" -> {
+                Process standby = failOver(replicas);
+                yield change("scale-in 4 → 3 (SIGTERM) once the standby leads", standby.pid(), 3, stopShard);
+            }
+            case "with" -> {
+                String standby = replicas.keySet().stream().filter(identity -> !identity.equals(cluster.electionHolder()))
+                        .findFirst().orElseThrow();
+                long standbyPid = replicas.get(standby).pid();
+                yield change("scale-in 4 → 3 (SIGTERM) as the leader is killed", standbyPid, 3, () -> {
+                    stopShard.run();
+                    failOver(replicas);
+                });
+            }
+            default -> change("scale-in 4 → 3 (SIGTERM)", leaderPid, 3, stopShard);
+        };
         informer.close();
         return settledBefore && scaledOut && scaledIn;
+    }
+
+    /** The identity of the replica that leads, once one does. */
+    private String leader(Map<String, Process> replicas) throws InterruptedException {
+        if (!BenchCluster.waitUntil(Duration.ofSeconds(60), () -> replicas.containsKey(cluster.electionHolder()))) {
+            throw new IllegalStateException("no sharder replica leads; holder: " + cluster.electionHolder());
+        }
+        return cluster.electionHolder();
+    }
+
+    /** Kills the leader (SIGKILL: its election Lease is not released) and returns the standby once it leads. */
+    private Process failOver(Map<String, Process> replicas) throws InterruptedException {
+        String killed = leader(replicas);
+        Process leader = replicas.remove(killed);
+        leader.destroyForcibly().waitFor();
+        Instant killedAt = Instant.now();
+        String standby = leader(replicas);
+        details.append(String.format(Locale.ROOT, "failover: %s killed (SIGKILL) at %s, %s leads %.1f s later%n",
+                killed, killedAt, standby, seconds(killedAt, Instant.now())));
+        return replicas.get(standby);
     }
 
     /** One change of the fleet, timed from {@code change} until every object is on its shard of the new ring. */
@@ -118,6 +171,7 @@ public final class RealScaleBench {
         double cpuBefore = cpuSeconds(sharderPid);
         Instant start = Instant.now();
         change.run();
+        details.append(name).append(": started at ").append(start).append('\n');
         boolean settled = BenchCluster.waitUntil(Duration.ofMinutes(options.integer("settle-minutes", 10)), () -> misplaced(after) == 0);
         Instant settledAt = Instant.now();
         double settleSeconds = seconds(start, settledAt);
