@@ -63,7 +63,9 @@ public final class BenchCluster implements AutoCloseable {
         this.sharderSettings = Map.copyOf(sharderSettings);
         exec(List.of("rm", "-rf", home.toString()));
         exec(List.of("cp", "-a", distribution.toAbsolutePath().toString(), home.toString()));
-        configure(home, sharderSettings);
+        Map<String, String> settings = new LinkedHashMap<>(sharderSettings);
+        settings.putIfAbsent("identity", "sharder"); // else $HOSTNAME, the same for every replica
+        configure(home, settings);
         try (InputStream crd = Files.newInputStream(home.resolve(CRD))) {
             for (HasMetadata resource : admin.load(crd).items()) {
                 admin.resource(resource).forceConflicts().serverSideApply();
@@ -216,6 +218,15 @@ public final class BenchCluster implements AutoCloseable {
                 "--namespace", namespace, "--watch-namespace", namespace);
         builder.environment().put("CHECKSUM_CONTROLLER_JAVA_OPTS", jvmOptions);
         return start(builder, shard);
+    }
+
+    /**
+     * A client of the bench itself authenticating as the ServiceAccount {@code account} of
+     * {@code namespace}, bound to cluster-admin as the processes' accounts are: what it writes counts
+     * as that account's in the audit log.
+     */
+    public KubernetesClient clientAs(String namespace, String account) {
+        return server.clientFor(kubeconfig(namespace, account, account));
     }
 
     /** A kubeconfig {@code work/<file>.kubeconfig} with a token of its own for the ServiceAccount. */

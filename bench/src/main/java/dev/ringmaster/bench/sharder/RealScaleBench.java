@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.IntSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -40,7 +41,9 @@ import java.util.regex.Pattern;
  * {@code --failover after} two sharder replicas run, and before the scale-in the leader is killed
  * (SIGKILL) and the standby awaited; {@code --failover with} stops the shard at the moment the leader
  * is killed, so the time includes the standby's takeover. Prints a Markdown table and the writes per
- * account; exits 1 if a change did not settle.
+ * account; exits 1 if a change did not settle. With {@code --shards bench} the bench plays the
+ * shards itself ({@link BenchShards}: Leases and drain hand-backs, no reconciles) and creates every
+ * ConfigMap on its shard of three, so that 100,000 objects take minutes to set up, not hours.
  */
 public final class RealScaleBench {
 
@@ -54,6 +57,8 @@ public final class RealScaleBench {
     private final BenchCluster cluster;
     private final KubernetesClient admin;
     private final Map<Integer, Process> shards = new TreeMap<>();
+    /** With {@code --shards bench}: the bench plays the shards (no processes, no Secrets). */
+    private final BenchShards benchShards;
     private final StringBuilder details = new StringBuilder();
     /** The bench's view of every ConfigMap's shard and drain labels, from an informer. */
     private final Map<String, Map<String, String>> labels = new ConcurrentHashMap<>();
@@ -62,11 +67,17 @@ public final class RealScaleBench {
         this.options = options;
         this.cluster = cluster;
         this.admin = cluster.admin();
+        String shardKind = options.string("shards", "processes");
+        if (!List.of("processes", "bench").contains(shardKind)) {
+            throw new IllegalArgumentException("--shards processes|bench, not " + shardKind);
+        }
+        this.benchShards = shardKind.equals("bench")
+                ? new BenchShards(cluster, RING, NAMESPACE, options.integer("hand-back-threads", 16)) : null;
     }
 
     public static void main(String[] args) throws Exception {
         MockCluster.Args options = new MockCluster.Args(args);
-        boolean settled;
+        boolean settled = false;
         try (BenchCluster cluster = new BenchCluster(Path.of(options.string("dist", "distribution/target/ringmaster")),
                 Path.of(options.string("work", "bench/target/real-scale")),
                 BenchCluster.settings(options.string("sharder-set", "")))) {
@@ -74,8 +85,11 @@ public final class RealScaleBench {
             settled = bench.run();
             System.out.println();
             System.out.print(bench.details);
+        } catch (Exception | Error e) {
+            e.printStackTrace();
+        } finally {
+            System.exit(settled ? 0 : 1); // a failed run too: no thread of the clients it started keeps the JVM
         }
-        System.exit(settled ? 0 : 1);
     }
 
     private boolean run() throws Exception {
@@ -99,20 +113,25 @@ public final class RealScaleBench {
             startShard(shard);
         }
         SharedIndexInformer<ConfigMap> informer = watchLabels();
-        SharedIndexInformer<Secret> secrets = admin.secrets().inNamespace(NAMESPACE).inform();
+        Map<String, String> onThree = placement(BenchRing.ring(3));
+        // bench shards write no Secrets: their objects are created on their shard of three, as the webhook
+        // would label them, without calling it
+        SharedIndexInformer<Secret> secrets = benchShards == null ? admin.secrets().inNamespace(NAMESPACE).inform() : null;
+        IntSupplier reconciled = () -> secrets == null ? objects : secrets.getStore().list().size();
 
         Instant createStart = Instant.now();
-        createConfigMaps(objects, options.integer("create-threads", 8));
+        createConfigMaps(objects, options.integer("create-threads", 8), benchShards == null ? Map.of() : onThree);
         double createSeconds = seconds(createStart, Instant.now());
         log("created %,d ConfigMaps in %.1f s", objects, createSeconds);
         // settled and reconciled: the shards' queues are empty (each ConfigMap has its Secret), so the
         // scale-out is measured alone
-        Map<String, String> onThree = placement(BenchRing.ring(3));
         boolean settledBefore = BenchCluster.waitUntil(Duration.ofMinutes(options.integer("settle-minutes", 10)),
-                () -> misplaced(onThree) == 0 && secrets.getStore().list().size() == objects);
-        log("on three shards: %s; misplaced %,d, Secrets %,d", settledBefore ? "settled" : "NOT settled",
-                misplaced(onThree), secrets.getStore().list().size());
-        secrets.close();
+                () -> misplaced(onThree) == 0 && reconciled.getAsInt() == objects);
+        log("on three shards: %s; misplaced %,d, reconciled %,d", settledBefore ? "settled" : "NOT settled",
+                misplaced(onThree), reconciled.getAsInt());
+        if (secrets != null) {
+            secrets.close();
+        }
         long leaderPid = replicas.get(leader(replicas)).pid();
         double heapBefore = heapAfterGcMiB(leaderPid);
 
@@ -123,7 +142,7 @@ public final class RealScaleBench {
                 + " | sharder CPU ms/move | sharder heap after GC MiB |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
         boolean scaledOut = change("scale-out 3 → 4", leaderPid, 4, () -> startShard(3));
-        Change stopShard = () -> shards.get(3).destroy();
+        Change stopShard = () -> stopShard(3);
         boolean scaledIn = switch (failover) {
             case "after" -> {
                 Process standby = failOver(replicas);
@@ -141,6 +160,10 @@ public final class RealScaleBench {
             default -> change("scale-in 4 → 3 (SIGTERM)", leaderPid, 3, stopShard);
         };
         informer.close();
+        if (benchShards != null) {
+            details.append(String.format(Locale.ROOT, "bench shards: %d hand-backs failed%n", benchShards.failures()));
+            benchShards.close();
+        }
         return settledBefore && scaledOut && scaledIn;
     }
 
@@ -193,6 +216,10 @@ public final class RealScaleBench {
     }
 
     private void startShard(int index) throws IOException {
+        if (benchShards != null) {
+            benchShards.start(BenchRing.shardName(index));
+            return;
+        }
         shards.put(index, cluster.startShard(RING, NAMESPACE, BenchRing.shardName(index),
                 options.string("shard-jvm", "-Xmx256m")));
     }
@@ -250,14 +277,28 @@ public final class RealScaleBench {
         return misplaced;
     }
 
-    private void createConfigMaps(int objects, int threads) throws Exception {
+    /** Stops a shard as Kubernetes stops a pod (SIGTERM): it releases its Lease. */
+    private void stopShard(int index) {
+        if (benchShards != null) {
+            benchShards.stop(BenchRing.shardName(index));
+        } else {
+            shards.get(index).destroy();
+        }
+    }
+
+    /** Creates the ConfigMaps, each labelled with its shard in {@code shardOf} if there, else unlabelled. */
+    private void createConfigMaps(int objects, int threads, Map<String, String> shardOf) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> created = new ArrayList<>();
             for (int i = 0; i < objects; i++) {
                 String name = BenchRing.objectName(i);
-                created.add(pool.submit(() -> admin.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder()
-                        .withNewMetadata().withName(name).endMetadata().addToData("value", name).build()).create()));
+                ConfigMapBuilder configMap = new ConfigMapBuilder().withNewMetadata().withName(name).endMetadata()
+                        .addToData("value", name);
+                if (shardOf.containsKey(name)) {
+                    configMap.editMetadata().addToLabels(SHARD_LABEL, shardOf.get(name)).endMetadata();
+                }
+                created.add(pool.submit(() -> admin.configMaps().inNamespace(NAMESPACE).resource(configMap.build()).create()));
             }
             for (Future<?> future : created) {
                 future.get();
