@@ -5,6 +5,7 @@ import dev.ringmaster.testing.apiserver.RealApiServer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -47,6 +48,7 @@ public final class BenchCluster implements AutoCloseable {
     private final KubernetesClient admin = server.admin();
     private final Path work;
     private final Path home;
+    private final Map<String, String> sharderSettings;
     private final List<Process> processes = new ArrayList<>();
     private BenchCertificate certificate;
 
@@ -58,19 +60,12 @@ public final class BenchCluster implements AutoCloseable {
     public BenchCluster(Path distribution, Path work, Map<String, String> sharderSettings) throws Exception {
         this.work = Files.createDirectories(work);
         this.home = work.resolve("ringmaster");
+        this.sharderSettings = Map.copyOf(sharderSettings);
         exec(List.of("rm", "-rf", home.toString()));
         exec(List.of("cp", "-a", distribution.toAbsolutePath().toString(), home.toString()));
-        Files.writeString(home.resolve("etc/dev.ringmaster.ops.http.cfg"), "host = 127.0.0.1\nport = " + freePort() + "\n");
-        Path webhook = home.resolve("etc/dev.ringmaster.webhook.cfg");
-        Files.writeString(webhook, Files.readString(webhook).replace("host = 0.0.0.0", "host = 127.0.0.1")
-                .replace("port = 9443", "port = " + freePort()));
-        Path sharder = home.resolve("etc/dev.ringmaster.sharder.cfg");
-        String config = Files.readString(sharder);
-        for (Map.Entry<String, String> setting : sharderSettings.entrySet()) {
-            config = config.replaceAll("(?m)^" + Pattern.quote(setting.getKey()) + " =.*$",
-                    Matcher.quoteReplacement(setting.getKey() + " = " + setting.getValue()));
-        }
-        Files.writeString(sharder, config);
+        Map<String, String> settings = new LinkedHashMap<>(sharderSettings);
+        settings.putIfAbsent("identity", "sharder"); // else $HOSTNAME, the same for every replica
+        configure(home, settings);
         try (InputStream crd = Files.newInputStream(home.resolve(CRD))) {
             for (HasMetadata resource : admin.load(crd).items()) {
                 admin.resource(resource).forceConflicts().serverSideApply();
@@ -79,6 +74,21 @@ public final class BenchCluster implements AutoCloseable {
         if (!waitUntil(Duration.ofSeconds(30), this::servesClusterRings)) {
             throw new IllegalStateException("the ClusterRing CRD was not established within 30 s");
         }
+    }
+
+    /** Ports of its own on 127.0.0.1 for {@code /readyz}… and the webhook, and the sharder settings. */
+    private static void configure(Path home, Map<String, String> sharderSettings) throws IOException {
+        Files.writeString(home.resolve("etc/dev.ringmaster.ops.http.cfg"), "host = 127.0.0.1\nport = " + freePort() + "\n");
+        Path webhook = home.resolve("etc/dev.ringmaster.webhook.cfg");
+        Files.writeString(webhook, Files.readString(webhook).replaceAll("(?m)^host = .*$", "host = 127.0.0.1")
+                .replaceAll("(?m)^port = .*$", "port = " + freePort()));
+        Path sharder = home.resolve("etc/dev.ringmaster.sharder.cfg");
+        String config = Files.readString(sharder);
+        for (Map.Entry<String, String> setting : sharderSettings.entrySet()) {
+            config = config.replaceAll("(?m)^" + Pattern.quote(setting.getKey()) + " =.*$",
+                    Matcher.quoteReplacement(setting.getKey() + " = " + setting.getValue()));
+        }
+        Files.writeString(sharder, config);
     }
 
     /** {@code key=value,...} as {@link #BenchCluster}'s sharder settings. */
@@ -146,25 +156,54 @@ public final class BenchCluster implements AutoCloseable {
      * @return the sharder's process (its pid is the JVM's: the script execs java)
      */
     public Process startSharder(String jvmOptions) throws Exception {
+        return startSharder(home, "sharder", jvmOptions);
+    }
+
+    /**
+     * Starts one of several sharder replicas: {@code bin/ringmaster run} from a copy of the distribution
+     * of its own (ports of its own, {@code identity} as its leader election identity, its own token),
+     * with its webhook called back by the API server while it leads; waits until {@code /readyz}
+     * answers 200. The leader is whoever holds {@link #electionHolder()}.
+     */
+    public Process startReplica(String identity, String jvmOptions) throws Exception {
+        Path replica = work.resolve(identity);
+        exec(List.of("rm", "-rf", replica.toString()));
+        exec(List.of("cp", "-a", home.toString(), replica.toString()));
+        Map<String, String> settings = new LinkedHashMap<>(sharderSettings);
+        settings.put("identity", identity);
+        configure(replica, settings);
+        return startSharder(replica, identity, jvmOptions);
+    }
+
+    private Process startSharder(Path sharderHome, String name, String jvmOptions) throws Exception {
         namespace(SYSTEM_NAMESPACE);
-        certificate = BenchCertificate.create(work.resolve("tls"));
-        ProcessBuilder sharder = new ProcessBuilder(home.resolve("bin/ringmaster").toString(), "run",
-                "--kubeconfig", kubeconfig(SYSTEM_NAMESPACE, "sharder").toString(), "--namespace", SYSTEM_NAMESPACE,
+        if (certificate == null) {
+            certificate = BenchCertificate.create(work.resolve("tls"));
+        }
+        ProcessBuilder sharder = new ProcessBuilder(sharderHome.resolve("bin/ringmaster").toString(), "run",
+                "--kubeconfig", kubeconfig(SYSTEM_NAMESPACE, "sharder", name).toString(), "--namespace", SYSTEM_NAMESPACE,
                 "--tls-dir", certificate.directory().toString(),
-                "--webhook-url", "https://127.0.0.1:" + webhookPort(),
+                "--webhook-url", "https://127.0.0.1:" + port(sharderHome, "etc/dev.ringmaster.webhook.cfg"),
                 "--webhook-ca", certificate.directory().resolve("tls.crt").toString());
         sharder.environment().put("RINGMASTER_JAVA_OPTS", jvmOptions);
-        Process process = start(sharder, "sharder");
-        int opsPort = port("etc/dev.ringmaster.ops.http.cfg");
+        Process process = start(sharder, name);
+        int opsPort = port(sharderHome, "etc/dev.ringmaster.ops.http.cfg");
         if (!waitUntil(Duration.ofSeconds(90), () -> ready("http://127.0.0.1:" + opsPort + "/readyz"))) {
-            throw new IllegalStateException("the sharder did not become ready; see " + work.resolve("sharder.log"));
+            throw new IllegalStateException("the sharder did not become ready; see " + work.resolve(name + ".log"));
         }
         return process;
     }
 
-    /** The sharder's webhook port on 127.0.0.1. */
+    /** The holder of the sharder replicas' leader election Lease, empty if none. */
+    public String electionHolder() {
+        Lease election = admin.leases().inNamespace(SYSTEM_NAMESPACE).withName("sharder").get();
+        return election == null || election.getSpec().getHolderIdentity() == null ? ""
+                : election.getSpec().getHolderIdentity();
+    }
+
+    /** The first sharder's webhook port on 127.0.0.1. */
     public int webhookPort() throws IOException {
-        return port("etc/dev.ringmaster.webhook.cfg");
+        return port(home, "etc/dev.ringmaster.webhook.cfg");
     }
 
     /** The self-signed certificate the sharder's webhook serves (once started). */
@@ -175,20 +214,30 @@ public final class BenchCluster implements AutoCloseable {
     /** Starts {@code bin/checksum-controller} as {@code shard} of {@code ring}, watching {@code namespace}. */
     public Process startShard(String ring, String namespace, String shard, String jvmOptions) throws IOException {
         ProcessBuilder builder = new ProcessBuilder(home.resolve("bin/checksum-controller").toString(),
-                "--kubeconfig", kubeconfig(namespace, shard).toString(), "--ring", ring, "--shard-name", shard,
+                "--kubeconfig", kubeconfig(namespace, shard, shard).toString(), "--ring", ring, "--shard-name", shard,
                 "--namespace", namespace, "--watch-namespace", namespace);
         builder.environment().put("CHECKSUM_CONTROLLER_JAVA_OPTS", jvmOptions);
         return start(builder, shard);
     }
 
-    private Path kubeconfig(String namespace, String account) {
-        Path file = server.serviceAccountKubeconfig(namespace, account, work.resolve(account + ".kubeconfig"));
+    /**
+     * A client of the bench itself authenticating as the ServiceAccount {@code account} of
+     * {@code namespace}, bound to cluster-admin as the processes' accounts are: what it writes counts
+     * as that account's in the audit log.
+     */
+    public KubernetesClient clientAs(String namespace, String account) {
+        return server.clientFor(kubeconfig(namespace, account, account));
+    }
+
+    /** A kubeconfig {@code work/<file>.kubeconfig} with a token of its own for the ServiceAccount. */
+    private Path kubeconfig(String namespace, String account, String file) {
+        Path kubeconfig = server.serviceAccountKubeconfig(namespace, account, work.resolve(file + ".kubeconfig"));
         admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata()
                 .withName("bench-" + namespace + "-" + account).endMetadata()
                 .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "cluster-admin")
                 .addNewSubject().withKind("ServiceAccount").withNamespace(namespace).withName(account).endSubject()
                 .build()).serverSideApply();
-        return file;
+        return kubeconfig;
     }
 
     private Process start(ProcessBuilder builder, String name) throws IOException {
@@ -198,7 +247,7 @@ public final class BenchCluster implements AutoCloseable {
         return process;
     }
 
-    private int port(String configFile) throws IOException {
+    private static int port(Path home, String configFile) throws IOException {
         Matcher port = PORT.matcher(Files.readString(home.resolve(configFile)));
         if (!port.find()) {
             throw new IllegalStateException("no port in " + configFile);

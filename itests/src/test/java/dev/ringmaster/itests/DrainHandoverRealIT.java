@@ -70,9 +70,8 @@ public class DrainHandoverRealIT {
         }
         settledOn(Set.of("shard-0", "shard-1"));
         // assigned is not yet reconciled: a shard may still be writing the last Secrets
-        Until.holds(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(), () -> OBJECTS == admin.secrets()
-                .inNamespace(NAMESPACE).list().getItems().stream()
-                .filter(secret -> secret.getMetadata().getName().startsWith("checksums-")).count());
+        Until.holds(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(),
+                () -> objects.checksumSecrets() == OBJECTS);
 
         shards.start("shard-2");
         settledOn(Set.of("shard-0", "shard-1", "shard-2"));
@@ -104,8 +103,6 @@ public class DrainHandoverRealIT {
 
     /** Every object on one of {@code available}, each of them with some, none in drain, for 2 s. */
     private void settledOn(Set<String> available) {
-        Until.holds(SOON, () -> "every object on " + available + ", none draining; now " + objects.perShard() + "\n"
-                + sharder.err(), () -> objects.isSettledOn(available, OBJECTS));
-        Until.stays(Duration.ofSeconds(2), "settled on " + available, () -> objects.isSettledOn(available, OBJECTS));
+        objects.awaitSettledOn(available, OBJECTS, SOON, sharder::err);
     }
 }

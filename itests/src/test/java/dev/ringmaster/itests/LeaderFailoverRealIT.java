@@ -6,7 +6,6 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,15 +69,15 @@ public class LeaderFailoverRealIT {
 
     @Test
     public void theStandbyLeadsWithinTheLeaseAndTheOldLeaderWritesNothingOnceItsLeaseRanOut() throws Exception {
-        Replica leader = replicas.get(Until.value(SOON, "a leader", () -> Optional.ofNullable(holder())));
+        Replica leader = replicas.get(Until.value(SOON, "a leader", () -> Optional.ofNullable(cluster.electionHolder())));
         Replica standby = replicas.values().stream().filter(replica -> replica != leader).findFirst().orElseThrow();
         Map<String, String> assignedBefore = assignments();
 
         leader.process().signal("STOP");
         Instant frozen = Instant.now();
         try {
-            Until.holds(LEASE.plusSeconds(5), () -> "the standby leads within the lease and 5 s; holder " + holder(),
-                    () -> standby.identity().equals(holder()));
+            Until.holds(LEASE.plusSeconds(5), () -> "the standby leads within the lease and 5 s; holder "
+                    + cluster.electionHolder(), () -> standby.identity().equals(cluster.electionHolder()));
             // the standby, not the frozen leader, now answers the webhook and assigns
             createConfigMaps("during", 10);
             Until.holds(SOON, () -> "the new leader assigns new objects\n" + standby.process().err(),
@@ -90,7 +89,8 @@ public class LeaderFailoverRealIT {
 
         createConfigMaps("after", 10);
         Until.holds(SOON, "objects created after the thaw assigned", () -> unassigned().isEmpty());
-        Until.stays(Duration.ofSeconds(10), "the thawed replica stays a standby", () -> standby.identity().equals(holder()));
+        Until.stays(Duration.ofSeconds(10), "the thawed replica stays a standby",
+                () -> standby.identity().equals(cluster.electionHolder()));
         Map<String, String> assignedAfter = assignments();
         assignedBefore.forEach((name, shard) ->
                 assertEquals("no assignment lost or changed: " + name, shard, assignedAfter.get(name)));
@@ -124,10 +124,6 @@ public class LeaderFailoverRealIT {
                 && event.name().equals("sharder");
     }
 
-    private String holder() {
-        Lease election = admin.leases().inNamespace(RealCluster.SYSTEM_NAMESPACE).withName("sharder").get();
-        return election == null ? null : election.getSpec().getHolderIdentity();
-    }
 
     private void createConfigMaps(String prefix, int count) {
         for (int i = 0; i < count; i++) {

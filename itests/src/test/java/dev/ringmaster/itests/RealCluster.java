@@ -4,6 +4,7 @@ import dev.ringmaster.testing.apiserver.RealApiServer;
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -88,6 +89,12 @@ final class RealCluster {
         Until.holds(Duration.ofSeconds(60), () -> replica.home().getFileName() + " ready\n" + sharder.err(),
                 () -> replica.status("/readyz") == 200);
         return sharder;
+    }
+
+    /** The holder of the sharder replicas' leader election Lease, null if there is none. */
+    String electionHolder() {
+        Lease election = admin().leases().inNamespace(SYSTEM_NAMESPACE).withName("sharder").get();
+        return election == null ? null : election.getSpec().getHolderIdentity();
     }
 
     /** A new namespace, labelled as the tests' own. */

@@ -4,10 +4,12 @@ import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -48,6 +50,22 @@ final class RingObjects {
                 available.contains(RealCluster.labels(configMap).get(shardLabel))
                         && !RealCluster.labels(configMap).containsKey(drainLabel))
                 && perShard().keySet().equals(available);
+    }
+
+    /**
+     * Waits until {@link #isSettledOn} holds within {@code timeout}, then checks that it still does
+     * throughout 2 s; a failure shows the objects per shard and {@code context} (logs).
+     */
+    void awaitSettledOn(Set<String> available, int objects, Duration timeout, Supplier<String> context) {
+        Until.holds(timeout, () -> "every object on " + available + ", none draining; now " + perShard() + "\n"
+                + context.get(), () -> isSettledOn(available, objects));
+        Until.stays(Duration.ofSeconds(2), "settled on " + available, () -> isSettledOn(available, objects));
+    }
+
+    /** The checksum controller's Secrets: one per ConfigMap once each has been reconciled. */
+    long checksumSecrets() {
+        return admin.secrets().inNamespace(namespace).list().getItems().stream()
+                .filter(secret -> secret.getMetadata().getName().startsWith("checksums-")).count();
     }
 
     /** Whether some object carries the drain label: a move is under way. */

@@ -3,7 +3,6 @@ package dev.ringmaster.itests;
 import static org.junit.Assert.assertTrue;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,11 +56,11 @@ public class ShutdownRealIT {
     @Test
     public void aReplicaThatTookLeadershipOverStopsWithinTenSecondsOfSigtermWithoutTheApiServer() throws Exception {
         Cli.Started first = start("shutdown-a");
-        Until.holds(SOON, () -> "shutdown-a leads\n" + first.err(), () -> "shutdown-a".equals(holder()));
+        Until.holds(SOON, () -> "shutdown-a leads\n" + first.err(), () -> "shutdown-a".equals(cluster.electionHolder()));
         ApiServerLink secondLink = link();
         Cli.Started second = start("shutdown-b", secondLink);
         first.process().destroy();
-        Until.holds(SOON, () -> "shutdown-b takes over\n" + second.err(), () -> "shutdown-b".equals(holder()));
+        Until.holds(SOON, () -> "shutdown-b takes over\n" + second.err(), () -> "shutdown-b".equals(cluster.electionHolder()));
 
         // a shard joins: the new leader drains what now belongs to it, and the API server goes silent mid-pass
         cluster.liveShardLease(NAMESPACE, "shard-c", RING);
@@ -75,7 +74,7 @@ public class ShutdownRealIT {
     public void theFirstLeaderStopsWithinTenSecondsOfSigtermWithoutTheApiServer() throws Exception {
         ApiServerLink link = link();
         Cli.Started leader = start("shutdown-c", link);
-        Until.holds(SOON, () -> "shutdown-c leads\n" + leader.err(), () -> "shutdown-c".equals(holder()));
+        Until.holds(SOON, () -> "shutdown-c leads\n" + leader.err(), () -> "shutdown-c".equals(cluster.electionHolder()));
 
         link.cut();
         assertStopsWithinTenSecondsOfSigterm(leader);
@@ -110,8 +109,4 @@ public class ShutdownRealIT {
         return replica;
     }
 
-    private String holder() {
-        Lease election = cluster.admin().leases().inNamespace(RealCluster.SYSTEM_NAMESPACE).withName("sharder").get();
-        return election == null ? null : election.getSpec().getHolderIdentity();
-    }
 }

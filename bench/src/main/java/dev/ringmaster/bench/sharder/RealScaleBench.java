@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.IntSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,8 +37,13 @@ import java.util.regex.Pattern;
  * each with a ServiceAccount token of its own so the audit log tells their writes apart. N ConfigMaps
  * are created (the webhook assigns each at creation) onto three shards; once every object is settled
  * and reconciled, a fourth shard starts, and once that settled it stops (SIGTERM). Each change is
- * timed until every object is on its shard of the new ring with no drain label. Prints a Markdown
- * table and the writes per account; exits 1 if a change did not settle.
+ * timed until every object is on its shard of the new ring with no drain label. With
+ * {@code --failover after} two sharder replicas run, and before the scale-in the leader is killed
+ * (SIGKILL) and the standby awaited; {@code --failover with} stops the shard at the moment the leader
+ * is killed, so the time includes the standby's takeover. Prints a Markdown table and the writes per
+ * account; exits 1 if a change did not settle. With {@code --shards bench} the bench plays the
+ * shards itself ({@link BenchShards}: Leases and drain hand-backs, no reconciles) and creates every
+ * ConfigMap on its shard of three, so that 100,000 objects take about 2 minutes to set up, not 23.
  */
 public final class RealScaleBench {
 
@@ -51,6 +57,8 @@ public final class RealScaleBench {
     private final BenchCluster cluster;
     private final KubernetesClient admin;
     private final Map<Integer, Process> shards = new TreeMap<>();
+    /** With {@code --shards bench}: the bench plays the shards (no processes, no Secrets). */
+    private final BenchShards benchShards;
     private final StringBuilder details = new StringBuilder();
     /** The bench's view of every ConfigMap's shard and drain labels, from an informer. */
     private final Map<String, Map<String, String>> labels = new ConcurrentHashMap<>();
@@ -59,11 +67,17 @@ public final class RealScaleBench {
         this.options = options;
         this.cluster = cluster;
         this.admin = cluster.admin();
+        String shardKind = options.string("shards", "processes");
+        if (!List.of("processes", "bench").contains(shardKind)) {
+            throw new IllegalArgumentException("--shards processes|bench, not " + shardKind);
+        }
+        this.benchShards = shardKind.equals("bench")
+                ? new BenchShards(cluster, RING, NAMESPACE, options.integer("hand-back-threads", 16)) : null;
     }
 
     public static void main(String[] args) throws Exception {
         MockCluster.Args options = new MockCluster.Args(args);
-        boolean settled;
+        boolean settled = false;
         try (BenchCluster cluster = new BenchCluster(Path.of(options.string("dist", "distribution/target/ringmaster")),
                 Path.of(options.string("work", "bench/target/real-scale")),
                 BenchCluster.settings(options.string("sharder-set", "")))) {
@@ -71,33 +85,55 @@ public final class RealScaleBench {
             settled = bench.run();
             System.out.println();
             System.out.print(bench.details);
+        } catch (Exception | Error e) {
+            e.printStackTrace();
+        } finally {
+            System.exit(settled ? 0 : 1); // a failed run too: no thread of the clients it started keeps the JVM
         }
-        System.exit(settled ? 0 : 1);
     }
 
     private boolean run() throws Exception {
         int objects = options.integer("objects", 10_000);
+        // none: one replica; after: two, the scale-in once the standby leads; with: two, the scale-in as the leader dies
+        String failover = options.string("failover", "none");
+        if (!List.of("none", "after", "with").contains(failover)) {
+            throw new IllegalArgumentException("--failover none|after|with, not " + failover);
+        }
         cluster.configMapRing(RING, NAMESPACE);
-        long sharderPid = cluster.startSharder(options.string("sharder-jvm", "-Xmx256m")).pid();
+        String sharderJvm = options.string("sharder-jvm", "-Xmx256m");
+        Map<String, Process> replicas = new TreeMap<>();
+        if (!failover.equals("none")) {
+            for (String identity : List.of("sharder-a", "sharder-b")) {
+                replicas.put(identity, cluster.startReplica(identity, sharderJvm));
+            }
+        } else {
+            replicas.put("sharder", cluster.startSharder(sharderJvm));
+        }
         for (int shard = 0; shard < 3; shard++) {
             startShard(shard);
         }
         SharedIndexInformer<ConfigMap> informer = watchLabels();
-        SharedIndexInformer<Secret> secrets = admin.secrets().inNamespace(NAMESPACE).inform();
+        Map<String, String> onThree = placement(BenchRing.ring(3));
+        // bench shards write no Secrets: their objects are created on their shard of three, as the webhook
+        // would label them, without calling it
+        SharedIndexInformer<Secret> secrets = benchShards == null ? admin.secrets().inNamespace(NAMESPACE).inform() : null;
+        IntSupplier reconciled = () -> secrets == null ? objects : secrets.getStore().list().size();
 
         Instant createStart = Instant.now();
-        createConfigMaps(objects, options.integer("create-threads", 8));
+        createConfigMaps(objects, options.integer("create-threads", 8), benchShards == null ? Map.of() : onThree);
         double createSeconds = seconds(createStart, Instant.now());
         log("created %,d ConfigMaps in %.1f s", objects, createSeconds);
         // settled and reconciled: the shards' queues are empty (each ConfigMap has its Secret), so the
         // scale-out is measured alone
-        Map<String, String> onThree = placement(BenchRing.ring(3));
         boolean settledBefore = BenchCluster.waitUntil(Duration.ofMinutes(options.integer("settle-minutes", 10)),
-                () -> misplaced(onThree) == 0 && secrets.getStore().list().size() == objects);
-        log("on three shards: %s; misplaced %,d, Secrets %,d", settledBefore ? "settled" : "NOT settled",
-                misplaced(onThree), secrets.getStore().list().size());
-        secrets.close();
-        double heapBefore = heapAfterGcMiB(sharderPid);
+                () -> misplaced(onThree) == 0 && reconciled.getAsInt() == objects);
+        log("on three shards: %s; misplaced %,d, reconciled %,d", settledBefore ? "settled" : "NOT settled",
+                misplaced(onThree), reconciled.getAsInt());
+        if (secrets != null) {
+            secrets.close();
+        }
+        long leaderPid = replicas.get(leader(replicas)).pid();
+        double heapBefore = heapAfterGcMiB(leaderPid);
 
         System.out.println();
         System.out.printf(Locale.ROOT, "%,d ConfigMaps created at %.0f/s; sharder heap after GC before the changes:"
@@ -105,10 +141,50 @@ public final class RealScaleBench {
         System.out.println("| change | moved | settled after s | moves/s | sharder writes/move | shard writes/move"
                 + " | sharder CPU ms/move | sharder heap after GC MiB |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
-        boolean scaledOut = change("scale-out 3 → 4", sharderPid, 4, () -> startShard(3));
-        boolean scaledIn = change("scale-in 4 → 3 (SIGTERM)", sharderPid, 3, () -> shards.get(3).destroy());
+        boolean scaledOut = change("scale-out 3 → 4", leaderPid, 4, () -> startShard(3));
+        Change stopShard = () -> stopShard(3);
+        boolean scaledIn = switch (failover) {
+            case "after" -> {
+                Process standby = failOver(replicas);
+                yield change("scale-in 4 → 3 (SIGTERM) once the standby leads", standby.pid(), 3, stopShard);
+            }
+            case "with" -> {
+                String standby = replicas.keySet().stream().filter(identity -> !identity.equals(cluster.electionHolder()))
+                        .findFirst().orElseThrow();
+                long standbyPid = replicas.get(standby).pid();
+                yield change("scale-in 4 → 3 (SIGTERM) as the leader is killed", standbyPid, 3, () -> {
+                    stopShard.run();
+                    failOver(replicas);
+                });
+            }
+            default -> change("scale-in 4 → 3 (SIGTERM)", leaderPid, 3, stopShard);
+        };
         informer.close();
+        if (benchShards != null) {
+            details.append(String.format(Locale.ROOT, "bench shards: %d hand-backs failed%n", benchShards.failures()));
+            benchShards.close();
+        }
         return settledBefore && scaledOut && scaledIn;
+    }
+
+    /** The identity of the replica that leads, once one does. */
+    private String leader(Map<String, Process> replicas) throws InterruptedException {
+        if (!BenchCluster.waitUntil(Duration.ofSeconds(60), () -> replicas.containsKey(cluster.electionHolder()))) {
+            throw new IllegalStateException("no sharder replica leads; holder: " + cluster.electionHolder());
+        }
+        return cluster.electionHolder();
+    }
+
+    /** Kills the leader (SIGKILL: its election Lease is not released) and returns the standby once it leads. */
+    private Process failOver(Map<String, Process> replicas) throws InterruptedException {
+        String killed = leader(replicas);
+        Process leader = replicas.remove(killed);
+        leader.destroyForcibly().waitFor();
+        Instant killedAt = Instant.now();
+        String standby = leader(replicas);
+        details.append(String.format(Locale.ROOT, "failover: %s killed (SIGKILL) at %s, %s leads %.1f s later%n",
+                killed, killedAt, standby, seconds(killedAt, Instant.now())));
+        return replicas.get(standby);
     }
 
     /** One change of the fleet, timed from {@code change} until every object is on its shard of the new ring. */
@@ -118,6 +194,7 @@ public final class RealScaleBench {
         double cpuBefore = cpuSeconds(sharderPid);
         Instant start = Instant.now();
         change.run();
+        details.append(name).append(": started at ").append(start).append('\n');
         boolean settled = BenchCluster.waitUntil(Duration.ofMinutes(options.integer("settle-minutes", 10)), () -> misplaced(after) == 0);
         Instant settledAt = Instant.now();
         double settleSeconds = seconds(start, settledAt);
@@ -139,6 +216,10 @@ public final class RealScaleBench {
     }
 
     private void startShard(int index) throws IOException {
+        if (benchShards != null) {
+            benchShards.start(BenchRing.shardName(index));
+            return;
+        }
         shards.put(index, cluster.startShard(RING, NAMESPACE, BenchRing.shardName(index),
                 options.string("shard-jvm", "-Xmx256m")));
     }
@@ -196,14 +277,28 @@ public final class RealScaleBench {
         return misplaced;
     }
 
-    private void createConfigMaps(int objects, int threads) throws Exception {
+    /** Stops a shard as Kubernetes stops a pod (SIGTERM): it releases its Lease. */
+    private void stopShard(int index) {
+        if (benchShards != null) {
+            benchShards.stop(BenchRing.shardName(index));
+        } else {
+            shards.get(index).destroy();
+        }
+    }
+
+    /** Creates the ConfigMaps, each labelled with its shard in {@code shardOf} if there, else unlabelled. */
+    private void createConfigMaps(int objects, int threads, Map<String, String> shardOf) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> created = new ArrayList<>();
             for (int i = 0; i < objects; i++) {
                 String name = BenchRing.objectName(i);
-                created.add(pool.submit(() -> admin.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder()
-                        .withNewMetadata().withName(name).endMetadata().addToData("value", name).build()).create()));
+                ConfigMapBuilder configMap = new ConfigMapBuilder().withNewMetadata().withName(name).endMetadata()
+                        .addToData("value", name);
+                if (shardOf.containsKey(name)) {
+                    configMap.editMetadata().addToLabels(SHARD_LABEL, shardOf.get(name)).endMetadata();
+                }
+                created.add(pool.submit(() -> admin.configMaps().inNamespace(NAMESPACE).resource(configMap.build()).create()));
             }
             for (Future<?> future : created) {
                 future.get();

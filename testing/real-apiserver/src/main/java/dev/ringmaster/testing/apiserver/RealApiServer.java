@@ -61,6 +61,9 @@ public final class RealApiServer {
                 .withApiServerFlag("--audit-policy-file", policy.toString())
                 .withApiServerFlag("--audit-log-path", auditFile.toString())
                 .withApiServerFlag("--audit-log-format", "json")
+                // 0 (the default) rotates at 100 MB, and AuditLog reads only the current file: 100,000
+                // objects created (RealScaleBench) were enough for events to go missing
+                .withApiServerFlag("--audit-log-maxsize", "1000000")
                 .build());
         server.start();
         kubeconfig = Files.writeString(home.resolve("admin.kubeconfig"), server.getKubeConfigYaml());
