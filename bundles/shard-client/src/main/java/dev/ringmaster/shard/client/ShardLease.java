@@ -1,6 +1,7 @@
 package dev.ringmaster.shard.client;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseList;
@@ -27,9 +28,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The shard's own {@code coordination.k8s.io/v1} Lease (docs/design.md section 1): named after the
- * shard, held with {@code spec.holderIdentity} = shard name, labelled
- * {@code alpha.sharding.timebertt.dev/clusterring=<ring>} and optionally annotated with
- * {@code ringmaster.dev/weight}.
+ * shard, held with {@code spec.holderIdentity} = shard name, labelled with its ring kind's Lease label
+ * ({@code alpha.sharding.timebertt.dev/clusterring=<ring>} or
+ * {@code alpha.sharding.timebertt.dev/controllerring=<ring>}, {@link RingKind#leaseLabel}) and
+ * optionally annotated with {@code ringmaster.dev/weight}.
  *
  * <p>After {@link #start()} it tries every retry period to acquire the Lease (create it, or take it
  * over when its holder is empty, is this shard, or its {@code renewTime + leaseDurationSeconds} has
@@ -74,6 +76,7 @@ public final class ShardLease implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShardLease.class);
 
     private final KubernetesClient client;
+    private final RingKind kind;
     private final String ring;
     private final String name;
     private final String namespace;
@@ -101,10 +104,11 @@ public final class ShardLease implements AutoCloseable {
     /** The Lease as last read or written; only touched while holding {@link #io}. */
     private Lease current;
 
-    ShardLease(KubernetesClient client, String ring, String name, String namespace, Integer weight,
+    ShardLease(KubernetesClient client, RingKind kind, String ring, String name, String namespace, Integer weight,
                Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Clock clock,
                ScheduledExecutorService executor, boolean ownsExecutor, Listener listener) {
         this.client = client;
+        this.kind = kind;
         this.ring = ring;
         this.name = name;
         this.namespace = namespace;
@@ -305,7 +309,7 @@ public final class ShardLease implements AutoCloseable {
         LeaseSpec spec = base.getSpec();
         boolean transition = spec == null || !name.equals(spec.getHolderIdentity());
         LeaseBuilder lease = new LeaseBuilder(base);
-        lease.editMetadata().addToLabels(RingContract.RING_LABEL, ring).endMetadata();
+        lease.editMetadata().addToLabels(kind.leaseLabel(), ring).endMetadata();
         if (weight != null) {
             lease.editMetadata().addToAnnotations(RingContract.WEIGHT_ANNOTATION, String.valueOf(weight)).endMetadata();
         }

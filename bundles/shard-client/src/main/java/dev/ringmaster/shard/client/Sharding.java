@@ -1,5 +1,6 @@
 package dev.ringmaster.shard.client;
 
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,11 +16,12 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * One shard of one ClusterRing: its labels, its Lease and its drain acknowledgement, built and
- * validated by a fluent builder.
+ * One shard of one ring, a ClusterRing or a ControllerRing: its labels, its Lease and its drain
+ * acknowledgement, built and validated by a fluent builder.
  *
  * <pre>{@code
  * Sharding sharding = Sharding.forRing("example")
+ *         .ringKind(RingKind.CONTROLLER_RING)  // default: RingKind.CLUSTER_RING
  *         .shard("shard-0")            // default: $HOSTNAME (the pod name)
  *         .namespace("default")        // default: the pod's namespace
  *         .client(client)
@@ -57,9 +59,10 @@ public final class Sharding implements AutoCloseable {
     }
 
     /**
-     * Starts a builder for a shard of the ClusterRing {@code ring}.
+     * Starts a builder for a shard of the ring {@code ring}, a ClusterRing unless
+     * {@link Builder#ringKind(RingKind)} says otherwise.
      *
-     * @throws IllegalArgumentException if {@code ring} is not a valid ClusterRing name (at most 63
+     * @throws IllegalArgumentException if {@code ring} is not a valid ring name (at most 63
      *     lower-case alphanumerics, '-' and '.', starting and ending alphanumeric)
      */
     public static Builder forRing(String ring) {
@@ -96,6 +99,7 @@ public final class Sharding implements AutoCloseable {
     public static final class Builder {
 
         private final String ring;
+        private RingKind ringKind = RingKind.CLUSTER_RING;
         private String shard;
         private String namespace;
         private KubernetesClient client;
@@ -111,6 +115,16 @@ public final class Sharding implements AutoCloseable {
 
         private Builder(String ring) {
             this.ring = ring;
+        }
+
+        /**
+         * The kind of the ring, which decides the names of its labels (docs/design.md section 1):
+         * {@link RingKind#CLUSTER_RING} (the default) or {@link RingKind#CONTROLLER_RING}, the
+         * reference sharder's kind since v0.9.0.
+         */
+        public Builder ringKind(RingKind ringKind) {
+            this.ringKind = Objects.requireNonNull(ringKind, "ringKind");
+            return this;
         }
 
         /**
@@ -229,8 +243,8 @@ public final class Sharding implements AutoCloseable {
                 own.setRemoveOnCancelPolicy(true);
                 scheduler = own;
             }
-            ShardLabels labels = ShardLabels.of(ring, shardName);
-            ShardLease lease = new ShardLease(client, ring, shardName, leaseNamespace, weight, leaseDuration,
+            ShardLabels labels = ShardLabels.of(ringKind, ring, shardName);
+            ShardLease lease = new ShardLease(client, ringKind, ring, shardName, leaseNamespace, weight, leaseDuration,
                     renewDeadline, retryPeriod, clock, scheduler, ownsExecutor, listener);
             return new Sharding(labels, lease, new DrainAcknowledger(client, labels));
         }

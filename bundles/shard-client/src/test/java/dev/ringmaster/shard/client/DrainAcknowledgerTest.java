@@ -2,6 +2,7 @@ package dev.ringmaster.shard.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -44,6 +45,38 @@ class DrainAcknowledgerTest {
         ConfigMap stored = get("cm");
         assertThat(stored.getMetadata().getLabels()).containsOnly(Map.entry("app", "demo"));
         assertThat(stored.getData()).containsEntry("k", "v");
+    }
+
+    @Test
+    void aControllerRingShardRemovesItsRingsLabelsOnly() {
+        DrainAcknowledger controllerRing = new DrainAcknowledger(client,
+                ShardLabels.of(RingKind.CONTROLLER_RING, "example", "shard-0"));
+        // labels of the ControllerRing "example" and, as during a migration, of the ClusterRing "example"
+        ConfigMap seen = create("cm", Map.of(
+                "shard.alpha.sharding.timebertt.dev/example", "shard-0",
+                "drain.alpha.sharding.timebertt.dev/example", "true",
+                "shard.alpha.sharding.timebertt.dev/clusterring-50d858e0-example", "shard-0",
+                "app", "demo"));
+
+        assertThat(controllerRing.acknowledgeIfDraining(seen)).isTrue();
+
+        assertThat(get("cm").getMetadata().getLabels()).containsOnly(
+                Map.entry("shard.alpha.sharding.timebertt.dev/clusterring-50d858e0-example", "shard-0"),
+                Map.entry("app", "demo"));
+    }
+
+    @Test
+    void aClusterRingDrainDoesNotConcernAControllerRingShard() {
+        DrainAcknowledger controllerRing = new DrainAcknowledger(client,
+                ShardLabels.of(RingKind.CONTROLLER_RING, "example", "shard-0"));
+        ConfigMap seen = create("cm", Map.of(
+                "shard.alpha.sharding.timebertt.dev/example", "shard-0",
+                "drain.alpha.sharding.timebertt.dev/clusterring-50d858e0-example", "true"));
+        int before = server.getRequestCount();
+
+        assertThat(controllerRing.acknowledgeIfDraining(seen)).isFalse();
+
+        assertThat(server.getRequestCount()).as("no requests").isEqualTo(before);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.ringmaster.shard.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -108,6 +109,21 @@ class ShardInformersTest {
                 .containsExactly("mine");
         assertThat(names(informers.filter(client.configMaps().inAnyNamespace()).list().getItems()))
                 .containsExactly("mine");
+    }
+
+    @Test
+    void aControllerRingShardsInformerCachesObjectsLabelledWithTheRingName() {
+        create(namespace, "mine", Map.of("shard.alpha.sharding.timebertt.dev/example", "shard-0"));
+        create(namespace, "other", Map.of("shard.alpha.sharding.timebertt.dev/example", "shard-1"));
+        create(namespace, "cluster-ring", Map.of("shard.alpha.sharding.timebertt.dev/clusterring-50d858e0-example", "shard-0"));
+        create(namespace, "other-ring", Map.of("shard.alpha.sharding.timebertt.dev/other", "shard-0"));
+
+        informer = new ShardInformers(ShardLabels.of(RingKind.CONTROLLER_RING, "example", "shard-0"))
+                .runnableInformer(client.configMaps().inNamespace(namespace));
+        informer.start();
+        await().atMost(Duration.ofSeconds(10)).until(informer::hasSynced);
+
+        assertThat(names(informer.getStore().list())).containsExactly("mine");
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,6 +18,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -99,6 +101,23 @@ class ShardLeaseTest {
         assertThat(lease.isHeld()).isTrue();
         assertThat(events).containsExactly("acquired");
         assertThat(readyForTheSharder(stored, clock.instant())).isTrue();
+    }
+
+    @Test
+    void aControllerRingShardLabelsItsLeaseWithTheControllerRing() {
+        lease.close();
+        lease = builder().ringKind(RingKind.CONTROLLER_RING).build().lease();
+
+        lease.tick();
+        clock.advance(Duration.ofSeconds(2));
+        lease.tick();
+
+        Lease stored = stored();
+        assertThat(stored.getMetadata().getLabels())
+                .containsOnly(Map.entry("alpha.sharding.timebertt.dev/controllerring", RING));
+        assertThat(stored.getSpec().getHolderIdentity()).isEqualTo(SHARD);
+        assertThat(stored.getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(2));
+        assertThat(lease.isHeld()).isTrue();
     }
 
     @Test

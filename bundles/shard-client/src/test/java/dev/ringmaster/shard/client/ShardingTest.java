@@ -3,6 +3,7 @@ package dev.ringmaster.shard.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -38,6 +39,17 @@ class ShardingTest {
             assertThat(sharding.lease().isHeld()).isFalse();
             assertThat(sharding.drainAcknowledger()).isNotNull();
         }
+    }
+
+    @Test
+    void buildsTheShardOfAControllerRing() {
+        try (Sharding sharding = Sharding.forRing("example").ringKind(RingKind.CONTROLLER_RING).shard("shard-0")
+                .namespace("default").client(client).build()) {
+            assertThat(sharding.labels().selector()).isEqualTo("shard.alpha.sharding.timebertt.dev/example=shard-0");
+            assertThat(sharding.labels().drainLabel()).isEqualTo("drain.alpha.sharding.timebertt.dev/example");
+            assertThat(sharding.informers()).isNotNull();
+        }
+        assertThatThrownBy(() -> Sharding.forRing("example").ringKind(null)).isInstanceOf(NullPointerException.class);
     }
 
     @Test
