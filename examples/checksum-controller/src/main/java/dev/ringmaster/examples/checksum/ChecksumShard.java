@@ -1,5 +1,6 @@
 package dev.ringmaster.examples.checksum;
 
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.shard.client.ShardInformers;
 import dev.ringmaster.shard.client.ShardedReconciler;
 import dev.ringmaster.shard.client.Sharding;
@@ -52,7 +53,8 @@ public final class ChecksumShard implements AutoCloseable {
     /**
      * How a shard runs.
      *
-     * @param ring            the ClusterRing's name
+     * @param ringKind        the kind of the ring: ClusterRing or ControllerRing (the reference sharder's since v0.9.0)
+     * @param ring            the ring's name
      * @param shard           this shard's name: Lease name, holder identity, shard label value
      * @param leaseNamespace  namespace of the shard's Lease
      * @param watchNamespaces namespaces whose ConfigMaps it reconciles; empty: all namespaces
@@ -63,10 +65,12 @@ public final class ChecksumShard implements AutoCloseable {
      *                        retries failed reconciles); zero: never
      * @param clock           time of the Lease renewals and of the reconcile lines
      */
-    public record Options(String ring, String shard, String leaseNamespace, List<String> watchNamespaces,
-            Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Duration resync, Clock clock) {
+    public record Options(RingKind ringKind, String ring, String shard, String leaseNamespace,
+            List<String> watchNamespaces, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
+            Duration resync, Clock clock) {
 
         public Options {
+            Objects.requireNonNull(ringKind, "ringKind");
             Objects.requireNonNull(ring, "ring");
             Objects.requireNonNull(shard, "shard");
             Objects.requireNonNull(leaseNamespace, "leaseNamespace");
@@ -81,33 +85,38 @@ public final class ChecksumShard implements AutoCloseable {
         }
 
         /**
-         * All namespaces, shard-client's default timings (15 s, 10 s, 2 s), a resync every 10
-         * minutes, the UTC system clock.
+         * A shard of a ClusterRing, all namespaces, shard-client's default timings (15 s, 10 s, 2 s),
+         * a resync every 10 minutes, the UTC system clock.
          */
         public static Options of(String ring, String shard, String leaseNamespace) {
-            return new Options(ring, shard, leaseNamespace, List.of(), Duration.ofSeconds(15), Duration.ofSeconds(10),
-                    Duration.ofSeconds(2), Duration.ofMinutes(10), Clock.systemUTC());
+            return new Options(RingKind.CLUSTER_RING, ring, shard, leaseNamespace, List.of(), Duration.ofSeconds(15),
+                    Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofMinutes(10), Clock.systemUTC());
+        }
+
+        public Options withRingKind(RingKind ringKind) {
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock);
         }
 
         public Options withWatchNamespaces(List<String> namespaces) {
-            return new Options(ring, shard, leaseNamespace, namespaces, leaseDuration, renewDeadline, retryPeriod,
-                    resync, clock);
+            return new Options(ringKind, ring, shard, leaseNamespace, namespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock);
         }
 
         /** Lease timings; they must satisfy duration &gt; renew deadline &gt; retry period, duration whole seconds. */
         public Options withLeaseTimings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
-            return new Options(ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline, retryPeriod,
-                    resync, clock);
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock);
         }
 
         public Options withResync(Duration resync) {
-            return new Options(ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline, retryPeriod,
-                    resync, clock);
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock);
         }
 
         public Options withClock(Clock clock) {
-            return new Options(ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline, retryPeriod,
-                    resync, clock);
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock);
         }
     }
 
@@ -154,6 +163,7 @@ public final class ChecksumShard implements AutoCloseable {
         Sharding sharding;
         try {
             sharding = Sharding.forRing(options.ring())
+                    .ringKind(options.ringKind())
                     .shard(options.shard())
                     .namespace(options.leaseNamespace())
                     .client(client)
@@ -192,8 +202,8 @@ public final class ChecksumShard implements AutoCloseable {
             secrets.start();
         }
         sharding.lease().start();
-        LOG.info("Shard {} of ring {} started (Lease {}/{}, watching {})", options.shard(), options.ring(),
-                options.leaseNamespace(), options.shard(),
+        LOG.info("Shard {} of {} {} started (Lease {}/{}, watching {})", options.shard(), options.ringKind().kind(),
+                options.ring(), options.leaseNamespace(), options.shard(),
                 options.watchNamespaces().isEmpty() ? "all namespaces" : String.join(", ", options.watchNamespaces()));
         return shard;
     }

@@ -1,5 +1,6 @@
 package dev.ringmaster.examples.checksum;
 
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.shard.client.Sharding;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +13,8 @@ import java.util.regex.Pattern;
 
 /**
  * The command line of {@code bin/checksum-controller}:
- * {@code --kubeconfig F --ring NAME --shard-name NAME --namespace LEASE_NS [--watch-namespace NS]...}.
+ * {@code --kubeconfig F --ring NAME [--ring-kind clusterring|controllerring] --shard-name NAME
+ * --namespace LEASE_NS [--watch-namespace NS]...}.
  * Flags take their value as the next argument or after {@code =}.
  *
  * @param kubeconfig the kubeconfig file to reach the API server with (its current context)
@@ -22,7 +24,7 @@ public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
 
     public static final String USAGE = """
             Usage: checksum-controller --kubeconfig FILE --ring NAME --shard-name NAME --namespace LEASE_NAMESPACE
-                                       [--watch-namespace NAMESPACE]...
+                                       [--ring-kind clusterring|controllerring] [--watch-namespace NAMESPACE]...
 
             One shard of the example sharded controller: for every ConfigMap the sharder assigns to this
             shard it keeps a Secret checksums-<configmap> with the SHA-256 of each data key, controlled by
@@ -31,7 +33,9 @@ public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
             Logs go to stderr. SIGTERM stops it and releases its Lease.
 
               --kubeconfig FILE            kubeconfig of the cluster (its current context)
-              --ring NAME                  the ClusterRing this controller's shards belong to
+              --ring NAME                  the ring this controller's shards belong to
+              --ring-kind KIND             its kind: clusterring (default) or controllerring (the reference
+                                           sharder's ControllerRing, v0.9.0 and later)
               --shard-name NAME            this shard's name: its Lease and the shard label value
               --namespace LEASE_NAMESPACE  namespace of the shard's Lease
               --watch-namespace NAMESPACE  reconcile ConfigMaps of this namespace only; repeat or separate
@@ -54,11 +58,13 @@ public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
 
     private static final String KUBECONFIG = "--kubeconfig";
     private static final String RING = "--ring";
+    private static final String RING_KIND = "--ring-kind";
     private static final String SHARD_NAME = "--shard-name";
     private static final String NAMESPACE = "--namespace";
     private static final String WATCH_NAMESPACE = "--watch-namespace";
     private static final List<String> REQUIRED = List.of(KUBECONFIG, RING, SHARD_NAME, NAMESPACE);
-    private static final Set<String> FLAGS = Set.of(KUBECONFIG, RING, SHARD_NAME, NAMESPACE, WATCH_NAMESPACE);
+    private static final Set<String> FLAGS =
+            Set.of(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, WATCH_NAMESPACE);
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
     /** Whether the arguments ask for the usage text. */
@@ -113,6 +119,7 @@ public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
         if (!Files.isRegularFile(kubeconfig) || !Files.isReadable(kubeconfig)) {
             throw new UsageException("kubeconfig " + kubeconfig + " is not a readable file");
         }
+        RingKind ringKind = single.containsKey(RING_KIND) ? ringKind(single.get(RING_KIND)) : RingKind.CLUSTER_RING;
         String ring = single.get(RING);
         String shard = single.get(SHARD_NAME);
         String leaseNamespace = single.get(NAMESPACE);
@@ -123,7 +130,18 @@ public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
             throw new UsageException(e.getMessage());
         }
         return new CommandLine(kubeconfig, ChecksumShard.Options.of(ring, shard, leaseNamespace)
+                .withRingKind(ringKind)
                 .withWatchNamespaces(watched.stream().distinct().toList()));
+    }
+
+    /** The kind by its Kind name, case ignored: {@code clusterring} as the usage spells it, or {@code ClusterRing}. */
+    private static RingKind ringKind(String value) throws UsageException {
+        try {
+            return RingKind.ofKind(value);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(RING_KIND + " '" + value + "' is not a ring kind: use "
+                    + RingKind.CLUSTER_RING.lowerCaseKind() + " or " + RingKind.CONTROLLER_RING.lowerCaseKind());
+        }
     }
 
     private static String namespace(String value) throws UsageException {

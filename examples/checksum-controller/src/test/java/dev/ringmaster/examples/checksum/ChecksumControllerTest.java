@@ -58,7 +58,7 @@ class ChecksumControllerTest {
     void helpPrintsTheUsage() {
         assertThat(run("--help")).isZero();
         assertThat(text(out)).startsWith("Usage: checksum-controller --kubeconfig FILE --ring NAME --shard-name NAME")
-                .contains("--watch-namespace");
+                .contains("--watch-namespace").contains("[--ring-kind clusterring|controllerring]");
         assertThat(text(err)).isEmpty();
     }
 
@@ -75,6 +75,16 @@ class ChecksumControllerTest {
     void anUnknownFlagIsAUsageError() {
         assertThat(run("--ring", "checksums", "--shards", "3")).isEqualTo(2);
         assertThat(text(err)).startsWith("checksum-controller: unknown flag --shards\n").contains("Usage:");
+    }
+
+    @Test
+    void anUnknownRingKindIsAUsageError() throws IOException {
+        assertThat(run("--kubeconfig", kubeconfig("https://127.0.0.1:6443").toString(), "--ring", "checksums",
+                "--ring-kind", "clusterrings", "--shard-name", "shard-0", "--namespace", "default")).isEqualTo(2);
+        assertThat(text(err).lines().toList()).first()
+                .isEqualTo("checksum-controller: --ring-kind 'clusterrings' is not a ring kind: use clusterring or controllerring");
+        assertThat(text(err)).contains("--ring-kind KIND");
+        assertThat(text(out)).isEmpty();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -80,6 +81,31 @@ class ChecksumShardTest {
             assertThat(parsed.shard()).isEqualTo("shard-0");
             assertThat(parsed.end()).isGreaterThanOrEqualTo(parsed.start());
         }));
+    }
+
+    @Test
+    void aShardOfAControllerRingReconcilesTheObjectsLabelledWithTheRingName() {
+        shard = ChecksumShard.start(client, ChecksumShard.Options.of(RING, "shard-0", namespace)
+                .withRingKind(RingKind.CONTROLLER_RING)
+                .withLeaseTimings(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(200)), lines::add);
+        // the reference sharder's labels (v0.9.0 to v0.13.0) of the ControllerRing "checksums"
+        String controllerRingShard = "shard.alpha.sharding.timebertt.dev/checksums";
+        labelled("mine", Map.of(controllerRingShard, "shard-0"));
+        labelled("cluster-ring", Map.of(SHARD_LABEL, "shard-0"));
+        labelled("leaving", Map.of(controllerRingShard, "shard-0", "drain.alpha.sharding.timebertt.dev/checksums", "true"));
+        labelled("marker", Map.of(controllerRingShard, "shard-0"));
+
+        awaitChecksums(namespace, "mine");
+        awaitChecksums(namespace, "marker");
+        await().atMost(SOON).until(() -> {
+            Map<String, String> left = configMap(namespace, "leaving").getMetadata().getLabels();
+            return left == null || left.isEmpty();
+        });
+        assertThat(secret(namespace, "checksums-cluster-ring")).isNull();
+        assertThat(secret(namespace, "checksums-leaving")).isNull();
+        assertThat(reconciledObjects()).containsOnly(namespace + "/mine", namespace + "/marker");
+        assertThat(lease().getMetadata().getLabels()).containsEntry("alpha.sharding.timebertt.dev/controllerring", RING)
+                .doesNotContainKey("alpha.sharding.timebertt.dev/clusterring");
     }
 
     @Test
@@ -237,6 +263,11 @@ class ChecksumShardTest {
         }
         return client.configMaps().inNamespace(ns).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
                 .withNamespace(ns).withLabels(labels).endMetadata().addToData("k", name).build()).create();
+    }
+
+    private void labelled(String name, Map<String, String> labels) {
+        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
+                .withNamespace(namespace).withLabels(labels).endMetadata().addToData("k", name).build()).create();
     }
 
     private ConfigMap configMap(String ns, String name) {

@@ -3,6 +3,7 @@ package dev.ringmaster.examples.checksum;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ringmaster.ring.RingKind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +38,7 @@ class CommandLineTest {
 
         assertThat(parsed.kubeconfig()).isEqualTo(kubeconfig);
         assertThat(parsed.shard().ring()).isEqualTo("checksums");
+        assertThat(parsed.shard().ringKind()).as("today's command lines keep their meaning").isEqualTo(RingKind.CLUSTER_RING);
         assertThat(parsed.shard().shard()).isEqualTo("shard-0");
         assertThat(parsed.shard().leaseNamespace()).isEqualTo("default");
         assertThat(parsed.shard().watchNamespaces()).as("all namespaces").isEmpty();
@@ -52,6 +54,25 @@ class CommandLineTest {
         assertThat(parsed.shard().shard()).isEqualTo("shard-1");
         assertThat(parsed.shard().leaseNamespace()).isEqualTo("leases");
         assertThat(parsed.shard().watchNamespaces()).containsExactly("team-a", "team-b", "team-c");
+    }
+
+    @Test
+    void theRingKindIsChosenByName() throws Exception {
+        assertThat(CommandLine.parse(complete("--ring-kind", "controllerring")).shard().ringKind())
+                .isEqualTo(RingKind.CONTROLLER_RING);
+        assertThat(CommandLine.parse(complete("--ring-kind=clusterring")).shard().ringKind())
+                .isEqualTo(RingKind.CLUSTER_RING);
+        assertThat(CommandLine.parse(complete("--ring-kind", "ControllerRing")).shard().ringKind())
+                .as("the Kind name as kubectl prints it").isEqualTo(RingKind.CONTROLLER_RING);
+    }
+
+    @Test
+    void anUnknownRingKindIsRejected() {
+        assertThatThrownBy(() -> CommandLine.parse(complete("--ring-kind", "ring")))
+                .isInstanceOf(CommandLine.UsageException.class)
+                .hasMessage("--ring-kind 'ring' is not a ring kind: use clusterring or controllerring");
+        assertThatThrownBy(() -> CommandLine.parse(complete("--ring-kind", "controllerring", "--ring-kind=clusterring")))
+                .hasMessage("flag --ring-kind is given twice");
     }
 
     @Test
