@@ -12,7 +12,9 @@ import java.util.TreeSet;
 /**
  * The shard and drain labels of every ring on one version of an object, by ring suffix. The ring
  * name is part of the label key (docs/design.md section 1), so the labels of any ring are recognised by
- * their prefix, whether the ring still exists or not.
+ * their prefix, whether the ring still exists or not, and of either kind: a ClusterRing's suffix is
+ * {@code clusterring-<hash>-<name>}, a ControllerRing's the name alone. Nothing here needs the kind,
+ * since every suffix names one ring and the guard's rules are the same for both.
  */
 record RingLabels(Map<String, String> shards, Set<String> drains) {
 

@@ -155,8 +155,9 @@ class LabelGuardManifestTest {
     }
 
     /**
-     * Every combination of old and new labels over one ring's shard and drain labels, another ring's
-     * shard label and an unrelated label, by an untrusted user and by the sharder: the webhook is
+     * Every combination of old and new labels over one ClusterRing's shard and drain labels, another
+     * ClusterRing's shard label, a ControllerRing's shard label and an unrelated label, by an untrusted
+     * user and by the sharder: the webhook is
      * called exactly when someone else changes a ring label, so no request the guard would deny is
      * left out, and none that changes no ring label costs a call.
      */
@@ -199,17 +200,22 @@ class LabelGuardManifestTest {
         String shard = RingContract.shardLabel("example");
         String drain = RingContract.drainLabel("example");
         String otherShard = RingContract.shardLabel("other");
+        // the ControllerRing "example": its label ends in the name alone (docs/design.md section 1)
+        String controllerRingShard = "shard.alpha.sharding.timebertt.dev/example";
         List<Map<String, String>> versions = new ArrayList<>();
         for (String shardValue : new String[] {null, "shard-0", "shard-1"}) {
             for (String drainValue : new String[] {null, "true"}) {
                 for (String otherValue : new String[] {null, "shard-0"}) {
-                    for (String appValue : new String[] {null, "web"}) {
-                        Map<String, String> labels = new LinkedHashMap<>();
-                        put(labels, shard, shardValue);
-                        put(labels, drain, drainValue);
-                        put(labels, otherShard, otherValue);
-                        put(labels, "app", appValue);
-                        versions.add(labels);
+                    for (String controllerRingValue : new String[] {null, "shard-0"}) {
+                        for (String appValue : new String[] {null, "web"}) {
+                            Map<String, String> labels = new LinkedHashMap<>();
+                            put(labels, shard, shardValue);
+                            put(labels, drain, drainValue);
+                            put(labels, otherShard, otherValue);
+                            put(labels, controllerRingShard, controllerRingValue);
+                            put(labels, "app", appValue);
+                            versions.add(labels);
+                        }
                     }
                 }
             }

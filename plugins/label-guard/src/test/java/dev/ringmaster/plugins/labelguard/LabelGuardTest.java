@@ -245,6 +245,49 @@ class LabelGuardTest {
         }
     }
 
+    /**
+     * A ControllerRing's labels end in the ring's name, with no kind in them (docs/design.md section 1);
+     * the guard knows them as it knows every ring's: by the shard and drain label prefixes.
+     */
+    @Nested
+    class ControllerRingLabels {
+
+        private static final String CR_SHARD = "shard.alpha.sharding.timebertt.dev/example";
+        private static final String CR_DRAIN = "drain.alpha.sharding.timebertt.dev/example";
+
+        @Test
+        void mayNotBeMovedOrDrainedByUntrustedUsers() {
+            AdmissionResponse response = assertDenied(GUARD.review(update(ALICE, Map.of(CR_SHARD, "shard-0"),
+                    Map.of(CR_SHARD, "shard-1"))));
+            assertThat(response.message()).startsWith("label-guard: user \"alice@example.com\" may not change label "
+                    + "shard.alpha.sharding.timebertt.dev/example from \"shard-0\" to \"shard-1\" on configmaps default/foo.");
+            assertDenied(GUARD.review(update(ALICE, Map.of(CR_SHARD, "shard-0"), Map.of(CR_SHARD, "shard-0", CR_DRAIN, "true"))));
+            assertDenied(GUARD.review(update(ALICE, Map.of(CR_SHARD, "shard-0"), Map.of())));
+        }
+
+        @Test
+        void areAssignedAndHandedBackByAnyone() {
+            assertAllowed(GUARD.review(update(ALICE, Map.of("app", "web"), Map.of("app", "web", CR_SHARD, "shard-1"))));
+            assertAllowed(GUARD.review(update(ALICE, Map.of(CR_SHARD, "shard-0", CR_DRAIN, "true", "app", "web"),
+                    Map.of("app", "web"))));
+        }
+
+        @Test
+        void areTheirOwnRingBesideTheClusterRingOfTheSameName() {
+            // handing the ClusterRing "example"'s object back allows no change of the ControllerRing "example"'s
+            assertDenied(GUARD.review(update(ALICE, Map.of(SHARD, "shard-0", DRAIN, "true", CR_SHARD, "shard-0"),
+                    Map.of())));
+            assertAllowed(GUARD.review(update(ALICE, Map.of(SHARD, "shard-0", DRAIN, "true", CR_SHARD, "shard-0"),
+                    Map.of(CR_SHARD, "shard-0"))));
+        }
+
+        @Test
+        void areChangedByTrustedUsers() {
+            assertAllowed(GUARD.review(update(SHARDER, Map.of(CR_SHARD, "shard-0"), Map.of(CR_SHARD, "shard-1"))));
+            assertAllowed(STRICT.review(update(CONTROLLER, Map.of(CR_SHARD, "shard-0", CR_DRAIN, "true"), Map.of())));
+        }
+    }
+
     @Test
     void readsLabelsFromJsonTrees() {
         Map<String, Object> labels = new HashMap<>();
