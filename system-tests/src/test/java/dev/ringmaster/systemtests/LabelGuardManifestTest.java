@@ -1,4 +1,4 @@
-package dev.ringmaster.plugins.labelguard;
+package dev.ringmaster.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,8 +10,11 @@ import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
+import dev.ringmaster.plugins.labelguard.LabelGuardComponent;
+import dev.ringmaster.plugins.labelguard.LabelGuardFixture;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.spi.AdmissionRequest;
+import dev.ringmaster.ring.spi.AdmissionResponse;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MatchCondition;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.RuleWithOperations;
@@ -32,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,7 +48,7 @@ import org.junit.jupiter.api.Test;
  */
 class LabelGuardManifestTest {
 
-    private static final Path DIRECTORY = Path.of("../../manifests/label-guard");
+    private static final Path DIRECTORY = Repository.resolve("manifests/label-guard");
     /** Kubernetes' DNS-1123 subdomain and qualified name (without prefix) rules. */
     private static final Pattern DNS1123_SUBDOMAIN =
             Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -162,8 +166,8 @@ class LabelGuardManifestTest {
      */
     @Test
     void theWebhookIsCalledExactlyWhenSomeoneButTheSharderChangesARingLabel() throws CelEvaluationException {
-        LabelGuard guard = new LabelGuard(new LabelGuard.Policy(Set.of(LabelGuardComponent.SHARDER_USER), Set.of(),
-                false), LabelGuardComponent.PID);
+        Function<AdmissionRequest, AdmissionResponse> guard = LabelGuardFixture.guard(
+                Set.of(LabelGuardComponent.SHARDER_USER), Set.of(), false);
         List<Map<String, String>> versions = labelVersions();
         int called = 0;
         for (String user : List.of("alice", LabelGuardComponent.SHARDER_USER)) {
@@ -174,7 +178,7 @@ class LabelGuardManifestTest {
                     assertThat(sent).as("%s: %s -> %s", user, before, after)
                             .isEqualTo(ringLabelChanged && !user.equals(LabelGuardComponent.SHARDER_USER));
                     if (!sent) {
-                        assertThat(guard.review(request(user, before, after)).allowed())
+                        assertThat(guard.apply(request(user, before, after)).allowed())
                                 .as("skipped, so it must be allowed: %s: %s -> %s", user, before, after).isTrue();
                     } else {
                         called++;

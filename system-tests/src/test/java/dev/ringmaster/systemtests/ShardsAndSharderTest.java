@@ -1,8 +1,11 @@
-package dev.ringmaster.examples.checksum;
+package dev.ringmaster.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ringmaster.examples.checksum.ChecksumReconciler;
+import dev.ringmaster.examples.checksum.ChecksumShard;
+import dev.ringmaster.examples.checksum.ReconcileLine;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.sharder.app.PlugIns;

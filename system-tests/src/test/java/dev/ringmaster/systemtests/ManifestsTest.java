@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder;
+package dev.ringmaster.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -63,8 +63,7 @@ import org.junit.jupiter.api.Test;
  */
 class ManifestsTest {
 
-    private static final Path REPO = Path.of(System.getProperty("basedir", ".")).resolve("../..").toAbsolutePath()
-            .normalize();
+    private static final Path REPO = Repository.ROOT;
     private static final Path MANIFESTS = REPO.resolve("manifests");
     /** Kustomizations of their own that the base deliberately leaves out (docs/install.md). */
     private static final Set<String> OPTIONAL = Set.of("monitoring", "pod-readiness", "label-guard");
