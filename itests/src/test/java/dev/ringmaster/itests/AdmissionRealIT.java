@@ -5,6 +5,10 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Until;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import io.fabric8.kubernetes.api.model.ConfigMap;

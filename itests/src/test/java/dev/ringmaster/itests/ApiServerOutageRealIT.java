@@ -2,6 +2,13 @@ package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertEquals;
 
+import dev.ringmaster.itests.support.ApiServerLink;
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.RingObjects;
+import dev.ringmaster.itests.support.ShardFleet;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Until;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -3,6 +3,12 @@ package dev.ringmaster.itests;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.RingObjects;
+import dev.ringmaster.itests.support.ShardFleet;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Until;
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -6,6 +6,11 @@ import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Until;
+import dev.ringmaster.itests.support.WebhookCertificates;
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;

@@ -2,6 +2,11 @@ package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.ApiServerLink;
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Until;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.io.IOException;

@@ -15,6 +15,9 @@ import static org.ops4j.pax.exam.CoreOptions.systemPackage;
 import static org.ops4j.pax.exam.CoreOptions.workingDirectory;
 
 import dev.ringmaster.itests.hotswap.ModuloStrategy;
+import dev.ringmaster.itests.support.Distribution;
+import dev.ringmaster.itests.support.Json;
+import dev.ringmaster.itests.support.Poll;
 import dev.ringmaster.launcher.command.Command;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
 import java.io.ByteArrayInputStream;

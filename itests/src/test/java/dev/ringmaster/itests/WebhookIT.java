@@ -5,6 +5,12 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
+import dev.ringmaster.itests.support.Configurations;
+import dev.ringmaster.itests.support.Distribution;
+import dev.ringmaster.itests.support.Poll;
+import dev.ringmaster.itests.support.Until;
+import dev.ringmaster.itests.support.WebhookCertificates;
+import dev.ringmaster.itests.support.WebhookClient;
 import dev.ringmaster.itests.webhookhandler.ItestAdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionResponse;

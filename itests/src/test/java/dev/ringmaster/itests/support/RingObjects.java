@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
  * The ConfigMaps of a ring over one namespace and the shard Leases there, as the API server has them
  * now: which shard holds what, whether the ring has settled, who holds a shard's Lease.
  */
-final class RingObjects {
+public final class RingObjects {
 
     private final KubernetesClient admin;
     private final String ring;
@@ -22,7 +22,7 @@ final class RingObjects {
     private final String shardLabel;
     private final String drainLabel;
 
-    RingObjects(KubernetesClient admin, String ring, String namespace) {
+    public RingObjects(KubernetesClient admin, String ring, String namespace) {
         this.admin = admin;
         this.ring = ring;
         this.namespace = namespace;
@@ -30,19 +30,19 @@ final class RingObjects {
         this.drainLabel = RingContract.drainLabel(ring);
     }
 
-    List<ConfigMap> configMaps() {
+    public List<ConfigMap> configMaps() {
         return admin.configMaps().inNamespace(namespace).list().getItems();
     }
 
     /** Objects per shard label value; {@code (none)} for unassigned ones. */
-    Map<String, Long> perShard() {
+    public Map<String, Long> perShard() {
         return configMaps().stream().collect(Collectors.groupingBy(
                 configMap -> RealCluster.labels(configMap).getOrDefault(shardLabel, "(none)"), TreeMap::new,
                 Collectors.counting()));
     }
 
     /** All {@code objects} on one of {@code available}, each of them with some, none in drain or unassigned. */
-    boolean isSettledOn(Set<String> available, int objects) {
+    public boolean isSettledOn(Set<String> available, int objects) {
         List<ConfigMap> configMaps = configMaps();
         return configMaps.size() == objects && configMaps.stream().allMatch(configMap ->
                 available.contains(RealCluster.labels(configMap).get(shardLabel))
@@ -51,23 +51,23 @@ final class RingObjects {
     }
 
     /** Whether some object carries the drain label: a move is under way. */
-    boolean anyDraining() {
+    public boolean anyDraining() {
         return configMaps().stream().anyMatch(configMap -> RealCluster.labels(configMap).containsKey(drainLabel));
     }
 
     /** The shards whose Lease the sharder labelled ready. */
-    Set<String> readyShards() {
+    public Set<String> readyShards() {
         return admin.leases().inNamespace(namespace).withLabel(RingContract.RING_LABEL, ring).list().getItems().stream()
                 .filter(lease -> "ready".equals(RealCluster.labels(lease).get(RingContract.STATE_LABEL)))
                 .map(lease -> lease.getMetadata().getName()).collect(Collectors.toSet());
     }
 
-    String stateOf(String shard) {
+    public String stateOf(String shard) {
         return RealCluster.labels(lease(shard)).get(RingContract.STATE_LABEL);
     }
 
     /** The holder of the shard's Lease, empty if none. */
-    String holderOf(String shard) {
+    public String holderOf(String shard) {
         String holder = lease(shard).getSpec().getHolderIdentity();
         return holder == null ? "" : holder;
     }

@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.io.IOException;
 import java.io.StringWriter;
@@ -27,23 +27,23 @@ import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * The webhook's test certificates, made in the test JVM before the framework boots ({@link WebhookIT}'s
+ * The webhook's test certificates, made in the test JVM before the framework boots ({@link dev.ringmaster.itests.WebhookIT}'s
  * {@code @Configuration}) with Bouncy Castle, which the test class path has through the fabric8 mock
  * server and the framework never sees. Writes a CA ({@code ca.crt}) and two server certificates for
  * {@code 127.0.0.1}, each a directory with {@code tls.crt} and a PKCS#1 {@code tls.key} as cert-manager
  * writes them: {@value #FIRST} and {@value #SECOND}. The probe reads them with the JDK alone.
  */
-final class WebhookCertificates {
+public final class WebhookCertificates {
 
-    static final String CA = "ca.crt";
-    static final String FIRST = "first";
-    static final String SECOND = "second";
+    public static final String CA = "ca.crt";
+    public static final String FIRST = "first";
+    public static final String SECOND = "second";
 
     private WebhookCertificates() {
     }
 
     /** Writes the files into {@code directory} (created) and returns it. */
-    static Path write(Path directory) {
+    public static Path write(Path directory) {
         try {
             KeyPair caKeys = rsa();
             X500Name caName = new X500Name("CN=ringmaster itests CA");

@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import dev.ringmaster.testing.apiserver.RealApiServer;
 import dev.ringmaster.ring.RingContract;
@@ -31,12 +31,12 @@ import java.util.Map;
  * the sharder authenticate as that ServiceAccount with a token the API server issued, so RBAC decides
  * what they may do, as in a cluster.
  */
-final class RealCluster {
+public final class RealCluster {
 
-    static final String SYSTEM_NAMESPACE = "sharding-system";
-    static final String SHARDER_ACCOUNT = "sharder";
+    public static final String SYSTEM_NAMESPACE = "sharding-system";
+    public static final String SHARDER_ACCOUNT = "sharder";
     /** The label that adds a ClusterRole's rules to the sharder's aggregated role for sharded resources. */
-    static final String AGGREGATE_TO_SHARDER = "ringmaster.dev/aggregate-to-sharder";
+    public static final String AGGREGATE_TO_SHARDER = "ringmaster.dev/aggregate-to-sharder";
 
     private static final List<String> INSTALLED = List.of("namespace.yaml", "crd/clusterrings.sharding.timebertt.dev-v1.yml",
             "serviceaccount.yaml", "clusterrole.yaml", "clusterrole-sharded-resources.yaml", "clusterrolebinding.yaml",
@@ -52,7 +52,7 @@ final class RealCluster {
     }
 
     /** The cluster of this JVM with {@code manifests/} installed (once). */
-    static synchronized RealCluster get() {
+    public static synchronized RealCluster get() {
         if (installed == null) {
             RealCluster cluster = new RealCluster(RealApiServer.shared());
             cluster.install();
@@ -61,21 +61,21 @@ final class RealCluster {
         return installed;
     }
 
-    KubernetesClient admin() {
+    public KubernetesClient admin() {
         return server.admin();
     }
 
-    RealApiServer server() {
+    public RealApiServer server() {
         return server;
     }
 
     /** The folder {@code manifests/} of the repository. */
-    static Path manifests() {
+    public static Path manifests() {
         return Path.of(System.getProperty("ringmaster.itests.manifests", "../manifests")).toAbsolutePath().normalize();
     }
 
     /** A kubeconfig in {@code replica}'s home authenticating as the sharder's ServiceAccount, with a token of its own. */
-    Path sharderKubeconfig(SharderHome replica) {
+    public Path sharderKubeconfig(SharderHome replica) {
         return server.serviceAccountKubeconfig(SYSTEM_NAMESPACE, SHARDER_ACCOUNT, replica.home().resolve("sharder.kubeconfig"));
     }
 
@@ -83,7 +83,7 @@ final class RealCluster {
      * Starts {@code bin/ringmaster run} in {@code replica}'s home with {@code kubeconfig}, the API
      * server calling its webhook, and returns once {@code /readyz} answers 200.
      */
-    Cli.Started runSharder(SharderHome replica, Path kubeconfig) {
+    public Cli.Started runSharder(SharderHome replica, Path kubeconfig) {
         Cli.Started sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));
         Until.holds(Duration.ofSeconds(60), () -> replica.home().getFileName() + " ready\n" + sharder.err(),
                 () -> replica.status("/readyz") == 200);
@@ -91,7 +91,7 @@ final class RealCluster {
     }
 
     /** A new namespace, labelled as the tests' own. */
-    void namespace(String name) {
+    public void namespace(String name) {
         admin().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
                 .addToLabels("ringmaster.dev/test", "true").endMetadata().build()).serverSideApply();
     }
@@ -111,7 +111,7 @@ final class RealCluster {
     }
 
     /** Creates (or replaces) a ClusterRing from the YAML of its {@code spec}, indented by two spaces. */
-    void clusterRing(String name, String spec) {
+    public void clusterRing(String name, String spec) {
         admin().resource(admin().getKubernetesSerialization().unmarshal("""
                 apiVersion: sharding.timebertt.dev/v1alpha1
                 kind: ClusterRing
@@ -125,7 +125,7 @@ final class RealCluster {
      * A ClusterRing over the ConfigMaps (and, with {@code controlsSecrets}, the Secrets they control)
      * of one new namespace only, so that the rings of the test classes sharing the server never meet.
      */
-    void configMapRing(String ring, String namespace, boolean controlsSecrets) {
+    public void configMapRing(String ring, String namespace, boolean controlsSecrets) {
         namespace(namespace);
         String controlled = controlsSecrets ? "    controlledResources:\n    - group: \"\"\n      resource: secrets\n" : "";
         clusterRing(ring, """
@@ -141,7 +141,7 @@ final class RealCluster {
      * A shard's Lease as a live shard keeps it: held by the shard, labelled with the ring, renewed now
      * for an hour, longer than any test. Nothing renews it afterwards.
      */
-    void liveShardLease(String namespace, String shard, String ring) {
+    public void liveShardLease(String namespace, String shard, String ring) {
         Duration duration = Duration.ofHours(1);
         ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
         admin().leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName(shard)
@@ -151,7 +151,7 @@ final class RealCluster {
     }
 
     /** Lets a ServiceAccount of {@code namespace} read and change the given core resources there (a Role). */
-    void grantInNamespace(String namespace, String account, List<String> resources) {
+    public void grantInNamespace(String namespace, String account, List<String> resources) {
         server.grant(namespace, account, List.of(readWrite("", resources)));
     }
 
@@ -159,7 +159,7 @@ final class RealCluster {
      * Lets a ServiceAccount of {@code namespace} run a shard of the checksum controller there: its Lease,
      * the ConfigMaps it reconciles and the Secrets it writes.
      */
-    void grantShard(String namespace, String account) {
+    public void grantShard(String namespace, String account) {
         server.grant(namespace, account, List.of(readWrite("", List.of("configmaps", "secrets")),
                 readWrite("coordination.k8s.io", List.of("leases"))));
     }
@@ -202,7 +202,7 @@ final class RealCluster {
                 .edit(role -> new ClusterRoleBuilder(role).withRules(rules).build());
     }
 
-    static Map<String, String> labels(HasMetadata object) {
+    public static Map<String, String> labels(HasMetadata object) {
         Map<String, String> labels = object.getMetadata().getLabels();
         return labels == null ? Map.of() : labels;
     }

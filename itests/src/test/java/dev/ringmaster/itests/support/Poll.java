@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -6,21 +6,21 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /** Bounded waiting for asynchronous outcomes: polls a condition until it holds or a deadline passes. */
-final class Poll {
+public final class Poll {
 
-    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
     private static final long INTERVAL_MILLIS = 10;
 
     private Poll() {
     }
 
     /** Waits until {@code condition} holds; fails with {@code what} when it has not within the default timeout. */
-    static void until(String what, BooleanSupplier condition) {
+    public static void until(String what, BooleanSupplier condition) {
         until(what, () -> condition.getAsBoolean() ? Optional.of(Boolean.TRUE) : Optional.empty());
     }
 
     /** Waits until {@code probe} yields a value and returns it; fails with {@code what} after the default timeout. */
-    static <T> T until(String what, Supplier<Optional<T>> probe) {
+    public static <T> T until(String what, Supplier<Optional<T>> probe) {
         long deadline = System.nanoTime() + DEFAULT_TIMEOUT.toNanos();
         while (true) {
             Optional<T> value = probe.get();

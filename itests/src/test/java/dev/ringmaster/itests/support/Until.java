@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -10,7 +10,7 @@ import java.util.function.Supplier;
  * or a controller pass ({@link Poll} polls in-process state with a fixed 10 s). A probe that throws
  * counts as "not yet"; the last exception is attached when the deadline passes.
  */
-final class Until {
+public final class Until {
 
     private static final long INTERVAL_MILLIS = 100;
 
@@ -18,21 +18,21 @@ final class Until {
     }
 
     /** Waits until {@code condition} holds; fails with {@code what} after {@code timeout}. */
-    static void holds(Duration timeout, String what, BooleanSupplier condition) {
+    public static void holds(Duration timeout, String what, BooleanSupplier condition) {
         holds(timeout, () -> what, condition);
     }
 
     /** As {@link #holds(Duration, String, BooleanSupplier)}, describing the failure when it happens. */
-    static void holds(Duration timeout, Supplier<String> what, BooleanSupplier condition) {
+    public static void holds(Duration timeout, Supplier<String> what, BooleanSupplier condition) {
         value(timeout, what, () -> condition.getAsBoolean() ? Optional.of(Boolean.TRUE) : Optional.empty());
     }
 
     /** Waits until {@code probe} yields a value and returns it. */
-    static <T> T value(Duration timeout, String what, Supplier<Optional<T>> probe) {
+    public static <T> T value(Duration timeout, String what, Supplier<Optional<T>> probe) {
         return value(timeout, () -> what, probe);
     }
 
-    static <T> T value(Duration timeout, Supplier<String> what, Supplier<Optional<T>> probe) {
+    public static <T> T value(Duration timeout, Supplier<String> what, Supplier<Optional<T>> probe) {
         long deadline = System.nanoTime() + timeout.toNanos();
         RuntimeException last = null;
         while (true) {
@@ -55,7 +55,7 @@ final class Until {
      * Checks that {@code condition} holds throughout {@code period} (polled), failing at the first
      * observation that it does not.
      */
-    static void stays(Duration period, String what, BooleanSupplier condition) {
+    public static void stays(Duration period, String what, BooleanSupplier condition) {
         long end = System.nanoTime() + period.toNanos();
         do {
             if (!condition.getAsBoolean()) {

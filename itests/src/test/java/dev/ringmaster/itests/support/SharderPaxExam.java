@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.io.IOException;
 import java.net.URL;
@@ -10,7 +10,7 @@ import org.junit.runners.model.InitializationError;
 import org.ops4j.pax.exam.junit.PaxExam;
 
 /**
- * Pax Exam's JUnit 4 runner with two additions {@link SharderIT} needs in the test JVM:
+ * Pax Exam's JUnit 4 runner with two additions {@link dev.ringmaster.itests.SharderIT} needs in the test JVM:
  *
  * <ul>
  * <li><b>The framework's threads get a context class loader without fabric8.</b> The native container boots

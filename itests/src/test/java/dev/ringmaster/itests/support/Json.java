@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * is {@code perShard}, a map of shard name to count). Enough for these tests; no JSON library needed
  * inside the framework.
  */
-final class Json {
+public final class Json {
 
     private static final Pattern OBJECT = Pattern.compile("\\s*\\{.*}\\s*", Pattern.DOTALL);
     private static final String NUMBER = "(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)";
@@ -22,27 +22,27 @@ final class Json {
         this.text = text;
     }
 
-    static Json parse(String text) {
+    public static Json parse(String text) {
         if (!OBJECT.matcher(text).matches()) {
             throw new AssertionError("not one JSON object: " + text);
         }
         return new Json(text.strip());
     }
 
-    String string(String field) {
+    public String string(String field) {
         return group(field, "\"((?:[^\"\\\\]|\\\\.)*)\"");
     }
 
-    double number(String field) {
+    public double number(String field) {
         return Double.parseDouble(group(field, NUMBER));
     }
 
-    int integer(String field) {
+    public int integer(String field) {
         return Integer.parseInt(group(field, "(-?[0-9]+)(?![.0-9eE])"));
     }
 
     /** A map-valued field with numbers as values, in document order. */
-    Map<String, Integer> counts(String field) {
+    public Map<String, Integer> counts(String field) {
         String body = group(field, "\\{([^{}]*)}");
         Map<String, Integer> counts = new LinkedHashMap<>();
         Matcher entry = ENTRY.matcher(body);

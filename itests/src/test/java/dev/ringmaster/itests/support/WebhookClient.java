@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,13 +17,13 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /** What the API server does with a webhook, with the JDK alone (it runs in the probe, too). */
-final class WebhookClient {
+public final class WebhookClient {
 
     private WebhookClient() {
     }
 
     /** HTTP/1.1 over TLS, trusting only the CA of this PEM file. */
-    static HttpClient trusting(Path caPem) {
+    public static HttpClient trusting(Path caPem) {
         try (InputStream in = Files.newInputStream(caPem)) {
             KeyStore trust = KeyStore.getInstance("PKCS12");
             trust.load(null, null);
@@ -42,7 +42,7 @@ final class WebhookClient {
     }
 
     /** POSTs an AdmissionReview to {@code https://127.0.0.1:port/path}; I/O failures are thrown. */
-    static HttpResponse<String> post(HttpClient client, int port, String path, String review) throws IOException {
+    public static HttpResponse<String> post(HttpClient client, int port, String path, String review) throws IOException {
         HttpRequest request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + path))
                 .header("Content-Type", "application/json")
                 .timeout(Duration.ofSeconds(10))
@@ -56,7 +56,7 @@ final class WebhookClient {
     }
 
     /** An AdmissionReview of the CREATE of a ConfigMap with this name in {@code namespace}. */
-    static String createConfigMap(String uid, String namespace, String name) {
+    public static String createConfigMap(String uid, String namespace, String name) {
         return """
                 {"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"%s",
                  "kind":{"group":"","version":"v1","kind":"ConfigMap"},

@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -11,9 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A steady stream of AdmissionReviews (CREATE of a ConfigMap) to one webhook path, as the API server
  * sends them while users create objects; records every answer that is not a 200 allowing the
- * request, so a test can prove the webhook kept answering through whatever it did meanwhile.
+ * request, so a test can prove the webhook kept answering through whatever it did meanwhile. (Not a
+ * load generator: the webhook benchmark's is {@code bench}'s {@code dev.ringmaster.bench.webhook.AdmissionLoad}.)
  */
-final class AdmissionLoad implements AutoCloseable {
+public final class AdmissionStream implements AutoCloseable {
 
     private static final long PAUSE_MILLIS = 25;
 
@@ -25,18 +26,18 @@ final class AdmissionLoad implements AutoCloseable {
     private final List<String> failures = new ArrayList<>();
     private final Thread sender;
 
-    private AdmissionLoad(HttpClient client, int port, String path) {
+    private AdmissionStream(HttpClient client, int port, String path) {
         this.client = client;
         this.port = port;
         this.path = path;
-        this.sender = new Thread(this::send, "itests-admission-load");
+        this.sender = new Thread(this::send, "itests-admission-stream");
         sender.setDaemon(true);
     }
 
-    static AdmissionLoad start(HttpClient client, int port, String path) {
-        AdmissionLoad load = new AdmissionLoad(client, port, path);
-        load.sender.start();
-        return load;
+    public static AdmissionStream start(HttpClient client, int port, String path) {
+        AdmissionStream stream = new AdmissionStream(client, port, path);
+        stream.sender.start();
+        return stream;
     }
 
     private void send() {
@@ -62,11 +63,11 @@ final class AdmissionLoad implements AutoCloseable {
         failures.add(what);
     }
 
-    int answered() {
+    public int answered() {
         return answered.get();
     }
 
-    synchronized List<String> failures() {
+    public synchronized List<String> failures() {
         return List.copyOf(failures);
     }
 

@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * Runs {@code bin/ringmaster} (or another script of {@code bin/}) of a distribution as an operator
  * would: a process of its own.
  */
-final class Cli {
+public final class Cli {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
@@ -28,17 +28,17 @@ final class Cli {
     }
 
     /** Runs a command to its end. */
-    static Result run(Path home, List<String> args) {
+    public static Result run(Path home, List<String> args) {
         return runScript(home, "ringmaster", args);
     }
 
     /** Runs a command to its end, which must come within {@code timeout}. */
-    static Result run(Path home, List<String> args, Duration timeout) {
+    public static Result run(Path home, List<String> args, Duration timeout) {
         return runScript(home, "ringmaster", args, timeout);
     }
 
     /** Runs {@code bin/<script>} to its end. */
-    static Result runScript(Path home, String script, List<String> args) {
+    public static Result runScript(Path home, String script, List<String> args) {
         return runScript(home, script, args, TIMEOUT);
     }
 
@@ -58,17 +58,17 @@ final class Cli {
     }
 
     /** Starts a command and returns at once, e.g. {@code run}, which lasts until it is stopped. */
-    static Started start(Path home, List<String> args) {
+    public static Started start(Path home, List<String> args) {
         return start(home, "ringmaster", args, ProcessBuilder.Redirect.from(new File("/dev/null")));
     }
 
     /** Starts {@code bin/<script>} and returns at once. */
-    static Started startScript(Path home, String script, List<String> args) {
+    public static Started startScript(Path home, String script, List<String> args) {
         return start(home, script, args, ProcessBuilder.Redirect.from(new File("/dev/null")));
     }
 
     /** Starts a command whose standard input the test writes, through {@link Process#getOutputStream()}. */
-    static Started startWithInput(Path home, List<String> args, Map<String, String> environment) {
+    public static Started startWithInput(Path home, List<String> args, Map<String, String> environment) {
         return start(home, "ringmaster", args, ProcessBuilder.Redirect.PIPE, environment);
     }
 
@@ -100,18 +100,18 @@ final class Cli {
     }
 
     /** A started command; its output goes to files, readable at any time. */
-    record Started(List<String> command, Process process, Path stdout, Path stderr) {
+    public record Started(List<String> command, Process process, Path stdout, Path stderr) {
 
-        String out() {
+        public String out() {
             return read(stdout);
         }
 
-        String err() {
+        public String err() {
             return read(stderr);
         }
 
         /** Sends a signal such as {@code STOP}, {@code CONT} or {@code TERM} to the process (bin/ scripts exec Java). */
-        void signal(String name) {
+        public void signal(String name) {
             try {
                 Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
                 assertEquals("kill -" + name + " " + process.pid(), 0, kill.waitFor());
@@ -124,7 +124,7 @@ final class Cli {
         }
 
         /** The result of a command that has ended. */
-        Result result() {
+        public Result result() {
             return new Result(command, process.exitValue(), out(), err());
         }
 
@@ -137,15 +137,15 @@ final class Cli {
         }
     }
 
-    record Result(List<String> command, int exit, String out, String err) {
+    public record Result(List<String> command, int exit, String out, String err) {
 
-        void assertSucceeded() {
+        public void assertSucceeded() {
             assertEquals(this.toString(), 0, exit);
             assertEquals(this.toString(), "", err);
         }
 
         /** Exit code 2 and exactly one line on stderr, which names the command and says what is wrong. */
-        void assertUsageError(String message) {
+        public void assertUsageError(String message) {
             assertEquals(this.toString(), 2, exit);
             List<String> lines = err.lines().toList();
             assertEquals(this.toString(), 1, lines.size());

@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,13 +22,13 @@ import org.osgi.framework.startlevel.BundleStartLevel;
  * scratch folder. Failsafe passes the paths as system properties; the defaults are the same paths
  * relative to the module, for running a test from an IDE after {@code mvn pre-integration-test}.
  */
-final class Distribution {
+public final class Distribution {
 
     private Distribution() {
     }
 
     /** The unpacked distribution: {@code bin/}, {@code lib/}, {@code boot/}, {@code bundle/}, {@code deploy/}. */
-    static Path home() {
+    public static Path home() {
         Path home = path("ringmaster.itests.dist", "target/ringmaster");
         if (!Files.isRegularFile(home.resolve("bin/ringmaster"))) {
             throw new IllegalStateException("no unpacked distribution at " + home
@@ -38,12 +38,12 @@ final class Distribution {
     }
 
     /** The jars of one bundle folder of the distribution, in name order. */
-    static List<Path> jars(String folder) {
+    public static List<Path> jars(String folder) {
         return jarsIn(home().resolve(folder));
     }
 
     /** The one jar of a distribution folder whose file name starts with {@code prefix}. */
-    static Path jar(String folder, String prefix) {
+    public static Path jar(String folder, String prefix) {
         List<Path> matches = jars(folder).stream()
                 .filter(jar -> jar.getFileName().toString().startsWith(prefix))
                 .toList();
@@ -54,7 +54,7 @@ final class Distribution {
     }
 
     /** Installs the rendezvous strategy from {@code bundle/} and starts it at its start level, as the launcher does. */
-    static Bundle installRendezvous(BundleContext context) throws BundleException {
+    public static Bundle installRendezvous(BundleContext context) throws BundleException {
         Bundle bundle = context.installBundle(jar("bundle", "ring-rendezvous-").toUri().toString());
         bundle.adapt(BundleStartLevel.class).setStartLevel(2);
         bundle.start();
@@ -62,18 +62,18 @@ final class Distribution {
     }
 
     /** The installed bundle with this symbolic name, if any. */
-    static Optional<Bundle> installed(BundleContext context, String symbolicName) {
+    public static Optional<Bundle> installed(BundleContext context, String symbolicName) {
         return Arrays.stream(context.getBundles()).filter(bundle -> symbolicName.equals(bundle.getSymbolicName()))
                 .findFirst();
     }
 
     /** The plug-in jars in {@code deploy/} of the unpacked distribution itself (it ships none). */
-    static List<Path> jarsInDeployOfShippedDistribution() {
+    public static List<Path> jarsInDeployOfShippedDistribution() {
         return jarsIn(home().resolve("deploy"));
     }
 
     /** The example jump-hash strategy plug-in jar. */
-    static Path jumpHashPlugin() {
+    public static Path jumpHashPlugin() {
         return onlyJarIn(path("ringmaster.itests.plugins", "target/plugins"), "the one example plug-in jar");
     }
 
@@ -86,17 +86,17 @@ final class Distribution {
     }
 
     /** The shard-client bundle, as its module builds it. */
-    static Path shardClientBundle() {
+    public static Path shardClientBundle() {
         return onlyJarIn(path("ringmaster.itests.shard.client", "target/shard-client"), "the shard-client jar");
     }
 
     /** The slf4j API bundle and its binding fragment that Pax Exam's own bundles need in the framework. */
-    static List<Path> frameworkLoggingBundles() {
+    public static List<Path> frameworkLoggingBundles() {
         return jarsIn(path("ringmaster.itests.framework.logging", "target/framework-logging"));
     }
 
     /** A scratch folder under {@code target/}, emptied by every build. */
-    static Path work(String name) {
+    public static Path work(String name) {
         Path work = path("ringmaster.itests.work", "target/it-work").resolve(name);
         try {
             return Files.createDirectories(work);
@@ -106,7 +106,7 @@ final class Distribution {
     }
 
     /** A fresh copy of the unpacked distribution under target/, so that tests do not share deploy/ or etc/. */
-    static Path copy(String name) throws IOException {
+    public static Path copy(String name) throws IOException {
         Path source = home();
         Path target = work("copies").resolve(name);
         deleteRecursively(target);

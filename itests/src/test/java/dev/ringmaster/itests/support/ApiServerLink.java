@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * stay open, nothing arrives, as in a network partition), {@link #down()} and {@link #up()} make it
  * away for a while (as a restarting API server is), while the other tests' server runs on.
  */
-final class ApiServerLink implements AutoCloseable {
+public final class ApiServerLink implements AutoCloseable {
 
     private final String targetUrl;
     private final InetSocketAddress target;
@@ -41,7 +41,7 @@ final class ApiServerLink implements AutoCloseable {
     }
 
     /** A link to the API server at {@code url} (https://127.0.0.1:PORT/). */
-    static ApiServerLink to(String url) {
+    public static ApiServerLink to(String url) {
         URI uri = URI.create(url);
         try {
             return new ApiServerLink(url, new InetSocketAddress(uri.getHost(), uri.getPort()));
@@ -51,12 +51,12 @@ final class ApiServerLink implements AutoCloseable {
     }
 
     /** The URL a client uses to reach the API server through this link. */
-    String url() {
+    public String url() {
         return "https://127.0.0.1:" + listener.getLocalPort();
     }
 
     /** Points a kubeconfig file that names the API server at this link instead. */
-    void reroute(Path kubeconfig) {
+    public void reroute(Path kubeconfig) {
         try {
             Files.writeString(kubeconfig, Files.readString(kubeconfig).replace(targetUrl, url() + "/"));
         } catch (IOException e) {
@@ -65,24 +65,24 @@ final class ApiServerLink implements AutoCloseable {
     }
 
     /** The API server is away until {@link #up()}: connections reset, new ones closed at once. */
-    void down() {
+    public void down() {
         away = true;
         sockets.forEach(ApiServerLink::closeQuietly);
         sockets.clear();
     }
 
     /** The API server is back: new connections go through again. */
-    void up() {
+    public void up() {
         away = false;
     }
 
     /** From now on the API server is unreachable through this link: connections reset, new ones refused. */
-    void cut() {
+    public void cut() {
         close();
     }
 
     /** From now on nothing passes in either direction; connections stay open and new ones are accepted. */
-    void blackHole() {
+    public void blackHole() {
         silent = true;
     }
 

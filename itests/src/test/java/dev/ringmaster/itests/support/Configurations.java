@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.io.IOException;
 import java.util.Dictionary;
@@ -11,13 +11,13 @@ import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 
 /** Config Admin as the in-framework tests use it, from the probe's bundle context. */
-final class Configurations {
+public final class Configurations {
 
     private Configurations() {
     }
 
     /** Creates or updates a configuration; leaves it alone when it already has these values. */
-    static void configure(BundleContext context, String pid, Map<String, Object> values) throws IOException {
+    public static void configure(BundleContext context, String pid, Map<String, Object> values) throws IOException {
         ServiceReference<ConfigurationAdmin> reference = Poll.until("the ConfigurationAdmin service",
                 () -> Optional.ofNullable(context.getServiceReference(ConfigurationAdmin.class)));
         ConfigurationAdmin admin = context.getService(reference);

@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,10 +19,10 @@ import java.util.Optional;
  * replica on a machine of its own: free ports for {@code /healthz}… and the webhook, a TLS folder,
  * the shipped {@code etc/} otherwise. Several can run side by side.
  */
-record SharderHome(Path home, int opsPort, int webhookPort, Path tls) {
+public record SharderHome(Path home, int opsPort, int webhookPort, Path tls) {
 
     /** A fresh copy named {@code name} under {@code target/}. */
-    static SharderHome prepare(String name) {
+    public static SharderHome prepare(String name) {
         try {
             Path home = Distribution.copy(name);
             int opsPort = freePort();
@@ -38,7 +38,7 @@ record SharderHome(Path home, int opsPort, int webhookPort, Path tls) {
     }
 
     /** This home with {@code identity} as its leader election identity (etc/, as an operator sets it). */
-    SharderHome withIdentity(String identity) {
+    public SharderHome withIdentity(String identity) {
         try {
             Path config = home.resolve("etc/dev.ringmaster.sharder.cfg");
             Files.writeString(config, Files.readString(config).replace("identity =", "identity = " + identity));
@@ -49,13 +49,13 @@ record SharderHome(Path home, int opsPort, int webhookPort, Path tls) {
     }
 
     /** {@code run} with this home's kubeconfig and TLS files, in {@code sharding-system}. */
-    List<String> runArgs(Path kubeconfig) {
+    public List<String> runArgs(Path kubeconfig) {
         return List.of("run", "--kubeconfig", kubeconfig.toString(), "--namespace", RealCluster.SYSTEM_NAMESPACE,
                 "--tls-dir", tls.resolve(WebhookCertificates.FIRST).toString());
     }
 
     /** {@link #runArgs} with webhook configurations that make the API server call this replica's webhook. */
-    List<String> runArgsCalledBack(Path kubeconfig) {
+    public List<String> runArgsCalledBack(Path kubeconfig) {
         List<String> args = new ArrayList<>(runArgs(kubeconfig));
         args.addAll(List.of("--webhook-url", "https://127.0.0.1:" + webhookPort,
                 "--webhook-ca", tls.resolve(WebhookCertificates.CA).toString()));
@@ -63,12 +63,12 @@ record SharderHome(Path home, int opsPort, int webhookPort, Path tls) {
     }
 
     /** The HTTP status of an ops endpoint such as {@code /readyz}, -1 when nothing answers. */
-    int status(String path) {
+    public int status(String path) {
         return get(path).map(HttpResponse::statusCode).orElse(-1);
     }
 
     /** The Prometheus scrape of {@code /metrics}. */
-    String metrics() {
+    public String metrics() {
         return get("/metrics").filter(response -> response.statusCode() == 200).map(HttpResponse::body)
                 .orElseThrow(() -> new AssertionError("/metrics did not answer on port " + opsPort));
     }

@@ -1,4 +1,4 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
 import dev.ringmaster.examples.checksum.ReconcileLine;
 import dev.ringmaster.sandbox.ReconcileLog;
@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * ConfigMaps, one ServiceAccount with the permissions of a shard. Every shard prints a line per
  * reconcile; {@link #overlaps()} compares them across all shards that ever ran.
  */
-final class ShardFleet implements AutoCloseable {
+public final class ShardFleet implements AutoCloseable {
 
     private final Path home;
     private final Path kubeconfig;
@@ -26,7 +26,7 @@ final class ShardFleet implements AutoCloseable {
     private final List<Cli.Started> everStarted = new ArrayList<>();
 
     /** A fleet of shards of {@code ring} in {@code namespace}, running as the ServiceAccount {@code checksum-controller} there. */
-    ShardFleet(RealCluster cluster, Path home, String ring, String namespace) {
+    public ShardFleet(RealCluster cluster, Path home, String ring, String namespace) {
         this.home = home;
         this.ring = ring;
         this.namespace = namespace;
@@ -36,11 +36,11 @@ final class ShardFleet implements AutoCloseable {
     }
 
     /** Shards started from now on reach the API server through {@code link}. */
-    void reachThrough(ApiServerLink link) {
+    public void reachThrough(ApiServerLink link) {
         link.reroute(kubeconfig);
     }
 
-    void start(String shard) {
+    public void start(String shard) {
         Cli.Started started = Cli.startScript(home, "checksum-controller", List.of("--kubeconfig", kubeconfig.toString(),
                 "--ring", ring, "--shard-name", shard, "--namespace", namespace, "--watch-namespace", namespace));
         running.put(shard, started);
@@ -48,7 +48,7 @@ final class ShardFleet implements AutoCloseable {
     }
 
     /** SIGTERM, as Kubernetes stops a pod: the shard finishes its reconcile and releases its Lease. */
-    void stopGracefully(String shard) throws InterruptedException {
+    public void stopGracefully(String shard) throws InterruptedException {
         Cli.Started stopped = running.remove(shard);
         stopped.process().destroy();
         if (!stopped.process().waitFor(30, TimeUnit.SECONDS)) {
@@ -56,22 +56,22 @@ final class ShardFleet implements AutoCloseable {
         }
     }
 
-    Cli.Started process(String shard) {
+    public Cli.Started process(String shard) {
         return running.get(shard);
     }
 
     /** Pairs of reconciles of one object by two shards at overlapping times, over every shard that ran. */
-    long overlaps() {
+    public long overlaps() {
         return ReconcileLog.countOverlaps(reconciles());
     }
 
-    List<ReconcileLine> reconciles() {
+    public List<ReconcileLine> reconciles() {
         return everStarted.stream().flatMap(shard -> shard.out().lines())
                 .map(ReconcileLine::parse).flatMap(Optional::stream).toList();
     }
 
     /** The standard error of every shard, for failure messages. */
-    String logs() {
+    public String logs() {
         StringBuilder logs = new StringBuilder();
         for (Cli.Started shard : everStarted) {
             logs.append(shard.command()).append('\n').append(shard.err()).append('\n');

@@ -1,5 +1,6 @@
-package dev.ringmaster.itests;
+package dev.ringmaster.itests.support;
 
+import dev.ringmaster.itests.SharderIT;
 import dev.ringmaster.sandbox.EmbeddedApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -24,9 +25,9 @@ import java.util.logging.Logger;
 
 /**
  * The sandbox's API server ({@link EmbeddedApiServer}: fabric8's mock server, CRUD over HTTPS, with
- * core discovery) with the cluster {@link SharderIT} starts from, and the shards' lease renewals. <strong>Test JVM only</strong>: the mock server runs on Vert.x, whose
+ * core discovery) with the cluster {@link dev.ringmaster.itests.SharderIT} starts from, and the shards' lease renewals. <strong>Test JVM only</strong>: the mock server runs on Vert.x, whose
  * jars are not bundles (BOM trap 10), so this class must never be loaded inside the framework. Only
- * the driver side of {@link SharderIT} (its {@code @Configuration} method) and
+ * the driver side of {@link dev.ringmaster.itests.SharderIT} (its {@code @Configuration} method) and
  * {@link SharderPaxExam} touch it, and they hand the framework nothing but the URL.
  *
  * <p>The cluster: namespaces {@code default} and {@code sharding-system} (with the
@@ -36,7 +37,7 @@ import java.util.logging.Logger;
  * as main resource, Secrets controlled, no {@code spec.strategy}), and {@value SharderIT#OBJECTS} ConfigMaps,
  * each controlling one Secret.
  */
-final class MockApiServer {
+public final class MockApiServer {
 
     private static final String RING = SharderIT.RING;
     private static final String NAMESPACE = SharderIT.NAMESPACE;
@@ -65,7 +66,7 @@ final class MockApiServer {
     }
 
     /** Starts the server and creates the cluster once per JVM; the URL the framework's client uses. */
-    static synchronized String start() {
+    public static synchronized String start() {
         if (running == null) {
             running = fresh();
         }
@@ -73,7 +74,7 @@ final class MockApiServer {
     }
 
     /** A server of its own with the cluster created, for a test that must not share one; close it after. */
-    static MockApiServer fresh() {
+    public static MockApiServer fresh() {
         MockApiServer server = new MockApiServer();
         try {
             server.createCluster();
@@ -85,7 +86,7 @@ final class MockApiServer {
     }
 
     /** Stops renewing and shuts the server down, if it runs. */
-    static synchronized void stop() {
+    public static synchronized void stop() {
         if (running != null) {
             try {
                 running.close();
@@ -95,11 +96,11 @@ final class MockApiServer {
         }
     }
 
-    String url() {
+    public String url() {
         return server.url();
     }
 
-    KubernetesClient client() {
+    public KubernetesClient client() {
         return client;
     }
 
@@ -168,7 +169,7 @@ final class MockApiServer {
         return ZonedDateTime.now(ZoneOffset.UTC);
     }
 
-    void close() {
+    public void close() {
         renewals.shutdownNow();
         try {
             renewals.awaitTermination(5, TimeUnit.SECONDS);
