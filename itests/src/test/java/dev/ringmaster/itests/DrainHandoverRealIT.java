@@ -8,7 +8,7 @@ import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.ShardFleet;
 import dev.ringmaster.itests.support.SharderHome;
-import dev.ringmaster.itests.support.Until;
+import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -68,7 +68,7 @@ public class DrainHandoverRealIT {
     public void objectsMoveBetweenLiveShardsOnlyThroughTheDrainAndNeverHaveTwoShardsAtOnce() throws Exception {
         shards.start("shard-0");
         shards.start("shard-1");
-        Until.holds(SOON, () -> "two shards ready\n" + shards.logs(),
+        Waiting.until(SOON, () -> "two shards ready\n" + shards.logs(),
                 () -> objects.readyShards().equals(Set.of("shard-0", "shard-1")));
         for (int i = 0; i < OBJECTS; i++) {
             admin.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
@@ -76,7 +76,8 @@ public class DrainHandoverRealIT {
         }
         settledOn(Set.of("shard-0", "shard-1"));
         // assigned is not yet reconciled: a shard may still be writing the last Secrets
-        Until.holds(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(), () -> OBJECTS == admin.secrets()
+        Waiting.until(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(),
+                () -> OBJECTS == admin.secrets()
                 .inNamespace(NAMESPACE).list().getItems().stream()
                 .filter(secret -> secret.getMetadata().getName().startsWith("checksums-")).count());
 
@@ -90,7 +91,7 @@ public class DrainHandoverRealIT {
         Cli.Started frozen = shards.process("shard-1");
         frozen.signal("STOP");
         try {
-            Until.holds(DEATH, () -> "shard-1 declared dead\n" + sharder.err(),
+            Waiting.until(DEATH, () -> "shard-1 declared dead\n" + sharder.err(),
                     () -> "dead".equals(objects.stateOf("shard-1")));
             assertEquals("the sharder acquired the frozen shard's Lease", RingContract.LEASE_CONTROLLER_HOLDER,
                     objects.holderOf("shard-1"));
@@ -99,8 +100,8 @@ public class DrainHandoverRealIT {
             frozen.signal("CONT");
         }
         // the thawed shard finds its Lease taken: whatever it had queued must not run against shard-2's objects
-        Until.stays(Duration.ofSeconds(5), "every object stays on shard-2",
-                () -> objects.perShard().equals(Map.of("shard-2", (long) OBJECTS)));
+        Waiting.throughout(Duration.ofSeconds(5), "every object stays on shard-2")
+                .until(() -> objects.perShard().equals(Map.of("shard-2", (long) OBJECTS)));
 
         assertTrue("every object reconciled, and again after each move: " + shards.reconciles().size(),
                 shards.reconciles().size() > OBJECTS);
@@ -110,8 +111,11 @@ public class DrainHandoverRealIT {
 
     /** Every object on one of {@code available}, each of them with some, none in drain, for 2 s. */
     private void settledOn(Set<String> available) {
-        Until.holds(SOON, () -> "every object on " + available + ", none draining; now " + objects.perShard() + "\n"
-                + sharder.err(), () -> objects.isSettledOn(available, OBJECTS));
-        Until.stays(Duration.ofSeconds(2), "settled on " + available, () -> objects.isSettledOn(available, OBJECTS));
+        Waiting.until(SOON,
+                () -> "every object on " + available + ", none draining; now " + objects.perShard() + "\n"
+                + sharder.err(),
+                () -> objects.isSettledOn(available, OBJECTS));
+        Waiting.throughout(Duration.ofSeconds(2), "settled on " + available)
+                .until(() -> objects.isSettledOn(available, OBJECTS));
     }
 }

@@ -6,7 +6,7 @@ import dev.ringmaster.itests.support.ApiServerLink;
 import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.SharderHome;
-import dev.ringmaster.itests.support.Until;
+import dev.ringmaster.itests.support.Waiting;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.io.IOException;
@@ -62,15 +62,18 @@ public class ShutdownRealIT {
     @Test
     public void aReplicaThatTookLeadershipOverStopsWithinTenSecondsOfSigtermWithoutTheApiServer() throws Exception {
         Cli.Started first = start("shutdown-a");
-        Until.holds(SOON, () -> "shutdown-a leads\n" + first.err(), () -> "shutdown-a".equals(holder()));
+        Waiting.until(SOON, () -> "shutdown-a leads\n" + first.err(),
+                () -> "shutdown-a".equals(holder()));
         ApiServerLink secondLink = link();
         Cli.Started second = start("shutdown-b", secondLink);
         first.process().destroy();
-        Until.holds(SOON, () -> "shutdown-b takes over\n" + second.err(), () -> "shutdown-b".equals(holder()));
+        Waiting.until(SOON, () -> "shutdown-b takes over\n" + second.err(),
+                () -> "shutdown-b".equals(holder()));
 
         // a shard joins: the new leader drains what now belongs to it, and the API server goes silent mid-pass
         cluster.liveShardLease(NAMESPACE, "shard-c", RING);
-        Until.holds(SOON, "drains under way", () -> !cluster.admin().configMaps().inNamespace(NAMESPACE)
+        Waiting.within(SOON, "drains under way")
+                .until(() -> !cluster.admin().configMaps().inNamespace(NAMESPACE)
                 .withLabel(dev.ringmaster.ring.RingContract.drainLabel(RING)).list().getItems().isEmpty());
         secondLink.blackHole();
         assertStopsWithinTenSecondsOfSigterm(second);
@@ -80,7 +83,8 @@ public class ShutdownRealIT {
     public void theFirstLeaderStopsWithinTenSecondsOfSigtermWithoutTheApiServer() throws Exception {
         ApiServerLink link = link();
         Cli.Started leader = start("shutdown-c", link);
-        Until.holds(SOON, () -> "shutdown-c leads\n" + leader.err(), () -> "shutdown-c".equals(holder()));
+        Waiting.until(SOON, () -> "shutdown-c leads\n" + leader.err(),
+                () -> "shutdown-c".equals(holder()));
 
         link.cut();
         assertStopsWithinTenSecondsOfSigterm(leader);

@@ -18,7 +18,7 @@ public final class Configurations {
 
     /** Creates or updates a configuration; leaves it alone when it already has these values. */
     public static void configure(BundleContext context, String pid, Map<String, Object> values) throws IOException {
-        ServiceReference<ConfigurationAdmin> reference = Poll.until("the ConfigurationAdmin service",
+        ServiceReference<ConfigurationAdmin> reference = Until.value(Until.IN_PROCESS, "the ConfigurationAdmin service",
                 () -> Optional.ofNullable(context.getServiceReference(ConfigurationAdmin.class)));
         ConfigurationAdmin admin = context.getService(reference);
         try {

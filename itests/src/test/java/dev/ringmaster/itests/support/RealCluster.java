@@ -1,12 +1,12 @@
 package dev.ringmaster.itests.support;
 
-import dev.ringmaster.testing.apiserver.RealApiServer;
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.testing.apiserver.RealApiServer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.rbac.AggregationRule;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
@@ -85,7 +85,7 @@ public final class RealCluster {
      */
     public Cli.Started runSharder(SharderHome replica, Path kubeconfig) {
         Cli.Started sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));
-        Until.holds(Duration.ofSeconds(60), () -> replica.home().getFileName() + " ready\n" + sharder.err(),
+        Waiting.until(Duration.ofSeconds(60), () -> replica.home().getFileName() + " ready\n" + sharder.err(),
                 () -> replica.status("/readyz") == 200);
         return sharder;
     }
@@ -181,7 +181,7 @@ public final class RealCluster {
         }
         // what an operator grants for rings over ConfigMaps and Secrets (docs/install.md)
         grantShardedResources("itests-sharded-core", "", List.of("configmaps", "secrets"));
-        Until.holds(Duration.ofSeconds(30), "the ClusterRing CRD established", () -> {
+        Waiting.within(Duration.ofSeconds(30), "the ClusterRing CRD established").until(() -> {
             CustomResourceDefinition crd = admin().apiextensions().v1().customResourceDefinitions()
                     .withName("clusterrings.sharding.timebertt.dev").get();
             return crd.getStatus() != null && crd.getStatus().getConditions().stream()

@@ -6,11 +6,28 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Bounded polling with a timeout of the caller's choosing, for outcomes that take a remote round trip
- * or a controller pass ({@link Poll} polls in-process state with a fixed 10 s). A probe that throws
- * counts as "not yet"; the last exception is attached when the deadline passes.
+ * Bounded polling for the tests that run inside the framework (the Pax Exam probe: {@code SharderIT},
+ * {@code WebhookIT}, {@code StrategyHotSwapIT}, {@link Configurations}); the tests in the test JVM
+ * ({@code *RealIT}, {@code *CliIT}, {@link RealCluster}) use Awaitility ({@link Waiting}). A probe that
+ * throws counts as "not yet"; the last exception is attached when the deadline passes.
+ *
+ * <p>Why not Awaitility here too: in the framework it would have to be a bundle, and it cannot share a
+ * class space with the JUnit 4 bundle the probe runs on. Awaitility 4.2.2 exports {@code org.awaitility}
+ * with {@code uses:="org.hamcrest"} and imports {@code org.hamcrest;version="[2.1,3)"}, whereas the
+ * JUnit bundle Pax Exam installs ({@code org.apache.servicemix.bundles.junit} 4.13.2_1) exports
+ * {@code org.junit} with {@code uses:="org.hamcrest"} bound to the Hamcrest 1.3 it exports itself. A
+ * probe importing both {@code org.junit} and {@code org.awaitility} would need two {@code org.hamcrest}
+ * packages in one class space, which the resolver refuses (a uses-constraint violation), and adding
+ * Hamcrest 2 and Awaitility would put bundles into the framework that the distribution does not ship.
+ * This class needs nothing but the JDK, so it travels in the probe with the tests.
  */
 public final class Until {
+
+    /**
+     * For state inside the framework, without a remote round trip: a service registered or gone, a
+     * configuration published.
+     */
+    public static final Duration IN_PROCESS = Duration.ofSeconds(10);
 
     private static final long INTERVAL_MILLIS = 100;
 
