@@ -5,6 +5,10 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -71,7 +75,8 @@ public class AdmissionRealIT {
         Path kubeconfig = cluster.sharderKubeconfig(replica);
         started = Instant.now();
         sharder = cluster.runSharder(replica, kubeconfig);
-        Until.holds(SOON, () -> "its webhook configuration written\n" + sharder.err(), () -> webhookConfiguration() != null);
+        Waiting.until(SOON, () -> "its webhook configuration written\n" + sharder.err(),
+                () -> webhookConfiguration() != null);
     }
 
     @AfterClass
@@ -127,8 +132,8 @@ public class AdmissionRealIT {
     public void objectsInNamespacesTheRingDoesNotSelectStayUnlabelled() {
         ConfigMap created = admin.configMaps().inNamespace(EXCLUDED).resource(configMap("elsewhere")).create();
         assertFalse(RealCluster.labels(created).containsKey(SHARD_LABEL));
-        Until.stays(Duration.ofSeconds(3), "the unassigned-object watch leaves it alone too",
-                () -> !RealCluster.labels(admin.configMaps().inNamespace(EXCLUDED).withName("elsewhere").get())
+        Waiting.throughout(Duration.ofSeconds(3), "the unassigned-object watch leaves it alone too")
+                .until(() -> !RealCluster.labels(admin.configMaps().inNamespace(EXCLUDED).withName("elsewhere").get())
                         .containsKey(SHARD_LABEL));
     }
 
@@ -147,7 +152,7 @@ public class AdmissionRealIT {
             sharder.signal("CONT");
         }
         assertFalse("created without a label: " + created.getMetadata(), RealCluster.labels(created).containsKey(SHARD_LABEL));
-        Until.holds(SOON, () -> "the unassigned-object watch labels it\n" + sharder.err(),
+        Waiting.until(SOON, () -> "the unassigned-object watch labels it\n" + sharder.err(),
                 () -> SHARDS.contains(RealCluster.labels(admin.configMaps().inNamespace(INCLUDED)
                         .withName("while-frozen").get()).get(SHARD_LABEL)));
         assertFalse("the label was the sharder's own write", sharderWritesTo("while-frozen").isEmpty());

@@ -2,6 +2,13 @@ package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertEquals;
 
+import dev.ringmaster.itests.support.ApiServerLink;
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.RingObjects;
+import dev.ringmaster.itests.support.ShardFleet;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -75,14 +82,15 @@ public class ApiServerOutageRealIT {
     public void anOutageMidRebalanceTakesNoShardForDeadAndTheRebalanceFinishes() throws Exception {
         List<String> four = List.of("shard-0", "shard-1", "shard-2", "shard-3");
         four.forEach(shards::start);
-        Until.holds(SOON, () -> "four shards ready\n" + shards.logs(), () -> objects.readyShards().containsAll(four));
+        Waiting.until(SOON, () -> "four shards ready\n" + shards.logs(),
+                () -> objects.readyShards().containsAll(four));
         IntStream.range(0, OBJECTS).parallel().forEach(i -> admin.configMaps().inNamespace(NAMESPACE)
                 .resource(new ConfigMapBuilder().withNewMetadata().withName("cm-" + i).endMetadata().build()).create());
-        Until.holds(SOON, () -> "settled on four shards; now " + objects.perShard(),
+        Waiting.until(SOON, () -> "settled on four shards; now " + objects.perShard(),
                 () -> objects.isSettledOn(Set.copyOf(four), OBJECTS));
 
         shards.start("shard-4");
-        Until.holds(SOON, () -> "the rebalance drains; now " + objects.perShard() + "\n" + sharder.err(),
+        Waiting.until(SOON, () -> "the rebalance drains; now " + objects.perShard() + "\n" + sharder.err(),
                 objects::anyDraining);
         link.down();
         Thread.sleep(OUTAGE.toMillis());
@@ -90,8 +98,10 @@ public class ApiServerOutageRealIT {
 
         Set<String> five = new TreeSet<>(four);
         five.add("shard-4");
-        Until.holds(SETTLED_AFTER_OUTAGE, () -> "settled on five shards within 60 s of the server's return; now "
-                + objects.perShard() + "\n" + sharder.err(), () -> objects.isSettledOn(five, OBJECTS));
+        Waiting.until(SETTLED_AFTER_OUTAGE,
+                () -> "settled on five shards within 60 s of the server's return; now "
+                + objects.perShard() + "\n" + sharder.err(),
+                () -> objects.isSettledOn(five, OBJECTS));
         for (String shard : five) {
             assertEquals("the sharder took " + shard + " for dead", shard, objects.holderOf(shard));
         }

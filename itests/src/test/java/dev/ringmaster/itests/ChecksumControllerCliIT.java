@@ -3,6 +3,8 @@ package dev.ringmaster.itests;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.Distribution;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;

@@ -3,6 +3,12 @@ package dev.ringmaster.itests;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.RingObjects;
+import dev.ringmaster.itests.support.ShardFleet;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -62,7 +68,7 @@ public class DrainHandoverRealIT {
     public void objectsMoveBetweenLiveShardsOnlyThroughTheDrainAndNeverHaveTwoShardsAtOnce() throws Exception {
         shards.start("shard-0");
         shards.start("shard-1");
-        Until.holds(SOON, () -> "two shards ready\n" + shards.logs(),
+        Waiting.until(SOON, () -> "two shards ready\n" + shards.logs(),
                 () -> objects.readyShards().equals(Set.of("shard-0", "shard-1")));
         for (int i = 0; i < OBJECTS; i++) {
             admin.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
@@ -70,7 +76,7 @@ public class DrainHandoverRealIT {
         }
         settledOn(Set.of("shard-0", "shard-1"));
         // assigned is not yet reconciled: a shard may still be writing the last Secrets
-        Until.holds(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(),
+        Waiting.until(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(),
                 () -> objects.checksumSecrets() == OBJECTS);
 
         shards.start("shard-2");
@@ -83,7 +89,7 @@ public class DrainHandoverRealIT {
         Cli.Started frozen = shards.process("shard-1");
         frozen.signal("STOP");
         try {
-            Until.holds(DEATH, () -> "shard-1 declared dead\n" + sharder.err(),
+            Waiting.until(DEATH, () -> "shard-1 declared dead\n" + sharder.err(),
                     () -> "dead".equals(objects.stateOf("shard-1")));
             assertEquals("the sharder acquired the frozen shard's Lease", RingContract.LEASE_CONTROLLER_HOLDER,
                     objects.holderOf("shard-1"));
@@ -92,8 +98,8 @@ public class DrainHandoverRealIT {
             frozen.signal("CONT");
         }
         // the thawed shard finds its Lease taken: whatever it had queued must not run against shard-2's objects
-        Until.stays(Duration.ofSeconds(5), "every object stays on shard-2",
-                () -> objects.perShard().equals(Map.of("shard-2", (long) OBJECTS)));
+        Waiting.throughout(Duration.ofSeconds(5), "every object stays on shard-2")
+                .until(() -> objects.perShard().equals(Map.of("shard-2", (long) OBJECTS)));
 
         assertTrue("every object reconciled, and again after each move: " + shards.reconciles().size(),
                 shards.reconciles().size() > OBJECTS);

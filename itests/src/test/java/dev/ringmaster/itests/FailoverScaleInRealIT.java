@@ -2,6 +2,12 @@ package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertEquals;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.RingObjects;
+import dev.ringmaster.itests.support.ShardFleet;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Waiting;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -72,19 +78,19 @@ public class FailoverScaleInRealIT {
     @Test
     public void aShardStoppedRightAfterAFailoverHasItsObjectsMovedPromptlyWithoutOverlaps() throws Exception {
         THREE.forEach(shards::start);
-        Until.holds(SOON, () -> "three shards ready\n" + shards.logs(), () -> objects.readyShards().equals(THREE));
+        Waiting.until(SOON, () -> "three shards ready\n" + shards.logs(), () -> objects.readyShards().equals(THREE));
         IntStream.range(0, OBJECTS).parallel().forEach(i -> admin.configMaps().inNamespace(NAMESPACE)
                 .resource(new ConfigMapBuilder().withNewMetadata().withName("cm-" + i).endMetadata()
                         .addToData("key", "value-" + i).build()).create());
         objects.awaitSettledOn(THREE, OBJECTS, SOON, this::sharderLogs);
         // reconciled, not only assigned: the shards' queues are empty when the scale-in starts
-        Until.holds(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(),
+        Waiting.until(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(),
                 () -> objects.checksumSecrets() == OBJECTS);
 
-        String leader = Until.value(SOON, "a leader", () -> replicas.keySet().stream()
+        String leader = Waiting.value(SOON, () -> "a leader", () -> replicas.keySet().stream()
                 .filter(identity -> identity.equals(cluster.electionHolder())).findFirst());
         replicas.get(leader).signal("KILL");
-        Until.holds(TAKEOVER, () -> "the standby leads; holder " + cluster.electionHolder() + "\n" + sharderLogs(),
+        Waiting.until(TAKEOVER, () -> "the standby leads; holder " + cluster.electionHolder() + "\n" + sharderLogs(),
                 () -> !leader.equals(cluster.electionHolder()) && replicas.containsKey(cluster.electionHolder()));
 
         Instant signalled = Instant.now();

@@ -6,6 +6,11 @@ import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Waiting;
+import dev.ringmaster.itests.support.WebhookCertificates;
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -74,7 +79,8 @@ public class LabelGuardRealIT {
                         .withName("cm-" + i).endMetadata().build()).create();
             }
         }
-        Until.holds(SOON, "every ConfigMap assigned", () -> List.of(RING, GROWING_RING).stream().allMatch(ring ->
+        Waiting.within(SOON, "every ConfigMap assigned")
+                .until(() -> List.of(RING, GROWING_RING).stream().allMatch(ring ->
                 configMaps(namespaceOf(ring)).stream().allMatch(configMap ->
                         FIRST_SHARDS.contains(RealCluster.labels(configMap).get(RingContract.shardLabel(ring))))));
     }
@@ -143,7 +149,7 @@ public class LabelGuardRealIT {
         String shardLabel = RingContract.shardLabel(GROWING_RING);
         String drainLabel = RingContract.drainLabel(GROWING_RING);
         cluster.liveShardLease(GROWING_NAMESPACE, "shard-c", GROWING_RING);
-        ConfigMap drained = Until.value(SOON, () -> "the sharder drains an object for shard-c\n" + sharder.err(),
+        ConfigMap drained = Waiting.value(SOON, () -> "the sharder drains an object for shard-c\n" + sharder.err(),
                 () -> configMaps(GROWING_NAMESPACE).stream()
                         .filter(configMap -> RealCluster.labels(configMap).containsKey(drainLabel)).findFirst());
         String from = RealCluster.labels(drained).get(shardLabel);

@@ -2,6 +2,10 @@ package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertEquals;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -57,7 +61,7 @@ public class LeaderFailoverRealIT {
             replicas.put(identity, startReplica(identity));
         }
         createConfigMaps("before", 20);
-        Until.holds(SOON, "every ConfigMap assigned", () -> unassigned().isEmpty());
+        Waiting.within(SOON, "every ConfigMap assigned").until(() -> unassigned().isEmpty());
     }
 
     @After
@@ -69,18 +73,19 @@ public class LeaderFailoverRealIT {
 
     @Test
     public void theStandbyLeadsWithinTheLeaseAndTheOldLeaderWritesNothingOnceItsLeaseRanOut() throws Exception {
-        Replica leader = replicas.get(Until.value(SOON, "a leader", () -> Optional.ofNullable(cluster.electionHolder())));
+        Replica leader = replicas.get(Waiting.within(SOON, "a leader")
+                .until(() -> Optional.ofNullable(cluster.electionHolder()), Optional::isPresent).get());
         Replica standby = replicas.values().stream().filter(replica -> replica != leader).findFirst().orElseThrow();
         Map<String, String> assignedBefore = assignments();
 
         leader.process().signal("STOP");
         Instant frozen = Instant.now();
         try {
-            Until.holds(LEASE.plusSeconds(5), () -> "the standby leads within the lease and 5 s; holder "
-                    + cluster.electionHolder(), () -> standby.identity().equals(cluster.electionHolder()));
+            Waiting.until(LEASE.plusSeconds(5), () -> "the standby leads within the lease and 5 s; holder " + cluster.electionHolder(),
+                    () -> standby.identity().equals(cluster.electionHolder()));
             // the standby, not the frozen leader, now answers the webhook and assigns
             createConfigMaps("during", 10);
-            Until.holds(SOON, () -> "the new leader assigns new objects\n" + standby.process().err(),
+            Waiting.until(SOON, () -> "the new leader assigns new objects\n" + standby.process().err(),
                     () -> unassigned().isEmpty());
         } finally {
             leader.process().signal("CONT");
@@ -88,9 +93,9 @@ public class LeaderFailoverRealIT {
         Instant leaseRanOut = lastRenewalBy(leader, frozen).plus(LEASE);
 
         createConfigMaps("after", 10);
-        Until.holds(SOON, "objects created after the thaw assigned", () -> unassigned().isEmpty());
-        Until.stays(Duration.ofSeconds(10), "the thawed replica stays a standby",
-                () -> standby.identity().equals(cluster.electionHolder()));
+        Waiting.within(SOON, "objects created after the thaw assigned").until(() -> unassigned().isEmpty());
+        Waiting.throughout(Duration.ofSeconds(10), "the thawed replica stays a standby")
+                .until(() -> standby.identity().equals(cluster.electionHolder()));
         Map<String, String> assignedAfter = assignments();
         assignedBefore.forEach((name, shard) ->
                 assertEquals("no assignment lost or changed: " + name, shard, assignedAfter.get(name)));

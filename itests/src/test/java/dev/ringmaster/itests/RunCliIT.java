@@ -4,6 +4,14 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.Distribution;
+import dev.ringmaster.itests.support.Json;
+import dev.ringmaster.itests.support.MockApiServer;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Waiting;
+import dev.ringmaster.itests.support.WebhookCertificates;
+import dev.ringmaster.itests.support.WebhookClient;
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -19,9 +27,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.Base64;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -87,9 +95,9 @@ public class RunCliIT {
     @Test
     public void runsTheSharderSwapsStrategiesFromEtcAndDeployAndStopsCleanlyOnSigterm() throws Exception {
         ringmaster = Cli.start(home, runArgs);
-        Until.holds(SOON, () -> "/healthz and /readyz answer 200\n" + ringmaster.err(),
+        Waiting.until(SOON, () -> "/healthz and /readyz answer 200\n" + ringmaster.err(),
                 () -> replica.status("/healthz") == 200 && replica.status("/readyz") == 200);
-        Until.holds(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
+        Waiting.until(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
                 () -> unlabelled() == 0 && "True".equals(ready().get("status")));
 
         // the webhook labels a new ConfigMap with the shard the ring picks, over HTTPS
@@ -107,23 +115,24 @@ public class RunCliIT {
         String shipped = Files.readString(sharderConfig);
         Files.writeString(sharderConfig, shipped.replace("defaultStrategy = ${ringmaster.run.defaultStrategy}",
                 "defaultStrategy = jump-hash"));
-        Until.holds(SOON, () -> "Ready=False/StrategyUnavailable, got " + ready(),
+        Waiting.until(SOON, () -> "Ready=False/StrategyUnavailable, got " + ready(),
                 () -> "StrategyUnavailable".equals(ready().get("reason")));
         assertEquals("no drains while the strategy is missing", 0, draining());
 
         // dropping the strategy bundle into deploy/ makes it available: the ring rebalances through drains
         Path plugin = home.resolve("deploy").resolve(Distribution.jumpHashPlugin().getFileName());
         Files.copy(Distribution.jumpHashPlugin(), plugin);
-        Until.holds(SOON, () -> "Ready=True with jump-hash, got " + ready(), () -> "True".equals(ready().get("status")));
-        Until.holds(SOON, "objects put into drain for their new shard", () -> draining() > 0);
+        Waiting.until(SOON, () -> "Ready=True with jump-hash, got " + ready(),
+                () -> "True".equals(ready().get("status")));
+        Waiting.within(SOON, "objects put into drain for their new shard").until(() -> draining() > 0);
 
         // removing the bundle in use: Ready=False again, and no further drains
         Files.delete(plugin);
-        Until.holds(SOON, () -> "Ready=False/StrategyUnavailable after removal, got " + ready(),
+        Waiting.until(SOON, () -> "Ready=False/StrategyUnavailable after removal, got " + ready(),
                 () -> "StrategyUnavailable".equals(ready().get("reason")));
         long drainingWithoutStrategy = draining();
-        Until.stays(Duration.ofSeconds(3), "no new drains without the strategy",
-                () -> draining() == drainingWithoutStrategy);
+        Waiting.throughout(Duration.ofSeconds(3), "no new drains without the strategy")
+                .until(() -> draining() == drainingWithoutStrategy);
 
         // SIGTERM: the process ends on its own and the sharder gives up its leadership on the way out
         ringmaster.process().destroy();
@@ -161,7 +170,7 @@ public class RunCliIT {
         withShell.addAll(List.of("--default-strategy", "consistent-hash", "--shell"));
         Path log = home.resolve("logs/ringmaster.log");
         ringmaster = Cli.startWithInput(home, withShell, Map.of("RINGMASTER_LOG_FILE", log.toString()));
-        Until.holds(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
+        Waiting.until(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
                 () -> unlabelled() == 0 && "True".equals(ready().get("status")));
         try (Writer terminal = new OutputStreamWriter(ringmaster.process().getOutputStream(), StandardCharsets.UTF_8)) {
             terminal.write("ring:list\nring:shards " + RING + "\nring:explain " + RING + " /ConfigMap/" + SharderIT.NAMESPACE
@@ -188,8 +197,10 @@ public class RunCliIT {
     /** POSTs an AdmissionReview to the run's webhook, trusting only the test CA; answers the body. */
     private String admit(String path, String review) {
         HttpClient https = WebhookClient.trusting(tls.resolve(WebhookCertificates.CA));
-        HttpResponse<String> response = Until.value(SOON, () -> "the webhook answering on " + webhookPort + "\n"
-                + ringmaster.err(), () -> {
+        HttpResponse<String> response = Waiting.value(SOON,
+                () -> "the webhook answering on " + webhookPort + "\n"
+                + ringmaster.err(),
+                () -> {
                     try {
                         return Optional.of(WebhookClient.post(https, webhookPort, path, review));
                     } catch (IOException e) {

@@ -4,6 +4,10 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.Distribution;
+import dev.ringmaster.itests.support.Json;
+import dev.ringmaster.itests.support.Waiting;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,7 +112,8 @@ public class SandboxCliIT {
     public void withoutExitItRunsUntilSigterm() throws InterruptedException {
         Cli.Started sandbox = Cli.start(Distribution.home(), List.of("sandbox", "--shards", "2", "--objects", "20"));
         try {
-            Until.holds(Duration.ofSeconds(120), () -> "the sandbox at rest, running\n" + sandbox.out() + sandbox.err(),
+            Waiting.until(Duration.ofSeconds(120),
+                    () -> "the sandbox at rest, running\n" + sandbox.out() + sandbox.err(),
                     () -> sandbox.out().contains("running; stop with Ctrl-C"));
             assertTrue(sandbox.out(), sandbox.out().contains("every object is assigned and reconciled"));
             assertTrue(sandbox.out(), sandbox.out().matches("(?s).*SHARD\\s+LEASE STATE\\s+PROCESS\\s+OBJECTS.*"));

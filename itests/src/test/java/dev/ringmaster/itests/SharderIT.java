@@ -8,6 +8,14 @@ import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
+import dev.ringmaster.itests.support.AdmissionStream;
+import dev.ringmaster.itests.support.Configurations;
+import dev.ringmaster.itests.support.Distribution;
+import dev.ringmaster.itests.support.MockApiServer;
+import dev.ringmaster.itests.support.SharderPaxExam;
+import dev.ringmaster.itests.support.Until;
+import dev.ringmaster.itests.support.WebhookCertificates;
+import dev.ringmaster.itests.support.WebhookClient;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
 import dev.ringmaster.shard.client.ShardedReconciler;
@@ -60,9 +68,9 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.inject.Inject;
@@ -104,11 +112,11 @@ public class SharderIT {
     static final String CERTIFICATES = "ringmaster.itests.sharder.certificates";
 
     // The cluster MockApiServer creates. Defined here, not there: the probe must never load MockApiServer.
-    static final String RING = "example";
-    static final String NAMESPACE = "default";
-    static final List<String> SHARDS = List.of("shard-0", "shard-1");
+    public static final String RING = "example";
+    public static final String NAMESPACE = "default";
+    public static final List<String> SHARDS = List.of("shard-0", "shard-1");
     /** ConfigMaps the cluster starts with, each controlling one Secret. */
-    static final int OBJECTS = 12;
+    public static final int OBJECTS = 12;
     private static final String SHARD_LABEL = RingContract.shardLabel(RING);
     private static final String DRAIN_LABEL = RingContract.drainLabel(RING);
 
@@ -158,7 +166,7 @@ public class SharderIT {
     private BundleContext context;
 
     private KubernetesClient client;
-    private AdmissionLoad admissions;
+    private AdmissionStream admissions;
 
     /**
      * Runs in the test JVM. The options of {@link StrategyHotSwapIT} (the distribution's boot/ and
@@ -184,7 +192,7 @@ public class SharderIT {
         configure(KUBERNETES_PID, Map.of("masterUrl", url, "trustCerts", Boolean.TRUE));
         configure(OPS_HTTP_PID, Map.of("host", "127.0.0.1", "port", 0));
         configureSharder(RENDEZVOUS, "service");
-        admissions = AdmissionLoad.start(webhookClient(), webhookPort(), RingContract.webhookPath(RING));
+        admissions = AdmissionStream.start(webhookClient(), webhookPort(), RingContract.webhookPath(RING));
     }
 
     /**

@@ -2,6 +2,11 @@ package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.ApiServerLink;
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.SharderHome;
+import dev.ringmaster.itests.support.Waiting;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -56,15 +61,18 @@ public class ShutdownRealIT {
     @Test
     public void aReplicaThatTookLeadershipOverStopsWithinTenSecondsOfSigtermWithoutTheApiServer() throws Exception {
         Cli.Started first = start("shutdown-a");
-        Until.holds(SOON, () -> "shutdown-a leads\n" + first.err(), () -> "shutdown-a".equals(cluster.electionHolder()));
+        Waiting.until(SOON, () -> "shutdown-a leads\n" + first.err(),
+                () -> "shutdown-a".equals(cluster.electionHolder()));
         ApiServerLink secondLink = link();
         Cli.Started second = start("shutdown-b", secondLink);
         first.process().destroy();
-        Until.holds(SOON, () -> "shutdown-b takes over\n" + second.err(), () -> "shutdown-b".equals(cluster.electionHolder()));
+        Waiting.until(SOON, () -> "shutdown-b takes over\n" + second.err(),
+                () -> "shutdown-b".equals(cluster.electionHolder()));
 
         // a shard joins: the new leader drains what now belongs to it, and the API server goes silent mid-pass
         cluster.liveShardLease(NAMESPACE, "shard-c", RING);
-        Until.holds(SOON, "drains under way", () -> !cluster.admin().configMaps().inNamespace(NAMESPACE)
+        Waiting.within(SOON, "drains under way")
+                .until(() -> !cluster.admin().configMaps().inNamespace(NAMESPACE)
                 .withLabel(dev.ringmaster.ring.RingContract.drainLabel(RING)).list().getItems().isEmpty());
         secondLink.blackHole();
         assertStopsWithinTenSecondsOfSigterm(second);
@@ -74,7 +82,8 @@ public class ShutdownRealIT {
     public void theFirstLeaderStopsWithinTenSecondsOfSigtermWithoutTheApiServer() throws Exception {
         ApiServerLink link = link();
         Cli.Started leader = start("shutdown-c", link);
-        Until.holds(SOON, () -> "shutdown-c leads\n" + leader.err(), () -> "shutdown-c".equals(cluster.electionHolder()));
+        Waiting.until(SOON, () -> "shutdown-c leads\n" + leader.err(),
+                () -> "shutdown-c".equals(cluster.electionHolder()));
 
         link.cut();
         assertStopsWithinTenSecondsOfSigterm(leader);

@@ -4,6 +4,9 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.Distribution;
+import dev.ringmaster.itests.support.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -15,6 +15,9 @@ import static org.ops4j.pax.exam.CoreOptions.systemPackage;
 import static org.ops4j.pax.exam.CoreOptions.workingDirectory;
 
 import dev.ringmaster.itests.hotswap.ModuloStrategy;
+import dev.ringmaster.itests.support.Distribution;
+import dev.ringmaster.itests.support.Json;
+import dev.ringmaster.itests.support.Until;
 import dev.ringmaster.launcher.command.Command;
 import dev.ringmaster.launcher.run.RunFlag;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
@@ -244,7 +247,8 @@ public class StrategyHotSwapIT {
 
             rendezvous.stop();
             rendezvous.uninstall();
-            Poll.until("the rendezvous service to go away", () -> strategy(RENDEZVOUS).isEmpty());
+            Until.holds(Until.IN_PROCESS, "the rendezvous service to go away",
+                    () -> strategy(RENDEZVOUS).isEmpty());
             assertNull("the old rendezvous registration is gone", rendezvousReference.getBundle());
             assertEquals(Set.of(CONSISTENT_HASH), strategyNames());
             assertSameCommand(simulate, commandId);
@@ -294,7 +298,7 @@ public class StrategyHotSwapIT {
 
             plugin.update(new ByteArrayInputStream(rebuilt(Distribution.jumpHashPlugin(), newVersion, ModuloStrategy.class)));
 
-            Poll.until("jump-hash registered by the updated bundle", () -> strategy(JUMP_HASH)
+            Until.holds(Until.IN_PROCESS, "jump-hash registered by the updated bundle", () -> strategy(JUMP_HASH)
                     .filter(reference -> !reference.equals(before)).isPresent());
             assertEquals(newVersion, plugin.getVersion());
             assertSame(plugin, awaitStrategy(JUMP_HASH).getBundle());
@@ -372,7 +376,7 @@ public class StrategyHotSwapIT {
         try {
             Json withDefault = assertSimulates(simulate, CONSISTENT_HASH);
             configuration.update(new Hashtable<>(Map.of(TOKENS_PER_SHARD, 7)));
-            Poll.until("consistent-hash to publish tokensPerShard=7",
+            Until.holds(Until.IN_PROCESS, "consistent-hash to publish tokensPerShard=7",
                     () -> Integer.valueOf(7).equals(reference.getProperty(TOKENS_PER_SHARD)));
 
             Collection<ServiceReference<PartitioningStrategy>> now = strategies(CONSISTENT_HASH);
@@ -393,8 +397,9 @@ public class StrategyHotSwapIT {
                 configuration.update(previous);
             }
             context.ungetService(adminReference);
-            Poll.until("consistent-hash to be back to tokensPerShard=100", () -> strategies(CONSISTENT_HASH).stream()
-                    .anyMatch(ref -> Integer.valueOf(100).equals(ref.getProperty(TOKENS_PER_SHARD))));
+            Until.holds(Until.IN_PROCESS, "consistent-hash to be back to tokensPerShard=100",
+                    () -> strategies(CONSISTENT_HASH).stream()
+                            .anyMatch(ref -> Integer.valueOf(100).equals(ref.getProperty(TOKENS_PER_SHARD))));
         }
     }
 
@@ -432,7 +437,7 @@ public class StrategyHotSwapIT {
 
 
     private ServiceReference<PartitioningStrategy> awaitStrategy(String name) {
-        return Poll.until("the " + name + " strategy service", () -> strategy(name));
+        return Until.value(Until.IN_PROCESS, "the " + name + " strategy service", () -> strategy(name));
     }
 
     private Optional<ServiceReference<PartitioningStrategy>> strategy(String name) {
@@ -450,7 +455,8 @@ public class StrategyHotSwapIT {
     }
 
     private <S> ServiceReference<S> awaitService(Class<S> type, String filter) {
-        return Poll.until("a " + type.getSimpleName() + " service" + (filter == null ? "" : " " + filter),
+        return Until.value(Until.IN_PROCESS,
+                "a " + type.getSimpleName() + " service" + (filter == null ? "" : " " + filter),
                 () -> references(type, filter).stream().findFirst());
     }
 

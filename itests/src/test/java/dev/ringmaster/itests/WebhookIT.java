@@ -5,6 +5,11 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
+import dev.ringmaster.itests.support.Configurations;
+import dev.ringmaster.itests.support.Distribution;
+import dev.ringmaster.itests.support.Until;
+import dev.ringmaster.itests.support.WebhookCertificates;
+import dev.ringmaster.itests.support.WebhookClient;
 import dev.ringmaster.itests.webhookhandler.ItestAdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionResponse;
@@ -241,7 +246,8 @@ public class WebhookIT {
     private Optional<String> webhookReadiness() {
         try {
             configure(OPS_HTTP_PID, Map.of("host", "127.0.0.1", "port", 0));
-            int port = Poll.until("the ops HTTP listener", () -> references("(" + OPS_HTTP_PORT + "=*)").stream()
+            int port = Until.value(Until.IN_PROCESS, "the ops HTTP listener",
+                    () -> references("(" + OPS_HTTP_PORT + "=*)").stream()
                     .map(reference -> (Integer) reference.getProperty(OPS_HTTP_PORT)).findFirst());
             HttpResponse<String> readyz = HttpClient.newHttpClient().send(
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
@@ -332,7 +338,8 @@ public class WebhookIT {
     }
 
     private <S> ServiceReference<S> awaitService(Class<S> type, String filter) {
-        return Poll.until("a " + type.getSimpleName() + " service" + (filter == null ? "" : " " + filter), () -> {
+        return Until.value(Until.IN_PROCESS,
+                "a " + type.getSimpleName() + " service" + (filter == null ? "" : " " + filter), () -> {
             try {
                 return context.getServiceReferences(type, filter).stream().findFirst();
             } catch (InvalidSyntaxException e) {

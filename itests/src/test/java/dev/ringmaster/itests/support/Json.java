@@ -1,0 +1,72 @@
+package dev.ringmaster.itests.support;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the fields of {@code ringmaster simulate --json}'s one flat object (whose only nested value
+ * is {@code perShard}, a map of shard name to count). Enough for these tests; no JSON library needed
+ * inside the framework.
+ */
+public final class Json {
+
+    private static final Pattern OBJECT = Pattern.compile("\\s*\\{.*}\\s*", Pattern.DOTALL);
+    private static final String NUMBER = "(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)";
+    private static final Pattern ENTRY = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\":" + NUMBER);
+
+    private final String text;
+
+    private Json(String text) {
+        this.text = text;
+    }
+
+    public static Json parse(String text) {
+        if (!OBJECT.matcher(text).matches()) {
+            throw new AssertionError("not one JSON object: " + text);
+        }
+        return new Json(text.strip());
+    }
+
+    public String string(String field) {
+        return group(field, "\"((?:[^\"\\\\]|\\\\.)*)\"");
+    }
+
+    public double number(String field) {
+        return Double.parseDouble(group(field, NUMBER));
+    }
+
+    public int integer(String field) {
+        return Integer.parseInt(group(field, "(-?[0-9]+)(?![.0-9eE])"));
+    }
+
+    /** A map-valued field with numbers as values, in document order. */
+    public Map<String, Integer> counts(String field) {
+        String body = group(field, "\\{([^{}]*)}");
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        Matcher entry = ENTRY.matcher(body);
+        int end = 0;
+        while (entry.find()) {
+            counts.put(entry.group(1), Integer.parseInt(entry.group(2)));
+            end = entry.end();
+        }
+        if (!body.substring(end).isBlank() && !body.isBlank()) {
+            throw new AssertionError("cannot read " + field + " of " + text);
+        }
+        return counts;
+    }
+
+    private String group(String field, String valuePattern) {
+        Matcher matcher = Pattern.compile("[{,]\"" + Pattern.quote(field) + "\":" + valuePattern).matcher(text);
+        if (!matcher.find()) {
+            throw new AssertionError("no " + field + " in " + text);
+        }
+        return matcher.group(1);
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+}

@@ -1,0 +1,216 @@
+package dev.ringmaster.itests.support;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.testing.apiserver.RealApiServer;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.rbac.AggregationRule;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The real API server of this JVM ({@link RealApiServer}) set up as {@code kubectl apply -k manifests}
+ * sets up a cluster, without the Deployment: the ClusterRing CRD as the build generates it, the
+ * sharder's namespace, ServiceAccount and RBAC exactly as {@code manifests/} grants them. Processes of
+ * the sharder authenticate as that ServiceAccount with a token the API server issued, so RBAC decides
+ * what they may do, as in a cluster.
+ */
+public final class RealCluster {
+
+    public static final String SYSTEM_NAMESPACE = "sharding-system";
+    public static final String SHARDER_ACCOUNT = "sharder";
+    /** The label that adds a ClusterRole's rules to the sharder's aggregated role for sharded resources. */
+    public static final String AGGREGATE_TO_SHARDER = "ringmaster.dev/aggregate-to-sharder";
+
+    private static final List<String> INSTALLED = List.of("namespace.yaml", "crd/clusterrings.sharding.timebertt.dev-v1.yml",
+            "serviceaccount.yaml", "clusterrole.yaml", "clusterrole-sharded-resources.yaml", "clusterrolebinding.yaml",
+            "clusterrolebinding-sharded-resources.yaml", "role-leader-election.yaml", "rolebinding-leader-election.yaml",
+            "role-events.yaml", "rolebinding-events.yaml");
+
+    private static RealCluster installed;
+
+    private final RealApiServer server;
+
+    private RealCluster(RealApiServer server) {
+        this.server = server;
+    }
+
+    /** The cluster of this JVM with {@code manifests/} installed (once). */
+    public static synchronized RealCluster get() {
+        if (installed == null) {
+            RealCluster cluster = new RealCluster(RealApiServer.shared());
+            cluster.install();
+            installed = cluster;
+        }
+        return installed;
+    }
+
+    public KubernetesClient admin() {
+        return server.admin();
+    }
+
+    public RealApiServer server() {
+        return server;
+    }
+
+    /** The folder {@code manifests/} of the repository. */
+    public static Path manifests() {
+        return Path.of(System.getProperty("ringmaster.itests.manifests", "../manifests")).toAbsolutePath().normalize();
+    }
+
+    /** A kubeconfig in {@code replica}'s home authenticating as the sharder's ServiceAccount, with a token of its own. */
+    public Path sharderKubeconfig(SharderHome replica) {
+        return server.serviceAccountKubeconfig(SYSTEM_NAMESPACE, SHARDER_ACCOUNT, replica.home().resolve("sharder.kubeconfig"));
+    }
+
+    /**
+     * Starts {@code bin/ringmaster run} in {@code replica}'s home with {@code kubeconfig}, the API
+     * server calling its webhook, and returns once {@code /readyz} answers 200.
+     */
+    public Cli.Started runSharder(SharderHome replica, Path kubeconfig) {
+        Cli.Started sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));
+        Waiting.until(Duration.ofSeconds(60), () -> replica.home().getFileName() + " ready\n" + sharder.err(),
+                () -> replica.status("/readyz") == 200);
+        return sharder;
+    }
+
+    /** The holder of the sharder replicas' leader election Lease, null if there is none. */
+    public String electionHolder() {
+        Lease election = admin().leases().inNamespace(SYSTEM_NAMESPACE).withName("sharder").get();
+        return election == null ? null : election.getSpec().getHolderIdentity();
+    }
+
+    /** A new namespace, labelled as the tests' own. */
+    public void namespace(String name) {
+        admin().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
+                .addToLabels("ringmaster.dev/test", "true").endMetadata().build()).serverSideApply();
+    }
+
+    /**
+     * Grants the sharder what an operator grants for a ring's resources (docs/install.md): a ClusterRole
+     * labelled {@value #AGGREGATE_TO_SHARDER}. A cluster's controller manager aggregates it into the
+     * sharder's role; this API server has no controller manager, so this does the aggregation as it would.
+     */
+    private void grantShardedResources(String roleName, String group, List<String> resources) {
+        admin().rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(roleName)
+                .addToLabels(AGGREGATE_TO_SHARDER, "true").endMetadata()
+                .withRules(new PolicyRuleBuilder().withApiGroups(group).withResources(resources)
+                        .withVerbs("get", "list", "watch", "patch", "update").build())
+                .build()).serverSideApply();
+        aggregate("ringmaster:sharder:sharded-resources");
+    }
+
+    /** Creates (or replaces) a ClusterRing from the YAML of its {@code spec}, indented by two spaces. */
+    public void clusterRing(String name, String spec) {
+        admin().resource(admin().getKubernetesSerialization().unmarshal("""
+                apiVersion: sharding.timebertt.dev/v1alpha1
+                kind: ClusterRing
+                metadata:
+                  name: %s
+                spec:
+                %s""".formatted(name, spec), GenericKubernetesResource.class)).forceConflicts().serverSideApply();
+    }
+
+    /**
+     * A ClusterRing over the ConfigMaps (and, with {@code controlsSecrets}, the Secrets they control)
+     * of one new namespace only, so that the rings of the test classes sharing the server never meet.
+     */
+    public void configMapRing(String ring, String namespace, boolean controlsSecrets) {
+        namespace(namespace);
+        String controlled = controlsSecrets ? "    controlledResources:\n    - group: \"\"\n      resource: secrets\n" : "";
+        clusterRing(ring, """
+                  resources:
+                  - group: ""
+                    resource: configmaps
+                %s  namespaceSelector:
+                    matchLabels: {kubernetes.io/metadata.name: %s}
+                """.formatted(controlled, namespace));
+    }
+
+    /**
+     * A shard's Lease as a live shard keeps it: held by the shard, labelled with the ring, renewed now
+     * for an hour, longer than any test. Nothing renews it afterwards.
+     */
+    public void liveShardLease(String namespace, String shard, String ring) {
+        Duration duration = Duration.ofHours(1);
+        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+        admin().leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName(shard)
+                .addToLabels(RingContract.RING_LABEL, ring).endMetadata()
+                .withNewSpec().withHolderIdentity(shard).withLeaseDurationSeconds((int) duration.toSeconds())
+                .withAcquireTime(now).withRenewTime(now).endSpec().build()).forceConflicts().serverSideApply();
+    }
+
+    /** Lets a ServiceAccount of {@code namespace} read and change the given core resources there (a Role). */
+    public void grantInNamespace(String namespace, String account, List<String> resources) {
+        server.grant(namespace, account, List.of(readWrite("", resources)));
+    }
+
+    /**
+     * Lets a ServiceAccount of {@code namespace} run a shard of the checksum controller there: its Lease,
+     * the ConfigMaps it reconciles and the Secrets it writes.
+     */
+    public void grantShard(String namespace, String account) {
+        server.grant(namespace, account, List.of(readWrite("", List.of("configmaps", "secrets")),
+                readWrite("coordination.k8s.io", List.of("leases"))));
+    }
+
+    private static PolicyRule readWrite(String group, List<String> resources) {
+        return new PolicyRuleBuilder().withApiGroups(group).withResources(resources)
+                .withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build();
+    }
+
+    private void install() {
+        for (String file : INSTALLED) {
+            try (InputStream yaml = Files.newInputStream(manifests().resolve(file))) {
+                for (HasMetadata resource : admin().load(yaml).items()) {
+                    admin().resource(resource).forceConflicts().serverSideApply();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        // what an operator grants for rings over ConfigMaps and Secrets (docs/install.md)
+        grantShardedResources("itests-sharded-core", "", List.of("configmaps", "secrets"));
+        Waiting.within(Duration.ofSeconds(30), "the ClusterRing CRD established").until(() -> {
+            CustomResourceDefinition crd = admin().apiextensions().v1().customResourceDefinitions()
+                    .withName("clusterrings.sharding.timebertt.dev").get();
+            return crd.getStatus() != null && crd.getStatus().getConditions().stream()
+                    .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+        });
+    }
+
+    /** What kube-controller-manager's ClusterRole aggregation controller does for one aggregated role. */
+    private void aggregate(String aggregatedName) {
+        ClusterRole aggregated = admin().rbac().clusterRoles().withName(aggregatedName).get();
+        AggregationRule rule = aggregated.getAggregationRule();
+        List<PolicyRule> rules = rule.getClusterRoleSelectors().stream()
+                .flatMap(selector -> admin().rbac().clusterRoles().withLabels(selector.getMatchLabels()).list().getItems().stream())
+                .flatMap(role -> role.getRules().stream())
+                .distinct()
+                .toList();
+        admin().rbac().clusterRoles().withName(aggregatedName)
+                .edit(role -> new ClusterRoleBuilder(role).withRules(rules).build());
+    }
+
+    public static Map<String, String> labels(HasMetadata object) {
+        Map<String, String> labels = object.getMetadata().getLabels();
+        return labels == null ? Map.of() : labels;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.ringmaster.itests.support;
+
+import dev.ringmaster.ring.RingContract;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * The ConfigMaps of a ring over one namespace and the shard Leases there, as the API server has them
+ * now: which shard holds what, whether the ring has settled, who holds a shard's Lease.
+ */
+public final class RingObjects {
+
+    private final KubernetesClient admin;
+    private final String ring;
+    private final String namespace;
+    private final String shardLabel;
+    private final String drainLabel;
+
+    public RingObjects(KubernetesClient admin, String ring, String namespace) {
+        this.admin = admin;
+        this.ring = ring;
+        this.namespace = namespace;
+        this.shardLabel = RingContract.shardLabel(ring);
+        this.drainLabel = RingContract.drainLabel(ring);
+    }
+
+    public List<ConfigMap> configMaps() {
+        return admin.configMaps().inNamespace(namespace).list().getItems();
+    }
+
+    /** Objects per shard label value; {@code (none)} for unassigned ones. */
+    public Map<String, Long> perShard() {
+        return configMaps().stream().collect(Collectors.groupingBy(
+                configMap -> RealCluster.labels(configMap).getOrDefault(shardLabel, "(none)"), TreeMap::new,
+                Collectors.counting()));
+    }
+
+    /** All {@code objects} on one of {@code available}, each of them with some, none in drain or unassigned. */
+    public boolean isSettledOn(Set<String> available, int objects) {
+        List<ConfigMap> configMaps = configMaps();
+        return configMaps.size() == objects && configMaps.stream().allMatch(configMap ->
+                available.contains(RealCluster.labels(configMap).get(shardLabel))
+                        && !RealCluster.labels(configMap).containsKey(drainLabel))
+                && perShard().keySet().equals(available);
+    }
+
+    /**
+     * Waits until {@link #isSettledOn} holds within {@code timeout}, then checks that it still does
+     * throughout 2 s; a failure shows the objects per shard and {@code context} (logs).
+     */
+    public void awaitSettledOn(Set<String> available, int objects, Duration timeout, Supplier<String> context) {
+        Waiting.until(timeout, () -> "every object on " + available + ", none draining; now " + perShard() + "\n"
+                + context.get(), () -> isSettledOn(available, objects));
+        Waiting.throughout(Duration.ofSeconds(2), "settled on " + available).until(() -> isSettledOn(available, objects));
+    }
+
+    /** The checksum controller's Secrets: one per ConfigMap once each has been reconciled. */
+    public long checksumSecrets() {
+        return admin.secrets().inNamespace(namespace).list().getItems().stream()
+                .filter(secret -> secret.getMetadata().getName().startsWith("checksums-")).count();
+    }
+
+    /** Whether some object carries the drain label: a move is under way. */
+    public boolean anyDraining() {
+        return configMaps().stream().anyMatch(configMap -> RealCluster.labels(configMap).containsKey(drainLabel));
+    }
+
+    /** The shards whose Lease the sharder labelled ready. */
+    public Set<String> readyShards() {
+        return admin.leases().inNamespace(namespace).withLabel(RingContract.RING_LABEL, ring).list().getItems().stream()
+                .filter(lease -> "ready".equals(RealCluster.labels(lease).get(RingContract.STATE_LABEL)))
+                .map(lease -> lease.getMetadata().getName()).collect(Collectors.toSet());
+    }
+
+    public String stateOf(String shard) {
+        return RealCluster.labels(lease(shard)).get(RingContract.STATE_LABEL);
+    }
+
+    /** The holder of the shard's Lease, empty if none. */
+    public String holderOf(String shard) {
+        String holder = lease(shard).getSpec().getHolderIdentity();
+        return holder == null ? "" : holder;
+    }
+
+    private Lease lease(String shard) {
+        return admin.leases().inNamespace(namespace).withName(shard).get();
+    }
+}

@@ -1,0 +1,88 @@
+package dev.ringmaster.itests.support;
+
+import dev.ringmaster.examples.checksum.ReconcileLine;
+import dev.ringmaster.sandbox.ReconcileLog;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Shards of the example checksum controller, each a {@code bin/checksum-controller} process of the
+ * distribution, as a sharded controller's replicas run: one ring, one namespace for their Leases and
+ * ConfigMaps, one ServiceAccount with the permissions of a shard. Every shard prints a line per
+ * reconcile; {@link #overlaps()} compares them across all shards that ever ran.
+ */
+public final class ShardFleet implements AutoCloseable {
+
+    private final Path home;
+    private final Path kubeconfig;
+    private final String ring;
+    private final String namespace;
+    private final Map<String, Cli.Started> running = new LinkedHashMap<>();
+    private final List<Cli.Started> everStarted = new ArrayList<>();
+
+    /** A fleet of shards of {@code ring} in {@code namespace}, running as the ServiceAccount {@code checksum-controller} there. */
+    public ShardFleet(RealCluster cluster, Path home, String ring, String namespace) {
+        this.home = home;
+        this.ring = ring;
+        this.namespace = namespace;
+        this.kubeconfig = cluster.server().serviceAccountKubeconfig(namespace, "checksum-controller",
+                home.resolve("shards-" + namespace + ".kubeconfig"));
+        cluster.grantShard(namespace, "checksum-controller");
+    }
+
+    /** Shards started from now on reach the API server through {@code link}. */
+    public void reachThrough(ApiServerLink link) {
+        link.reroute(kubeconfig);
+    }
+
+    public void start(String shard) {
+        Cli.Started started = Cli.startScript(home, "checksum-controller", List.of("--kubeconfig", kubeconfig.toString(),
+                "--ring", ring, "--shard-name", shard, "--namespace", namespace, "--watch-namespace", namespace));
+        running.put(shard, started);
+        everStarted.add(started);
+    }
+
+    /** SIGTERM, as Kubernetes stops a pod: the shard finishes its reconcile and releases its Lease. */
+    public void stopGracefully(String shard) throws InterruptedException {
+        Cli.Started stopped = running.remove(shard);
+        stopped.process().destroy();
+        if (!stopped.process().waitFor(30, TimeUnit.SECONDS)) {
+            throw new AssertionError(shard + " did not stop within 30 s of SIGTERM\n" + stopped.err());
+        }
+    }
+
+    public Cli.Started process(String shard) {
+        return running.get(shard);
+    }
+
+    /** Pairs of reconciles of one object by two shards at overlapping times, over every shard that ran. */
+    public long overlaps() {
+        return ReconcileLog.countOverlaps(reconciles());
+    }
+
+    public List<ReconcileLine> reconciles() {
+        return everStarted.stream().flatMap(shard -> shard.out().lines())
+                .map(ReconcileLine::parse).flatMap(Optional::stream).toList();
+    }
+
+    /** The standard error of every shard, for failure messages. */
+    public String logs() {
+        StringBuilder logs = new StringBuilder();
+        for (Cli.Started shard : everStarted) {
+            logs.append(shard.command()).append('\n').append(shard.err()).append('\n');
+        }
+        return logs.toString();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (Cli.Started shard : everStarted) {
+            shard.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

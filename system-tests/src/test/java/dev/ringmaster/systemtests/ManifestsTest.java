@@ -1,0 +1,683 @@
+package dev.ringmaster.systemtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.sharder.app.SharderSettings;
+import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.io.Reader;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps manifests/ (the in-cluster install) honest against the code: every file is a known kind
+ * without unknown fields, the kustomizations list exactly the files there are, the Deployment, the
+ * Service and the Certificate agree with each other and with the sharder's defaults, and the RBAC
+ * grants exactly what the sharder's code calls. manifests/label-guard belongs to the label guard
+ * plug-in and is not checked here.
+ */
+class ManifestsTest {
+
+    private static final Path REPO = Repository.ROOT;
+    private static final Path MANIFESTS = REPO.resolve("manifests");
+    /** Kustomizations of their own that the base deliberately leaves out (docs/install.md). */
+    private static final Set<String> OPTIONAL = Set.of("monitoring", "pod-readiness", "label-guard");
+    /** Not ours to check. */
+    private static final Path LABEL_GUARD = MANIFESTS.resolve("label-guard");
+
+    private static final String NS = RingContract.SYSTEM_NAMESPACE;
+    private static final String SERVICE_ACCOUNT = "sharder";
+    /** The HTTPS webhook port (docs/design.md section 7). */
+    private static final int WEBHOOK_PORT = 9443;
+    /** Where the image puts the distribution (distribution/Dockerfile). */
+    private static final String HOME = "/opt/ringmaster";
+    private static final String SHARDER_CFG = "dev.ringmaster.sharder.cfg";
+    /** ClusterRingReconciler writes core/v1 events about ClusterRings (cluster-scoped) here. */
+    private static final String CLUSTER_EVENTS_NAMESPACE = "default";
+
+    /**
+     * Every permission the sharder's code needs, written once: (namespace or null for cluster-wide,
+     * API group, resource, verb) and the class that needs it. The sharded resources themselves are
+     * the user's to grant (aggregated ClusterRole), API discovery and GET /version are granted to
+     * every authenticated user by Kubernetes.
+     */
+    private static final List<Permission> SHARDER_NEEDS = List.of(
+            // ClusterRingReconciler: reads the ring it reconciles
+            cluster("sharding.timebertt.dev", "clusterrings", "get"),
+            // ClusterRingWatch: informer on every replica
+            cluster("sharding.timebertt.dev", "clusterrings", "list"),
+            cluster("sharding.timebertt.dev", "clusterrings", "watch"),
+            // ClusterRingReconciler: status through the status subresource (locked JSON patch)
+            cluster("sharding.timebertt.dev", "clusterrings/status", "patch"),
+            // WebhookConfigurations: owner reference to the ring with blockOwnerDeletion
+            cluster("sharding.timebertt.dev", "clusterrings/finalizers", "update"),
+            // WebhookConfigurations.apply and remove read the ring's configuration
+            cluster("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get"),
+            // WebhookConfigurations.apply: a ring's first configuration
+            cluster("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "create"),
+            // WebhookConfigurations.apply: locked JSON patch of an existing configuration
+            cluster("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "patch"),
+            // WebhookConfigurations.remove: webhookMode=off
+            cluster("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "delete"),
+            // LeaderElection: fabric8's LeaseLock reads the election Lease
+            cluster("coordination.k8s.io", "leases", "get"),
+            // ShardLeaseController: label-selected informer over shard Leases in all namespaces
+            cluster("coordination.k8s.io", "leases", "list"),
+            cluster("coordination.k8s.io", "leases", "watch"),
+            // ShardLeaseReconciler: acquires an uncertain lease (optimistic update)
+            cluster("coordination.k8s.io", "leases", "update"),
+            // ShardLeaseReconciler: state label (merge patch); LeaderElection: LeaseLock renews by merge patch
+            cluster("coordination.k8s.io", "leases", "patch"),
+            // ShardLeaseReconciler: deletes orphaned leases
+            cluster("coordination.k8s.io", "leases", "delete"),
+            // LeaderControllers: namespace informer behind NamespaceScope
+            cluster("", "namespaces", "list"),
+            cluster("", "namespaces", "watch"),
+            // ObjectEvents (ShardLeaseReconciler, InvalidKeyEvents): events.k8s.io/v1 Warnings in the
+            // object's namespace
+            cluster("events.k8s.io", "events", "create"),
+            // LeaderElection: LeaseLock creates sharding-system/sharder when it does not exist yet
+            namespaced(NS, "coordination.k8s.io", "leases", "create"),
+            // ClusterRingReconciler: core/v1 Warning events about ClusterRings
+            namespaced(CLUSTER_EVENTS_NAMESPACE, "", "events", "create"));
+
+    /** The pod-readiness lease detector plug-in watches the Pods behind shard Leases. */
+    private static final List<Permission> POD_READINESS_NEEDS = List.of(
+            cluster("", "pods", "get"),
+            cluster("", "pods", "list"),
+            cluster("", "pods", "watch"));
+
+    private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+    private static Map<Path, Object> objects;
+
+    @BeforeAll
+    static void load() throws IOException {
+        objects = new TreeMap<>();
+        for (Path file : manifestFiles()) {
+            objects.put(file, SERIALIZATION.unmarshal(Files.readString(file, StandardCharsets.UTF_8)));
+        }
+    }
+
+    @Test
+    void everyFileIsOneObjectOfAKnownKindWithoutUnknownFields() {
+        assertThat(objects).isNotEmpty();
+        Set<String> customKinds = Set.of("cert-manager.io/v1/Issuer", "cert-manager.io/v1/Certificate",
+                "monitoring.coreos.com/v1/ServiceMonitor");
+        objects.forEach((file, object) -> {
+            assertThat(object).as("%s holds one Kubernetes object", MANIFESTS.relativize(file)).isInstanceOf(HasMetadata.class);
+            if (object instanceof GenericKubernetesResource generic) {
+                // no model on the class path: only the kinds we mean to ship
+                assertThat(generic.getApiVersion() + "/" + generic.getKind())
+                        .as("kind of %s", MANIFESTS.relativize(file)).isIn(customKinds);
+            } else {
+                List<String> unknown = new ArrayList<>();
+                unknownFields(object, "", unknown);
+                assertThat(unknown).as("fields the %s model does not know in %s (typos?)",
+                        object.getClass().getSimpleName(), MANIFESTS.relativize(file)).isEmpty();
+            }
+            HasMetadata resource = (HasMetadata) object;
+            assertThat(resource.getMetadata().getName()).as("name in %s", file).isNotBlank();
+        });
+    }
+
+    @Test
+    void namespacedObjectsLiveInTheSystemNamespace() {
+        assertThat(single(Namespace.class).getMetadata().getName()).isEqualTo(NS);
+        objects.forEach((file, object) -> {
+            HasMetadata resource = (HasMetadata) object;
+            boolean clusterScoped = resource instanceof Namespace || resource instanceof ClusterRole
+                    || resource instanceof ClusterRoleBinding || resource instanceof CustomResourceDefinition;
+            String expected = clusterScoped ? null
+                    : file.getFileName().toString().equals("role-events.yaml")
+                            || file.getFileName().toString().equals("rolebinding-events.yaml")
+                            ? CLUSTER_EVENTS_NAMESPACE : NS;
+            assertThat(resource.getMetadata().getNamespace()).as("namespace of %s", MANIFESTS.relativize(file))
+                    .isEqualTo(expected);
+        });
+        assertThat(single(ServiceAccount.class).getMetadata().getName()).isEqualTo(SERVICE_ACCOUNT);
+    }
+
+    @Test
+    void kustomizationsListExactlyTheFilesThatExist() throws IOException {
+        List<Path> roots;
+        try (Stream<Path> paths = Files.walk(MANIFESTS)) {
+            roots = paths.filter(path -> path.getFileName().toString().equals("kustomization.yaml"))
+                    .filter(path -> !path.startsWith(LABEL_GUARD))
+                    .map(Path::getParent)
+                    .sorted()
+                    .toList();
+        }
+        assertThat(roots).contains(MANIFESTS, MANIFESTS.resolve("crd"), MANIFESTS.resolve("monitoring"),
+                MANIFESTS.resolve("pod-readiness"));
+        for (Path root : roots) {
+            Map<String, Object> kustomization = yamlMap(root.resolve("kustomization.yaml"));
+            Set<Path> listed = new TreeSet<>();
+            strings(kustomization.get("resources")).forEach(entry -> listed.add(root.resolve(entry).normalize()));
+            strings(kustomization.get("components")).forEach(entry -> listed.add(root.resolve(entry).normalize()));
+            for (Object generator : list(kustomization.get("configMapGenerator"))) {
+                strings(((Map<?, ?>) generator).get("files")).forEach(entry -> listed.add(
+                        root.resolve(entry.contains("=") ? entry.substring(entry.indexOf('=') + 1) : entry).normalize()));
+            }
+            for (Path entry : listed) {
+                assertThat(Files.isRegularFile(entry) || Files.isRegularFile(entry.resolve("kustomization.yaml")))
+                        .as("%s/kustomization.yaml lists %s, which is neither a file nor a kustomization",
+                                REPO.relativize(root), REPO.relativize(entry)).isTrue();
+            }
+            for (Path owned : ownedBy(root, roots)) {
+                boolean optional = Files.isDirectory(owned) && root.equals(MANIFESTS)
+                        && OPTIONAL.contains(owned.getFileName().toString());
+                if (!optional) {
+                    assertThat(listed).as("%s/kustomization.yaml lists %s", REPO.relativize(root),
+                            REPO.relativize(owned)).contains(owned);
+                }
+            }
+        }
+    }
+
+    @Test
+    void deploymentRunsTwoHardenedReplicasWithProbesOnTheOpsPort() throws IOException {
+        Deployment deployment = single(Deployment.class);
+        PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+        Container container = sharderContainer();
+        int opsPort = Integer.parseInt(distributionCfg("dev.ringmaster.ops.http.cfg").getProperty("port").trim());
+        assertThat(opsPort).isEqualTo(8080);
+
+        assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
+        assertThat(deployment.getSpec().getSelector().getMatchLabels())
+                .isEqualTo(deployment.getSpec().getTemplate().getMetadata().getLabels());
+        assertThat(pod.getServiceAccountName()).isEqualTo(SERVICE_ACCOUNT);
+        assertThat(container.getPorts()).extracting(ContainerPort::getName, ContainerPort::getContainerPort)
+                .containsExactlyInAnyOrder(tuple("webhook", WEBHOOK_PORT),
+                        tuple("metrics", opsPort));
+        Properties webhookCfg = distributionCfgIfPresent("dev.ringmaster.webhook.cfg");
+        if (webhookCfg.containsKey("port")) {
+            assertThat(Integer.parseInt(webhookCfg.getProperty("port").trim())).isEqualTo(WEBHOOK_PORT);
+        }
+
+        assertThat(probe(container.getStartupProbe())).isEqualTo(opsPort + "/healthz");
+        assertThat(probe(container.getLivenessProbe())).isEqualTo(opsPort + "/healthz");
+        assertThat(probe(container.getReadinessProbe())).isEqualTo(opsPort + "/readyz");
+
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(pod.getSecurityContext().getRunAsUser()).isPositive();
+        assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(container.getResources().getRequests()).containsKeys("cpu", "memory");
+        assertThat(container.getResources().getLimits()).containsKey("memory");
+        assertThat(pod.getTopologySpreadConstraints()).isNotEmpty();
+        // the launcher waits up to 30 s for the framework to stop after SIGTERM
+        assertThat(pod.getTerminationGracePeriodSeconds()).isGreaterThan(30L);
+
+        // POD_NAMESPACE from the downward API, handed to `run --namespace`
+        assertThat(container.getEnv()).anySatisfy(env -> {
+            assertThat(env.getName()).isEqualTo("POD_NAMESPACE");
+            assertThat(env.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
+        });
+        assertThat(flag(container, "--namespace")).isEqualTo("$(POD_NAMESPACE)");
+        assertThat(container.getCommand()).as("the image's entrypoint runs `bin/ringmaster run`").isNullOrEmpty();
+
+        // the Felix storage goes to java.io.tmpdir: writable although the root filesystem is not
+        assertThat(mount(container, "/tmp")).isNotNull();
+        assertThat(volume(pod, mount(container, "/tmp").getName()).getEmptyDir()).isNotNull();
+    }
+
+    @Test
+    void deploymentMountsTheCertificatesSecretWhereTheWebhookReadsIt() {
+        Container container = sharderContainer();
+        PodSpec pod = single(Deployment.class).getSpec().getTemplate().getSpec();
+        String tlsDir = flag(container, "--tls-dir");
+        VolumeMount tls = mount(container, tlsDir);
+        assertThat(tls).as("a volume mounted at --tls-dir %s", tlsDir).isNotNull();
+        assertThat(volume(pod, tls.getName()).getSecret().getSecretName())
+                .isEqualTo(spec(certificate()).get("secretName"));
+    }
+
+    @Test
+    void deploymentMountsTheSharderConfigurationOverTheImagesFile() throws IOException {
+        Container container = sharderContainer();
+        PodSpec pod = single(Deployment.class).getSpec().getTemplate().getSpec();
+        VolumeMount config = mount(container, HOME + "/etc/" + SHARDER_CFG);
+        assertThat(config).isNotNull();
+        assertThat(config.getSubPath()).isEqualTo(SHARDER_CFG);
+        Map<String, Object> kustomization = yamlMap(MANIFESTS.resolve("kustomization.yaml"));
+        Map<?, ?> generator = (Map<?, ?>) list(kustomization.get("configMapGenerator")).get(0);
+        assertThat(volume(pod, config.getName()).getConfigMap().getName()).isEqualTo(generator.get("name"));
+        assertThat(generator.get("namespace")).isEqualTo(NS);
+        assertThat(strings(generator.get("files"))).containsExactly("etc/" + SHARDER_CFG);
+
+        // the image: distribution in HOME, `bin/ringmaster run` as entrypoint, the pod's user
+        String dockerfile = Files.readString(REPO.resolve("distribution/Dockerfile"), StandardCharsets.UTF_8);
+        assertThat(dockerfile).contains("COPY target/ringmaster/ " + HOME + "/")
+                .contains("ENTRYPOINT [\"" + HOME + "/bin/ringmaster\", \"run\"]")
+                .contains("USER " + pod.getSecurityContext().getRunAsUser() + ":")
+                .contains("EXPOSE 8080 " + WEBHOOK_PORT);
+    }
+
+    @Test
+    void sharderConfigurationIsTheDistributionsWithTheCertManagerCertificate() throws IOException {
+        Properties ours = cfg(MANIFESTS.resolve("etc/" + SHARDER_CFG));
+        Properties distribution = distributionCfg(SHARDER_CFG);
+        assertThat(ours.stringPropertyNames()).as("keys of manifests/etc/%s and the distribution's", SHARDER_CFG)
+                .isEqualTo(distribution.stringPropertyNames());
+        Set<String> attributes = Arrays.stream(SharderSettings.class.getDeclaredMethods()).map(Method::getName)
+                .collect(Collectors.toSet());
+        assertThat(attributes).containsAll(ours.stringPropertyNames());
+        for (String key : ours.stringPropertyNames()) {
+            if (!key.equals("webhookCertManagerCertificate")) {
+                assertThat(ours.getProperty(key)).as("%s (copy the distribution's value)", key)
+                        .isEqualTo(distribution.getProperty(key));
+            }
+        }
+        String certificate = ours.getProperty("webhookCertManagerCertificate")
+                .replace("${ringmaster.run.namespace}", single(Deployment.class).getMetadata().getNamespace());
+        GenericKubernetesResource cert = certificate();
+        assertThat(certificate).isEqualTo(cert.getMetadata().getNamespace() + "/" + cert.getMetadata().getName());
+        assertThatCode(() -> WebhookClientSettings.defaults().withCertManagerCertificate(certificate)).doesNotThrowAnyException();
+        assertThat(ours.getProperty("webhookMode")).isEqualTo("${ringmaster.run.webhookMode}");
+    }
+
+    @Test
+    void serviceIsWhereWebhookConfigurationsPointAndTargetsTheWebhookPort() throws Exception {
+        Service service = single(Service.class);
+        Deployment deployment = single(Deployment.class);
+        assertThat(service.getMetadata().getNamespace()).isEqualTo(defaultOf("webhookServiceNamespace"))
+                .isEqualTo(WebhookClientSettings.DEFAULT_SERVICE.namespace());
+        assertThat(service.getMetadata().getName()).isEqualTo(defaultOf("webhookServiceName"))
+                .isEqualTo(WebhookClientSettings.DEFAULT_SERVICE.name());
+        assertThat(deployment.getSpec().getTemplate().getMetadata().getLabels())
+                .containsAllEntriesOf(service.getSpec().getSelector());
+
+        ServicePort webhook = servicePort(service, (Integer) defaultOf("webhookServicePort"));
+        assertThat(webhook.getPort()).isEqualTo(WebhookClientSettings.DEFAULT_SERVICE.port());
+        assertThat(containerPort(webhook.getTargetPort())).isEqualTo(WEBHOOK_PORT);
+        ServicePort metrics = service.getSpec().getPorts().stream().filter(port -> "metrics".equals(port.getName()))
+                .findFirst().orElseThrow();
+        assertThat(containerPort(metrics.getTargetPort())).isEqualTo(8080);
+    }
+
+    @Test
+    void certificateNamesTheServiceAndIsIssuedByTheIssuer() {
+        GenericKubernetesResource certificate = certificate();
+        Service service = single(Service.class);
+        String host = service.getMetadata().getName() + "." + service.getMetadata().getNamespace() + ".svc";
+        assertThat(strings(spec(certificate).get("dnsNames"))).contains(host, host + ".cluster.local");
+        Map<?, ?> issuerRef = (Map<?, ?>) spec(certificate).get("issuerRef");
+        GenericKubernetesResource issuer = generic("Issuer");
+        assertThat(issuerRef.get("kind")).isEqualTo("Issuer");
+        assertThat(issuerRef.get("name")).isEqualTo(issuer.getMetadata().getName());
+        assertThat(issuer.getMetadata().getNamespace()).isEqualTo(certificate.getMetadata().getNamespace());
+    }
+
+    @Test
+    void rbacGrantsExactlyWhatTheSharderCallsAndNoWildcards() {
+        Map<Path, Object> base = new TreeMap<>(objects);
+        base.keySet().removeIf(file -> !file.getParent().equals(MANIFESTS));
+        assertThat(granted(base.values())).as("permissions of the sharder's service account")
+                .containsExactlyInAnyOrderElementsOf(SHARDER_NEEDS);
+
+        objects.values().stream().filter(object -> object instanceof ClusterRole || object instanceof Role)
+                .forEach(role -> {
+                    List<PolicyRule> rules = role instanceof ClusterRole clusterRole ? clusterRole.getRules()
+                            : ((Role) role).getRules();
+                    for (PolicyRule rule : rules) {
+                        assertThat(rule.getApiGroups()).doesNotContain("*");
+                        assertThat(rule.getResources()).doesNotContain("*").noneMatch(resource -> resource.contains("*"));
+                        assertThat(rule.getVerbs()).doesNotContain("*");
+                        assertThat(rule.getResourceNames()).isNullOrEmpty();
+                        assertThat(rule.getNonResourceURLs()).isNullOrEmpty();
+                    }
+                });
+
+        // the sharded resources: an empty, aggregated ClusterRole bound to the sharder
+        ClusterRole sharded = objects.values().stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .filter(role -> role.getAggregationRule() != null).findFirst().orElseThrow();
+        assertThat(sharded.getRules()).isEmpty();
+        assertThat(sharded.getAggregationRule().getClusterRoleSelectors()).singleElement()
+                .satisfies(selector -> assertThat(selector.getMatchLabels())
+                        .containsEntry("ringmaster.dev/aggregate-to-sharder", "true"));
+        assertThat(objects.values()).anySatisfy(object -> {
+            assertThat(object).isInstanceOf(ClusterRoleBinding.class);
+            ClusterRoleBinding binding = (ClusterRoleBinding) object;
+            assertThat(binding.getRoleRef().getName()).isEqualTo(sharded.getMetadata().getName());
+            assertThat(binding.getSubjects()).allMatch(ManifestsTest::isSharder);
+        });
+    }
+
+    @Test
+    void leaderElectionLeaseIsInTheNamespaceTheRoleCovers() throws Exception {
+        assertThat(defaultOf("leaderElectionNamespace")).isEqualTo(NS);
+        assertThat(SHARDER_NEEDS).contains(namespaced((String) defaultOf("leaderElectionNamespace"),
+                "coordination.k8s.io", "leases", "create"));
+    }
+
+    @Test
+    void podReadinessRbacIsOptionalAndReadsPods() {
+        Map<Path, Object> podReadiness = new TreeMap<>(objects);
+        podReadiness.keySet().removeIf(file -> !file.getParent().equals(MANIFESTS.resolve("pod-readiness")));
+        assertThat(granted(podReadiness.values())).containsExactlyInAnyOrderElementsOf(POD_READINESS_NEEDS);
+    }
+
+    @Test
+    void podDisruptionBudgetKeepsOneReplica() {
+        PodDisruptionBudget budget = single(PodDisruptionBudget.class);
+        assertThat(budget.getSpec().getMinAvailable()).isEqualTo(new IntOrString(1));
+        assertThat(single(Deployment.class).getSpec().getTemplate().getMetadata().getLabels())
+                .containsAllEntriesOf(budget.getSpec().getSelector().getMatchLabels());
+    }
+
+    @Test
+    void serviceMonitorScrapesTheServicesMetricsPort() {
+        GenericKubernetesResource monitor = generic("ServiceMonitor");
+        Service service = single(Service.class);
+        Map<?, ?> selector = (Map<?, ?>) spec(monitor).get("selector");
+        Map<String, String> matchLabels = new LinkedHashMap<>();
+        castMap(selector.get("matchLabels")).forEach((key, value) -> matchLabels.put(String.valueOf(key), String.valueOf(value)));
+        assertThat(service.getMetadata().getLabels()).containsAllEntriesOf(matchLabels);
+        assertThat(strings(((Map<?, ?>) spec(monitor).get("namespaceSelector")).get("matchNames")))
+                .containsExactly(service.getMetadata().getNamespace());
+        Map<?, ?> endpoint = (Map<?, ?>) list(spec(monitor).get("endpoints")).get(0);
+        assertThat(endpoint.get("path")).isEqualTo("/metrics");
+        assertThat(service.getSpec().getPorts()).extracting(ServicePort::getName).contains((String) endpoint.get("port"));
+    }
+
+    // ---- permissions
+
+    record Permission(String namespace, String group, String resource, String verb) {
+        @Override
+        public String toString() {
+            return (namespace == null ? "cluster-wide" : "in " + namespace) + ": " + verb + " "
+                    + (group.isEmpty() ? resource : resource + "." + group);
+        }
+    }
+
+    private static Permission cluster(String group, String resource, String verb) {
+        return new Permission(null, group, resource, verb);
+    }
+
+    private static Permission namespaced(String namespace, String group, String resource, String verb) {
+        return new Permission(namespace, group, resource, verb);
+    }
+
+    /** What the bindings among these objects grant the sharder's service account, through roles among them. */
+    private static List<Permission> granted(Collection<Object> among) {
+        List<Permission> granted = new ArrayList<>();
+        for (Object object : among) {
+            if (object instanceof ClusterRoleBinding binding && binding.getSubjects().stream().anyMatch(ManifestsTest::isSharder)) {
+                rulesOf(binding.getRoleRef().getKind(), binding.getRoleRef().getName(), null)
+                        .forEach(rule -> expand(rule, null, granted));
+            } else if (object instanceof RoleBinding binding
+                    && binding.getSubjects().stream().anyMatch(ManifestsTest::isSharder)) {
+                String namespace = binding.getMetadata().getNamespace();
+                rulesOf(binding.getRoleRef().getKind(), binding.getRoleRef().getName(), namespace)
+                        .forEach(rule -> expand(rule, namespace, granted));
+            }
+        }
+        return granted;
+    }
+
+    private static List<PolicyRule> rulesOf(String kind, String name, String namespace) {
+        return objects.values().stream()
+                .filter(object -> kind.equals("ClusterRole") ? object instanceof ClusterRole
+                        : object instanceof Role role && Objects.equals(role.getMetadata().getNamespace(), namespace))
+                .map(HasMetadata.class::cast)
+                .filter(role -> role.getMetadata().getName().equals(name))
+                .findFirst()
+                .map(role -> role instanceof ClusterRole clusterRole ? clusterRole.getRules() : ((Role) role).getRules())
+                .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in manifests/"));
+    }
+
+    private static void expand(PolicyRule rule, String namespace, List<Permission> into) {
+        for (String group : rule.getApiGroups()) {
+            for (String resource : rule.getResources()) {
+                for (String verb : rule.getVerbs()) {
+                    into.add(new Permission(namespace, group, resource, verb));
+                }
+            }
+        }
+    }
+
+    private static boolean isSharder(Subject subject) {
+        return "ServiceAccount".equals(subject.getKind()) && SERVICE_ACCOUNT.equals(subject.getName())
+                && NS.equals(subject.getNamespace());
+    }
+
+    // ---- the objects
+
+    private static <T> T single(Class<T> type) {
+        List<T> found = objects.values().stream().filter(type::isInstance).map(type::cast).toList();
+        assertThat(found).as("one %s in manifests/", type.getSimpleName()).hasSize(1);
+        return found.get(0);
+    }
+
+    private static GenericKubernetesResource generic(String kind) {
+        List<GenericKubernetesResource> found = objects.values().stream()
+                .filter(GenericKubernetesResource.class::isInstance).map(GenericKubernetesResource.class::cast)
+                .filter(resource -> resource.getKind().equals(kind)).toList();
+        assertThat(found).as("one %s in manifests/", kind).hasSize(1);
+        return found.get(0);
+    }
+
+    private static GenericKubernetesResource certificate() {
+        return generic("Certificate");
+    }
+
+    private static Map<?, ?> spec(GenericKubernetesResource resource) {
+        return (Map<?, ?>) resource.getAdditionalProperties().get("spec");
+    }
+
+    private static Container sharderContainer() {
+        List<Container> containers = single(Deployment.class).getSpec().getTemplate().getSpec().getContainers();
+        assertThat(containers).hasSize(1);
+        return containers.get(0);
+    }
+
+    /** The value after a flag in the container's args. */
+    private static String flag(Container container, String flag) {
+        List<String> args = container.getArgs();
+        int at = args.indexOf(flag);
+        assertThat(at).as("%s in the args %s", flag, args).isNotNegative().isLessThan(args.size() - 1);
+        return args.get(at + 1);
+    }
+
+    private static VolumeMount mount(Container container, String path) {
+        return container.getVolumeMounts().stream().filter(mount -> mount.getMountPath().equals(path)).findFirst()
+                .orElse(null);
+    }
+
+    private static Volume volume(PodSpec pod, String name) {
+        return pod.getVolumes().stream().filter(volume -> volume.getName().equals(name)).findFirst().orElseThrow();
+    }
+
+    /** "port/path" of a probe, the port resolved through the container's named ports. */
+    private static String probe(Probe probe) {
+        assertThat(probe).as("probe").isNotNull();
+        assertThat(probe.getHttpGet()).as("HTTP probe").isNotNull();
+        return containerPort(probe.getHttpGet().getPort()) + probe.getHttpGet().getPath();
+    }
+
+    private static int containerPort(IntOrString port) {
+        if (port.getIntVal() != null) {
+            return port.getIntVal();
+        }
+        return sharderContainer().getPorts().stream().filter(candidate -> port.getStrVal().equals(candidate.getName()))
+                .findFirst().orElseThrow(() -> new AssertionError("no container port named " + port.getStrVal()))
+                .getContainerPort();
+    }
+
+    private static ServicePort servicePort(Service service, int port) {
+        return service.getSpec().getPorts().stream().filter(candidate -> candidate.getPort() == port).findFirst()
+                .orElseThrow(() -> new AssertionError("Service " + service.getMetadata().getName() + " has no port " + port));
+    }
+
+    /** The default of a sharder setting (SharderSettings), as a configuration without the key gets it. */
+    private static Object defaultOf(String attribute) throws NoSuchMethodException {
+        return SharderSettings.class.getMethod(attribute).getDefaultValue();
+    }
+
+    /**
+     * Collects the fields of a fabric8 model object (and of the model objects in it) that the model
+     * does not know: the model keeps them in additionalProperties instead of failing.
+     */
+    private static void unknownFields(Object object, String path, List<String> unknown) {
+        if (object == null) {
+            return;
+        }
+        if (object instanceof Collection<?> collection) {
+            int i = 0;
+            for (Object element : collection) {
+                unknownFields(element, path + "[" + i++ + "]", unknown);
+            }
+            return;
+        }
+        if (object instanceof Map<?, ?> map) {
+            map.forEach((key, value) -> unknownFields(value, path + "." + key, unknown));
+            return;
+        }
+        if (!object.getClass().getName().startsWith("io.fabric8.kubernetes.api.model")) {
+            return;
+        }
+        for (Class<?> type = object.getClass(); type != null && type != Object.class; type = type.getSuperclass()) {
+            for (Field field : type.getDeclaredFields()) {
+                if (Modifier.isStatic(field.getModifiers())) {
+                    continue;
+                }
+                field.setAccessible(true);
+                Object value;
+                try {
+                    value = field.get(object);
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError(e);
+                }
+                // (JSONSchemaProps has a schema field of that name: not a map)
+                if (field.getName().equals("additionalProperties") && Map.class.isAssignableFrom(field.getType())) {
+                    (value == null ? Map.of() : (Map<?, ?>) value).keySet().forEach(key -> unknown.add(path + "." + key));
+                } else {
+                    unknownFields(value, path + "." + field.getName(), unknown);
+                }
+            }
+        }
+    }
+
+    // ---- files
+
+    /** Every YAML file under manifests/ but kustomizations and the label guard's. */
+    private static List<Path> manifestFiles() throws IOException {
+        try (Stream<Path> paths = Files.walk(MANIFESTS)) {
+            return paths.filter(Files::isRegularFile)
+                    .filter(path -> !path.startsWith(LABEL_GUARD))
+                    .filter(path -> path.toString().endsWith(".yaml") || path.toString().endsWith(".yml"))
+                    .filter(path -> !path.getFileName().toString().equals("kustomization.yaml"))
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    /**
+     * The files of a kustomization's directory tree that belong to it (not to a nested kustomization),
+     * and the nested kustomizations' directories directly below it.
+     */
+    private static List<Path> ownedBy(Path root, List<Path> roots) throws IOException {
+        List<Path> owned = new ArrayList<>();
+        try (Stream<Path> children = Files.list(root)) {
+            for (Path child : children.sorted().toList()) {
+                if (child.getFileName().toString().equals("kustomization.yaml")) {
+                    continue;
+                }
+                if (Files.isDirectory(child)) {
+                    if (roots.contains(child) || child.equals(LABEL_GUARD)) {
+                        owned.add(child);
+                    } else {
+                        owned.addAll(ownedBy(child, roots));
+                    }
+                } else {
+                    owned.add(child);
+                }
+            }
+        }
+        return owned;
+    }
+
+    private static Map<String, Object> yamlMap(Path file) throws IOException {
+        Map<String, Object> map = new LinkedHashMap<>();
+        castMap(SERIALIZATION.unmarshal(Files.readString(file, StandardCharsets.UTF_8), Map.class))
+                .forEach((key, value) -> map.put(String.valueOf(key), value));
+        return map;
+    }
+
+    private static Properties distributionCfg(String name) throws IOException {
+        return cfg(REPO.resolve("distribution/src/main/dist/etc").resolve(name));
+    }
+
+    private static Properties distributionCfgIfPresent(String name) throws IOException {
+        Path file = REPO.resolve("distribution/src/main/dist/etc").resolve(name);
+        return Files.exists(file) ? cfg(file) : new Properties();
+    }
+
+    private static Properties cfg(Path file) throws IOException {
+        Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(reader);
+        }
+        return properties;
+    }
+
+    private static List<?> list(Object value) {
+        return value == null ? List.of() : (List<?>) value;
+    }
+
+    private static List<String> strings(Object value) {
+        return list(value).stream().map(String::valueOf).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<Object, Object> castMap(Object value) {
+        return (Map<Object, Object>) value;
+    }
+}
