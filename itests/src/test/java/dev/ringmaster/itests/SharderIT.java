@@ -425,6 +425,9 @@ public class SharderIT {
         String owner = "cm-0";
         String ownerShard = desiredShards(RENDEZVOUS, List.of(owner)).get(owner);
         String escapedLabel = SHARD_LABEL.replace("~", "~0").replace("/", "~1");
+        // e_ ends with a configuration change, which replaces the replica behind the webhook: until the new
+        // one has read the ring and its shards it allows objects unassigned (by design); wait for it
+        Until.holds(SOON, "the webhook assigns again", () -> assigns(https, port, path));
 
         String fresh = admit(https, port, path, "configmaps", "ConfigMap", "{\"name\":\"fresh\"}", false);
         String freshShard = desiredShards(RENDEZVOUS, List.of("fresh")).get("fresh");
@@ -616,6 +619,14 @@ public class SharderIT {
     }
 
     /** The decoded JSONPatch of an AdmissionReview answer. */
+    private static boolean assigns(HttpClient https, int port, String path) {
+        try {
+            return admit(https, port, path, "configmaps", "ConfigMap", "{\"name\":\"probe\"}", true).contains("\"patch\"");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     private static String patchOf(String answer) {
         Matcher patch = Pattern.compile("\"patch\":\"([A-Za-z0-9+/=]+)\"").matcher(answer);
         assertTrue(answer, patch.find());

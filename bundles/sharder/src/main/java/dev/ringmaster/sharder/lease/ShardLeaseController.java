@@ -195,24 +195,28 @@ public final class ShardLeaseController implements AutoCloseable {
      */
     private void publish() {
         synchronized (publishLock) {
+            boolean first = false;
             if (!initiallyClassified) {
                 if (!informer.hasSynced() || !reconciler.hasClassified(cachedLeases())) {
                     return;
                 }
                 initiallyClassified = true;
-                initialMembership.complete(reconciler.membership());
+                first = true;
             }
             Membership next = reconciler.membership();
-            if (next.equals(membership.get())) {
-                return;
-            }
-            membership.set(next);
-            for (Consumer<Membership> listener : listeners) {
-                try {
-                    listener.accept(next);
-                } catch (RuntimeException e) {
-                    LOG.warn("Membership listener {} failed", listener, e);
+            if (!next.equals(membership.get())) {
+                membership.set(next);
+                for (Consumer<Membership> listener : listeners) {
+                    try {
+                        listener.accept(next);
+                    } catch (RuntimeException e) {
+                        LOG.warn("Membership listener {} failed", listener, e);
+                    }
                 }
+            }
+            if (first) {
+                // after the listeners: whoever waits for it (a new term) finds the ring views built with it
+                initialMembership.complete(next);
             }
         }
     }
