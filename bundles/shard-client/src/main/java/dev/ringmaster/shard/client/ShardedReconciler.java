@@ -1,19 +1,26 @@
 package dev.ringmaster.shard.client;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
+import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,8 +54,15 @@ import org.slf4j.LoggerFactory;
  * the informer's store again, so nothing that happened meanwhile is missed. A call already running
  * when the lease is lost is not interrupted.
  *
- * <p>Failures of the user's function and of the drain acknowledgement are logged; the object is
- * tried again at its next event (use an informer resync period for periodic retries).
+ * <p>Failures of the user's function are logged; the object is tried again at its next event (use
+ * an informer resync period for periodic retries).
+ *
+ * <p><b>Drain sweep.</b> A drain must not depend on one watch event reaching this shard: after an
+ * API server outage a fabric8 watch can stay silent (it reports itself watching, yet delivers
+ * nothing; {@code ApiServerOutageRealIT}), and a hand-back that failed is not retried by any event.
+ * So, given {@link Builder#drainSweep(FilterWatchListDeletable, Duration)}, the wrapper lists this
+ * shard's drained objects from the API server every period while it holds the lease and hands each
+ * back, reading the listed state, not the informer's cache.
  *
  * <pre>{@code
  * SharedIndexInformer<ConfigMap> informer = sharding.informers().runnableInformer(client.configMaps().inAnyNamespace());
@@ -99,6 +113,10 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     private final Set<String> claimed = new HashSet<>();
     /** Claimed keys another task wanted meanwhile: dispatched again when released. */
     private final Set<String> dispatchAgain = new HashSet<>();
+    /** Lists this shard's drained objects from the API server; null: no drain sweep. */
+    private final Supplier<List<T>> sweepList;
+    private final Duration sweepPeriod;
+    private final ScheduledExecutorService sweeper;
     /** Bumped on onLost and close: queued tasks of an older generation do nothing. */
     private volatile long generation;
     private volatile boolean started;
@@ -117,6 +135,10 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
                 : builder.worker;
         this.handBack = Executors.newFixedThreadPool(builder.handBackThreads,
                 daemonThreads("hand-back-" + labels.shard()));
+        this.sweepList = builder.sweepList;
+        this.sweepPeriod = builder.sweepPeriod;
+        this.sweeper = sweepList == null ? null
+                : Executors.newSingleThreadScheduledExecutor(daemonThreads("drain-sweep-" + labels.shard()));
     }
 
     /** Daemon threads named {@code prefix}, then {@code -2}, {@code -3}, ... for the second and later. */
@@ -155,6 +177,10 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         started = true;
         lease.addListener(this);
         informer.addEventHandler(this);
+        if (sweeper != null) {
+            sweeper.scheduleWithFixedDelay(this::sweepDrains, sweepPeriod.toMillis(), sweepPeriod.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        }
     }
 
     /**
@@ -174,6 +200,9 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         informer.removeEventHandler(this);
         lease.removeListener(this);
         handBack.shutdown();
+        if (sweeper != null) {
+            sweeper.shutdownNow();
+        }
         if (ownsWorker) {
             worker.shutdown();
         }
@@ -281,6 +310,37 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         return object != null && !handedBack(key, object);
     }
 
+    /**
+     * Lists this shard's drained objects from the API server and hands back each one not handed back
+     * yet, with the listed state: the informer's cache may not show the drain (a watch that went
+     * silent, an event lost) and a failed hand-back gets no further event.
+     */
+    void sweepDrains() {
+        if (closed || !lease.isHeld()) {
+            return; // onAcquired queues every cached object; the next sweep after it lists again
+        }
+        List<T> drained;
+        try {
+            drained = sweepList.get();
+        } catch (RuntimeException e) {
+            LOG.warn("Shard {} could not list its drained objects: {}", labels.shard(), e.toString());
+            return;
+        }
+        for (T object : drained) {
+            if (!labels.mustDrain(object.getMetadata().getLabels())) {
+                continue;
+            }
+            String key = Cache.metaNamespaceKeyFunc(object);
+            LOG.info("Shard {}: drain sweep found {} still drained; handing it back", labels.shard(), key);
+            submit(handBack, queuedForHandBack, key, ignored -> {
+                if (!closed && lease.isHeld()) {
+                    handedBack(key, object);
+                }
+                return false;
+            });
+        }
+    }
+
     /** @return never asks to dispatch again: the worker reads the newest state itself */
     private boolean process(String key) {
         T object = ownedObject(key);
@@ -312,7 +372,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
      * Hands the object back if it is drained from this shard.
      *
      * @return whether it was drained: handed back now or before, or a failure logged (its next event
-     *     tries again); either way not to be reconciled
+     *     or the drain sweep tries again); either way not to be reconciled
      */
     private boolean handedBack(String key, T object) {
         try {
@@ -332,6 +392,8 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         private Reconciler<? super T> reconciler;
         private ExecutorService worker;
         private int handBackThreads = DEFAULT_HAND_BACK_THREADS;
+        private Supplier<List<T>> sweepList;
+        private Duration sweepPeriod;
 
         private Builder(Sharding sharding, SharedIndexInformer<T> informer) {
             this.sharding = sharding;
@@ -373,6 +435,29 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
                 throw new IllegalArgumentException("hand-back threads must be at least 1, got " + threads);
             }
             this.handBackThreads = threads;
+            return this;
+        }
+
+        /**
+         * Every {@code period} while the lease is held, lists this shard's drained objects with
+         * {@code operation} (restricted here to this shard's shard label and the drain label) and
+         * hands each back, whatever the informer's cache shows. Give the operation the informer
+         * lists and watches with, e.g. {@code client.configMaps().inNamespace(ns)}. Default: no
+         * sweep, so a drain whose watch event never arrives waits for the object's next event.
+         */
+        public <L extends KubernetesResourceList<T>> Builder<T> drainSweep(FilterWatchListDeletable<T, L, ?> operation,
+                                                                          Duration period) {
+            Objects.requireNonNull(operation, "operation");
+            Objects.requireNonNull(period, "period");
+            if (period.isNegative() || period.isZero()) {
+                throw new IllegalArgumentException("drain sweep period must be positive, got " + period);
+            }
+            ShardLabels shardLabels = sharding.labels();
+            FilterWatchListDeletable<T, L, ?> drained = operation
+                    .withLabel(shardLabels.shardLabel(), shardLabels.shard())
+                    .withLabel(shardLabels.drainLabel());
+            this.sweepList = () -> drained.list().getItems();
+            this.sweepPeriod = period;
             return this;
         }
 

@@ -111,6 +111,42 @@ class ShardedReconcilerTest {
     }
 
     @Test
+    void theDrainSweepHandsBackADrainTheInformerNeverDelivered() {
+        sharding.lease().tick();
+        create("drained", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), "true", "app", "demo"), true);
+        // an informer that is never started stands for one whose watch went silent in an outage:
+        // its cache never shows the drain, and no event comes
+        informer = sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace));
+        reconciler = ShardedReconciler.builder(sharding, informer)
+                .worker(worker)
+                .reconciler(userReconcile)
+                .drainSweep(client.configMaps().inNamespace(namespace), Duration.ofMillis(100))
+                .build();
+        reconciler.start();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> get("drained").getMetadata().getLabels().size() == 1);
+        assertThat(get("drained").getMetadata().getLabels()).containsOnly(Map.entry("app", "demo"));
+        assertThat(reconciled).isEmpty();
+    }
+
+    @Test
+    void theDrainSweepWaitsForTheLease() throws InterruptedException {
+        create("drained", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), "true"), true);
+        informer = sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace));
+        reconciler = ShardedReconciler.builder(sharding, informer)
+                .worker(worker)
+                .reconciler(userReconcile)
+                .drainSweep(client.configMaps().inNamespace(namespace), Duration.ofMillis(50))
+                .build();
+        reconciler.start();
+
+        Thread.sleep(500);
+        assertThat(get("drained").getMetadata().getLabels()).containsKey(labels.drainLabel());
+        sharding.lease().tick();
+        await().atMost(Duration.ofSeconds(10)).until(() -> get("drained").getMetadata().getLabels().isEmpty());
+    }
+
+    @Test
     void theUserFilterCannotHideADrain() {
         sharding.lease().tick();
         // the user's filter only wants ConfigMaps with data; the drained one has none

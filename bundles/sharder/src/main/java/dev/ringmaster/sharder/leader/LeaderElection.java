@@ -60,7 +60,7 @@ public final class LeaderElection implements AutoCloseable {
     public LeaderElection(KubernetesClient client, String namespace, String leaseName, String identity,
             Timing timing, Clock clock, Runnable startLeading, Runnable stopLeading) {
         this.client = client;
-        this.lock = new RenewalClock(new LeaseLock(namespace, leaseName, identity), clock);
+        this.lock = new RenewalClock(new LeaseLock(namespace, leaseName, identity), clock, timing.renewDeadline());
         this.timing = timing;
         this.startLeading = startLeading;
         this.stopLeading = stopLeading;
@@ -110,6 +110,7 @@ public final class LeaderElection implements AutoCloseable {
     }
 
     private void stopped() {
+        lock.termEnded();
         if (leading.getAndSet(false)) {
             LOG.info("{} stopped leading the sharder", lock.identity());
             stopLeading.run();

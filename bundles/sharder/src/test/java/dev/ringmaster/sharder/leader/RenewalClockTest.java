@@ -52,7 +52,7 @@ class RenewalClockTest {
         public String describe() {
             return "sharding-system/sharder";
         }
-    }, clock);
+    }, clock, Duration.ofSeconds(10));
 
     @Test
     void aSuccessfulRenewalHoldsTheLeaseForItsDurationFromWhenItWasSent() {
@@ -74,6 +74,34 @@ class RenewalClockTest {
         failWrites = false;
         lock.update(null, record(""));
         assertThat(lock.heldUntil()).isEmpty();
+    }
+
+    @Test
+    void aRenewalCompletingAfterTheRenewDeadlineIsRefusedAndTheNextTermStartsAfresh() {
+        lock.create(null, record("replica-a")); // sent at T0, done at T0 + 3 s
+        // the next attempt's requests hang through an outage of 20 s and succeed once it is over
+        clock.advance(Duration.ofSeconds(20));
+        assertThatThrownBy(() -> lock.update(null, record("replica-a")))
+                .isInstanceOf(KubernetesClientException.class).hasMessageContaining("renew deadline");
+        assertThat(lock.heldUntil()).isEmpty();
+
+        // the elector stopped leading; acquiring again begins a new term, which is not refused
+        Instant sent = clock.instant();
+        lock.update(null, record("replica-a"));
+        assertThat(lock.heldUntil()).contains(sent.plusSeconds(15));
+        // and renewals in time go on being counted
+        lock.update(null, record("replica-a"));
+        assertThat(lock.heldUntil()).contains(sent.plusSeconds(3 + 15));
+    }
+
+    @Test
+    void anAcquisitionAfterTheTermEndedIsNotARenewal() {
+        lock.create(null, record("replica-a"));
+        lock.termEnded();
+        clock.advance(Duration.ofMinutes(5));
+        Instant sent = clock.instant();
+        lock.update(null, record("replica-a"));
+        assertThat(lock.heldUntil()).contains(sent.plusSeconds(15));
     }
 
     private static LeaderElectionRecord record(String holder) {

@@ -5,9 +5,12 @@ import dev.ringmaster.shard.client.ShardInformers;
 import dev.ringmaster.shard.client.ShardedReconciler;
 import dev.ringmaster.shard.client.Sharding;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapList;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
@@ -121,6 +124,8 @@ public final class ChecksumShard implements AutoCloseable {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(ChecksumShard.class);
+    /** How often the shard lists its drained ConfigMaps from the API server ({@link ShardedReconciler.Builder#drainSweep}). */
+    static final Duration DRAIN_SWEEP = Duration.ofSeconds(10);
     /** How long a graceful close waits for the running reconcile before releasing the Lease anyway. */
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -184,14 +189,17 @@ public final class ChecksumShard implements AutoCloseable {
         List<String> scopes = options.watchNamespaces().isEmpty() ? Collections.singletonList(null)
                 : options.watchNamespaces();
         for (String namespace : scopes) {
-            SharedIndexInformer<ConfigMap> configMaps = filtered.filter(namespace == null
-                    ? client.configMaps().inAnyNamespace() : client.configMaps().inNamespace(namespace))
+            FilterWatchListDeletable<ConfigMap, ConfigMapList, Resource<ConfigMap>> configMapOperation = namespace == null
+                    ? client.configMaps().inAnyNamespace() : client.configMaps().inNamespace(namespace);
+            SharedIndexInformer<ConfigMap> configMaps = filtered.filter(configMapOperation)
                     .runnableInformer(options.resync().toMillis());
             SharedIndexInformer<Secret> secrets = filtered.runnableInformer(namespace == null
                     ? client.secrets().inAnyNamespace() : client.secrets().inNamespace(namespace));
             ShardedReconciler<ConfigMap> reconciler = ShardedReconciler.builder(sharding, configMaps)
                     .worker(worker)
                     .reconciler(logic::reconcile)
+                    // a drain is acknowledged even if the watch went silent in an outage
+                    .drainSweep(configMapOperation, DRAIN_SWEEP)
                     .build();
             reconciler.start();
             secrets.addEventHandler(new SecretEvents(configMaps, reconciler));
