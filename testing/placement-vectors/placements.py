@@ -206,6 +206,15 @@ def table(name):
         for shard in ["shard-a", "shard-b"]:
             print("%s: %s" % (shard, " ".join("cm-%d" % i for i in range(50)
                                                if ring.shard_for("/ConfigMap/sharded/cm-%d" % i) == shard)))
+    elif name == "migration":  # itests' MigrationRealIT: a fleet as the reference sharder left it
+        shards = unweighted("checksum-6d4b9c7f8-2xkqp", "checksum-6d4b9c7f8-hv4mn", "checksum-6d4b9c7f8-wz8rt")
+        ring = ConsistentHashRing(shards)
+        for namespace in ["migrate-controllerring", "migrate-clusterring"]:
+            print(namespace)
+            for shard in sorted(shards):
+                print("  %s: %s" % (shard, " ".join("cm-%d" % i for i in range(60)
+                                                     if ring.shard_for("/ConfigMap/%s/cm-%d" % (namespace, i)) == shard)))
+            print("  fresh ->", ring.shard_for("/ConfigMap/%s/fresh" % namespace))
     else:
         raise SystemExit("unknown table " + name)
 

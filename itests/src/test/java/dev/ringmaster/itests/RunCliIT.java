@@ -8,13 +8,13 @@ import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.Distribution;
 import dev.ringmaster.itests.support.Json;
 import dev.ringmaster.itests.support.MockApiServer;
+import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.itests.support.WebhookCertificates;
 import dev.ringmaster.itests.support.WebhookClient;
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -228,15 +228,7 @@ public class RunCliIT {
     }
 
     /** The ring's Ready condition, empty while it has none. */
-    @SuppressWarnings("unchecked")
     private Map<String, Object> ready() {
-        GenericKubernetesResource ring = client.genericKubernetesResources("sharding.timebertt.dev/v1alpha1", "ClusterRing")
-                .withName(RING).get();
-        Object status = ring.getAdditionalProperties().get("status");
-        if (!(status instanceof Map<?, ?> fields) || !(fields.get("conditions") instanceof List<?> conditions)) {
-            return Map.of();
-        }
-        return conditions.stream().map(condition -> (Map<String, Object>) condition)
-                .filter(condition -> "Ready".equals(condition.get("type"))).findFirst().orElse(Map.of());
+        return new RingObjects(client, RING, "default").ready();
     }
 }

@@ -12,6 +12,7 @@ import dev.ringmaster.itests.support.AdmissionStream;
 import dev.ringmaster.itests.support.Configurations;
 import dev.ringmaster.itests.support.Distribution;
 import dev.ringmaster.itests.support.MockApiServer;
+import dev.ringmaster.itests.support.Pinned;
 import dev.ringmaster.itests.support.SharderPaxExam;
 import dev.ringmaster.itests.support.Until;
 import dev.ringmaster.itests.support.WebhookCertificates;
@@ -56,7 +57,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -143,11 +143,11 @@ public class SharderIT {
      * under test.
      */
     private static final Map<String, Map<String, String>> PINNED = Map.of(
-            RENDEZVOUS, pinned("shard-0: cm-0 cm-1 cm-3 cm-4 cm-5 cm-6 cm-10 cm-11 late-0 late-1",
+            RENDEZVOUS, Pinned.placements("shard-0: cm-0 cm-1 cm-3 cm-4 cm-5 cm-6 cm-10 cm-11 late-0 late-1",
                     "shard-1: cm-2 cm-7 cm-8 cm-9 fresh"),
-            CONSISTENT_HASH, pinned("shard-0: cm-0 cm-1 cm-2 cm-3 cm-4 cm-8 cm-10 cm-11 late-1",
+            CONSISTENT_HASH, Pinned.placements("shard-0: cm-0 cm-1 cm-2 cm-3 cm-4 cm-8 cm-10 cm-11 late-1",
                     "shard-1: cm-5 cm-6 cm-7 cm-9 late-0 fresh"),
-            CONSISTENT_HASH_7_TOKENS, pinned("shard-0: cm-2 cm-4 cm-7 cm-9 cm-10 late-0 late-1 fresh",
+            CONSISTENT_HASH_7_TOKENS, Pinned.placements("shard-0: cm-2 cm-4 cm-7 cm-9 cm-10 late-0 late-1 fresh",
                     "shard-1: cm-0 cm-1 cm-3 cm-5 cm-6 cm-8 cm-11"));
     /** Where rendezvous puts the namespace interpreter's key {@code default} (the same script). */
     private static final String RENDEZVOUS_SHARD_OF_NAMESPACE_DEFAULT = "shard-1";
@@ -748,17 +748,6 @@ public class SharderIT {
         Map<String, String> shardOfName = PINNED.get(placement);
         return configMaps.stream().collect(Collectors.toMap(name -> name, name -> Optional.ofNullable(shardOfName.get(name))
                 .orElseThrow(() -> new AssertionError(name + " has no pinned placement in " + placement))));
-    }
-
-    private static Map<String, String> pinned(String... lines) {
-        Map<String, String> shardOfName = new HashMap<>();
-        for (String line : lines) {
-            String[] shardAndNames = line.split(": ");
-            for (String name : shardAndNames[1].split(" ")) {
-                shardOfName.put(name, shardAndNames[0]);
-            }
-        }
-        return shardOfName;
     }
 
     /** A ConfigMap and the Secret it controls, as a controller would create them. */

@@ -15,6 +15,7 @@ import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.testing.PinnedPlacements;
@@ -268,7 +269,7 @@ class ShardsAndSharderTest {
     }
 
     private void awaitAvailableShards(int count) {
-        await().atMost(SOON).until(() -> sharder.registry().view(RING)
+        await().atMost(SOON).until(() -> sharder.registry().view(RingKey.clusterRing(RING))
                 .map(view -> view.availableShards().size() == count).orElse(false));
     }
 

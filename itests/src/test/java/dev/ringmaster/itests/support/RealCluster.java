@@ -1,6 +1,6 @@
 package dev.ringmaster.itests.support;
 
-import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.testing.apiserver.RealApiServer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -27,7 +27,7 @@ import java.util.Map;
 
 /**
  * The real API server of this JVM ({@link RealApiServer}) set up as {@code kubectl apply -k manifests}
- * sets up a cluster, without the Deployment: the ClusterRing CRD as the build generates it, the
+ * sets up a cluster, without the Deployment: the ring CRDs as the build generates them, the
  * sharder's namespace, ServiceAccount and RBAC exactly as {@code manifests/} grants them. Processes of
  * the sharder authenticate as that ServiceAccount with a token the API server issued, so RBAC decides
  * what they may do, as in a cluster.
@@ -40,6 +40,7 @@ public final class RealCluster {
     public static final String AGGREGATE_TO_SHARDER = "ringmaster.dev/aggregate-to-sharder";
 
     private static final List<String> INSTALLED = List.of("namespace.yaml", "crd/clusterrings.sharding.timebertt.dev-v1.yml",
+            "crd/controllerrings.sharding.timebertt.dev-v1.yml",
             "serviceaccount.yaml", "clusterrole.yaml", "clusterrole-sharded-resources.yaml", "clusterrolebinding.yaml",
             "clusterrolebinding-sharded-resources.yaml", "role-leader-election.yaml", "rolebinding-leader-election.yaml",
             "role-events.yaml", "rolebinding-events.yaml");
@@ -119,13 +120,18 @@ public final class RealCluster {
 
     /** Creates (or replaces) a ClusterRing from the YAML of its {@code spec}, indented by two spaces. */
     public void clusterRing(String name, String spec) {
+        ring(RingKind.CLUSTER_RING, name, spec);
+    }
+
+    /** Creates (or replaces) a ring of the kind from the YAML of its {@code spec}, indented by two spaces. */
+    public void ring(RingKind kind, String name, String spec) {
         admin().resource(admin().getKubernetesSerialization().unmarshal("""
                 apiVersion: sharding.timebertt.dev/v1alpha1
-                kind: ClusterRing
+                kind: %s
                 metadata:
                   name: %s
                 spec:
-                %s""".formatted(name, spec), GenericKubernetesResource.class)).forceConflicts().serverSideApply();
+                %s""".formatted(kind.kind(), name, spec), GenericKubernetesResource.class)).forceConflicts().serverSideApply();
     }
 
     /**
@@ -133,9 +139,14 @@ public final class RealCluster {
      * of one new namespace only, so that the rings of the test classes sharing the server never meet.
      */
     public void configMapRing(String ring, String namespace, boolean controlsSecrets) {
+        configMapRing(RingKind.CLUSTER_RING, ring, namespace, controlsSecrets);
+    }
+
+    /** {@link #configMapRing(String, String, boolean)}, as a ring of the kind. */
+    public void configMapRing(RingKind kind, String ring, String namespace, boolean controlsSecrets) {
         namespace(namespace);
         String controlled = controlsSecrets ? "    controlledResources:\n    - group: \"\"\n      resource: secrets\n" : "";
-        clusterRing(ring, """
+        ring(kind, ring, """
                   resources:
                   - group: ""
                     resource: configmaps
@@ -149,10 +160,15 @@ public final class RealCluster {
      * for an hour, longer than any test. Nothing renews it afterwards.
      */
     public void liveShardLease(String namespace, String shard, String ring) {
+        liveShardLease(RingKind.CLUSTER_RING, namespace, shard, ring);
+    }
+
+    /** {@link #liveShardLease(String, String, String)} of a ring of the kind. */
+    public void liveShardLease(RingKind kind, String namespace, String shard, String ring) {
         Duration duration = Duration.ofHours(1);
         ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
         admin().leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName(shard)
-                .addToLabels(RingContract.RING_LABEL, ring).endMetadata()
+                .addToLabels(kind.leaseLabel(), ring).endMetadata()
                 .withNewSpec().withHolderIdentity(shard).withLeaseDurationSeconds((int) duration.toSeconds())
                 .withAcquireTime(now).withRenewTime(now).endSpec().build()).forceConflicts().serverSideApply();
     }
@@ -188,12 +204,14 @@ public final class RealCluster {
         }
         // what an operator grants for rings over ConfigMaps and Secrets (docs/install.md)
         grantShardedResources("itests-sharded-core", "", List.of("configmaps", "secrets"));
-        Waiting.within(Duration.ofSeconds(30), "the ClusterRing CRD established").until(() -> {
-            CustomResourceDefinition crd = admin().apiextensions().v1().customResourceDefinitions()
-                    .withName("clusterrings.sharding.timebertt.dev").get();
-            return crd.getStatus() != null && crd.getStatus().getConditions().stream()
-                    .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
-        });
+        for (RingKind kind : RingKind.values()) {
+            Waiting.within(Duration.ofSeconds(30), "the " + kind.kind() + " CRD established").until(() -> {
+                CustomResourceDefinition crd = admin().apiextensions().v1().customResourceDefinitions()
+                        .withName(kind.plural() + ".sharding.timebertt.dev").get();
+                return crd.getStatus() != null && crd.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+            });
+        }
     }
 
     /** What kube-controller-manager's ClusterRole aggregation controller does for one aggregated role. */

@@ -1,7 +1,9 @@
 package dev.ringmaster.itests.support;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -23,17 +25,45 @@ public final class RingObjects {
     private final String namespace;
     private final String shardLabel;
     private final String drainLabel;
+    private final String leaseLabel;
+    private final RingKind kind;
 
     public RingObjects(KubernetesClient admin, String ring, String namespace) {
+        this(admin, RingKind.CLUSTER_RING, ring, namespace);
+    }
+
+    /** The objects of a ring of the kind, by that kind's labels. */
+    public RingObjects(KubernetesClient admin, RingKind kind, String ring, String namespace) {
         this.admin = admin;
         this.ring = ring;
         this.namespace = namespace;
-        this.shardLabel = RingContract.shardLabel(ring);
-        this.drainLabel = RingContract.drainLabel(ring);
+        this.shardLabel = kind.shardLabel(ring);
+        this.drainLabel = kind.drainLabel(ring);
+        this.leaseLabel = kind.leaseLabel();
+        this.kind = kind;
+    }
+
+    /** The ring object's Ready condition, empty while it has none. */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> ready() {
+        GenericKubernetesResource object = admin.genericKubernetesResources("sharding.timebertt.dev/v1alpha1", kind.kind())
+                .withName(ring).get();
+        Object status = object == null ? null : object.getAdditionalProperties().get("status");
+        if (!(status instanceof Map<?, ?> fields) || !(fields.get("conditions") instanceof List<?> conditions)) {
+            return Map.of();
+        }
+        return conditions.stream().map(condition -> (Map<String, Object>) condition)
+                .filter(condition -> "Ready".equals(condition.get("type"))).findFirst().orElse(Map.of());
     }
 
     public List<ConfigMap> configMaps() {
         return admin.configMaps().inNamespace(namespace).list().getItems();
+    }
+
+    /** The shard of each object by name; {@code (none)} for unassigned ones. */
+    public Map<String, String> placement() {
+        return configMaps().stream().collect(Collectors.toMap(configMap -> configMap.getMetadata().getName(),
+                configMap -> RealCluster.labels(configMap).getOrDefault(shardLabel, "(none)"), (a, b) -> a, TreeMap::new));
     }
 
     /** Objects per shard label value; {@code (none)} for unassigned ones. */
@@ -75,7 +105,7 @@ public final class RingObjects {
 
     /** The shards whose Lease the sharder labelled ready. */
     public Set<String> readyShards() {
-        return admin.leases().inNamespace(namespace).withLabel(RingContract.RING_LABEL, ring).list().getItems().stream()
+        return admin.leases().inNamespace(namespace).withLabel(leaseLabel, ring).list().getItems().stream()
                 .filter(lease -> "ready".equals(RealCluster.labels(lease).get(RingContract.STATE_LABEL)))
                 .map(lease -> lease.getMetadata().getName()).collect(Collectors.toSet());
     }

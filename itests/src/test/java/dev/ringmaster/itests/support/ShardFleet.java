@@ -1,6 +1,7 @@
 package dev.ringmaster.itests.support;
 
 import dev.ringmaster.examples.checksum.ReconcileLine;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.sandbox.ReconcileLog;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ public final class ShardFleet implements AutoCloseable {
 
     private final Path home;
     private final Path kubeconfig;
+    private final RingKind kind;
     private final String ring;
     private final String namespace;
     private final Map<String, Cli.Started> running = new LinkedHashMap<>();
@@ -27,7 +29,13 @@ public final class ShardFleet implements AutoCloseable {
 
     /** A fleet of shards of {@code ring} in {@code namespace}, running as the ServiceAccount {@code checksum-controller} there. */
     public ShardFleet(RealCluster cluster, Path home, String ring, String namespace) {
+        this(cluster, home, RingKind.CLUSTER_RING, ring, namespace);
+    }
+
+    /** A fleet of shards of the ring {@code ring} of the kind. */
+    public ShardFleet(RealCluster cluster, Path home, RingKind kind, String ring, String namespace) {
         this.home = home;
+        this.kind = kind;
         this.ring = ring;
         this.namespace = namespace;
         this.kubeconfig = cluster.server().serviceAccountKubeconfig(namespace, "checksum-controller",
@@ -42,7 +50,7 @@ public final class ShardFleet implements AutoCloseable {
 
     public void start(String shard) {
         Cli.Started started = Cli.startScript(home, "checksum-controller", List.of("--kubeconfig", kubeconfig.toString(),
-                "--ring", ring, "--shard-name", shard, "--namespace", namespace, "--watch-namespace", namespace));
+                "--ring-kind", kind.lowerCaseKind(), "--ring", ring, "--shard-name", shard, "--namespace", namespace, "--watch-namespace", namespace));
         running.put(shard, started);
         everStarted.add(started);
     }

@@ -1,6 +1,6 @@
 package dev.ringmaster.sharder.admission;
 
-import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionRequest;
@@ -8,6 +8,7 @@ import dev.ringmaster.ring.spi.AdmissionResponse;
 import dev.ringmaster.ring.spi.AdmissionResponse.PatchOperation;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.app.SharderMetrics;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import java.net.HttpURLConnection;
@@ -27,8 +28,8 @@ import java.util.Set;
 public final class SharderAdmission implements AdmissionHandler {
 
     public static final String NAME = "sharder";
-    /** The path prefix this handler serves: every ring's webhook path ({@link RingContract#webhookPath}). */
-    public static final String PATH_PREFIX = RingContract.WEBHOOK_PATH_PREFIX;
+    /** The path prefix this handler serves: every ring's webhook path, of either kind ({@link RingKind#webhookPath}). */
+    public static final String PATH_PREFIX = "/webhooks/sharder/";
 
     private static final Set<String> ASSIGNING_OPERATIONS = Set.of("CREATE", "UPDATE");
 
@@ -47,16 +48,18 @@ public final class SharderAdmission implements AdmissionHandler {
     /** Parse, find the ring's view, key, look up, patch: everything else was compiled into the view. */
     @Override
     public AdmissionResponse handle(String path, AdmissionRequest request) {
-        String ringName = RingContract.ringOfWebhookPath(path);
-        if (ringName == null) {
-            return AdmissionResponse.allowWithWarning("ringmaster: " + path + " names no ClusterRing; object not assigned");
+        Optional<RingKey> addressed = ringOf(path);
+        if (addressed.isEmpty()) {
+            return AdmissionResponse.allowWithWarning("ringmaster: " + path
+                    + " names no ClusterRing or ControllerRing; object not assigned");
         }
-        Optional<RingView> found = registry.view(ringName);
+        Optional<RingView> found = registry.view(addressed.get());
         if (found.isEmpty()) {
-            return AdmissionResponse.allowWithWarning("ringmaster: ClusterRing " + ringName
-                    + " does not exist; object not assigned");
+            return AdmissionResponse.allowWithWarning("ringmaster: " + addressed.get().kind().kind() + " "
+                    + addressed.get().name() + " does not exist; object not assigned");
         }
         RingView ring = found.get();
+        String ringName = ring.kind().kind() + " " + ring.name();
         if (!ASSIGNING_OPERATIONS.contains(request.operation()) || !request.subResource().isEmpty()) {
             return AdmissionResponse.allow();
         }
@@ -65,13 +68,13 @@ public final class SharderAdmission implements AdmissionHandler {
             return AdmissionResponse.allow();
         }
         if (!ring.isValid()) {
-            return AdmissionResponse.allowWithWarning("ringmaster: " + ring.kind() + " " + ringName
+            return AdmissionResponse.allowWithWarning("ringmaster: " + ringName
                     + " is invalid (see its status); object not assigned");
         }
         Optional<RingResource> resource = ring.resource(request.resourceGroup(), request.resource());
         if (resource.isEmpty()) {
             return AdmissionResponse.allowWithWarning("ringmaster: " + resourceName(request)
-                    + " is not a resource of " + ring.kind() + " " + ringName + "; object not assigned");
+                    + " is not a resource of " + ringName + "; object not assigned");
         }
         if (!ring.canAct()) {
             // a missing plug-in: the unassigned-object watch assigns the object once it is back
@@ -79,7 +82,7 @@ public final class SharderAdmission implements AdmissionHandler {
         }
         PartitionKey key = ring.keyFor(object.reference(request), resource.get());
         if (key instanceof PartitionKey.Invalid invalid) {
-            return AdmissionResponse.deny(HttpURLConnection.HTTP_BAD_REQUEST, ring.kind() + " " + ringName + " shards "
+            return AdmissionResponse.deny(HttpURLConnection.HTTP_BAD_REQUEST, ringName + " shards "
                     + resourceName(request) + ": " + invalid.message());
         }
         Optional<String> shard = ring.shardFor(key);
@@ -87,9 +90,20 @@ public final class SharderAdmission implements AdmissionHandler {
             return AdmissionResponse.allow();
         }
         if (!request.dryRun()) {
-            metrics.webhookAssigned(ringName, request.resourceGroup(), request.resource());
+            metrics.webhookAssigned(ring.key(), request.resourceGroup(), request.resource());
         }
         return AdmissionResponse.patch(List.of(labelPatch(object, ring.shardLabel(), shard.get())));
+    }
+
+    /** The ring a webhook path of either kind addresses. */
+    static Optional<RingKey> ringOf(String path) {
+        for (RingKind kind : RingKind.values()) {
+            String ring = kind.ringOfWebhookPath(path);
+            if (ring != null) {
+                return Optional.of(new RingKey(kind, ring));
+            }
+        }
+        return Optional.empty();
     }
 
     /** Adds the label, or the whole labels map when the object has none (a JSONPatch add needs the parent). */

@@ -8,6 +8,7 @@ import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.rebalance.Rebalancer;
@@ -50,9 +51,9 @@ final class LeaderControllers implements AutoCloseable {
     private final RingRegistry registry;
     private final ShardLeaseController leases;
     private final SharedIndexInformer<Namespace> namespaces;
-    private final Controller<String> clusterRings;
+    private final Controller<RingKey> ringStatus;
     private final Rebalancer rebalancer;
-    private final Controller<String> rebalancing;
+    private final Controller<RingKey> rebalancing;
     private final Controller<UnassignedObject> assigning;
     private final UnassignedWatches watches;
     /** Starts and stops the unassigned watches; off the informer threads, as it makes API requests. */
@@ -72,7 +73,7 @@ final class LeaderControllers implements AutoCloseable {
                 new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER));
         ResourceCatalog catalog = new ResourceCatalog(client);
         LabelWriter writer = new LabelWriter(client);
-        this.clusterRings = new Controller<>("clusterring", new ClusterRingReconciler(client, registry::compile,
+        this.ringStatus = new Controller<>("ringstatus", new ClusterRingReconciler(client, registry::compile,
                 settings.webhook(), settings.clock()), 2, Backoff.DEFAULT);
         this.rebalancer = new Rebalancer(registry, invalidKeys, catalog,
                 new ObjectPages(client, settings.limits().pageSize()), writer, scope, settings.limits(), metrics);
@@ -92,7 +93,7 @@ final class LeaderControllers implements AutoCloseable {
      * (before that, no object is in any ring's scope).
      */
     synchronized void start() {
-        clusterRings.start();
+        ringStatus.start();
         rebalancing.start();
         assigning.start();
         watchSync.start();
@@ -107,7 +108,7 @@ final class LeaderControllers implements AutoCloseable {
         registry.addListener(ringsChanged);
         // the registry may have every ring already: look at each once, as if it had just appeared
         ringsChanged(registry.views().stream()
-                .map(view -> new RingChange(view.name(), Optional.empty(), Optional.of(view))).toList());
+                .map(view -> new RingChange(view.key(), Optional.empty(), Optional.of(view))).toList());
     }
 
     private Optional<HasMetadata> cachedUnassigned(UnassignedObject object) {
@@ -127,7 +128,7 @@ final class LeaderControllers implements AutoCloseable {
                 rebalancing.enqueue(change.ring());
                 watches.requeue(change.ring());
             }
-            clusterRings.enqueue(change.ring());
+            ringStatus.enqueue(change.ring());
         }
         if (resync) {
             watchSync.enqueue(WATCHED_RINGS);
@@ -139,7 +140,7 @@ final class LeaderControllers implements AutoCloseable {
         closed = true;
         registry.removeListener(ringsChanged);
         namespaces.close();
-        List<Controller<?>> controllers = List.of(watchSync, assigning, rebalancing, clusterRings);
+        List<Controller<?>> controllers = List.of(watchSync, assigning, rebalancing, ringStatus);
         controllers.forEach(Controller::stop);
         watches.close();
         // one grace period for all of them, not one each

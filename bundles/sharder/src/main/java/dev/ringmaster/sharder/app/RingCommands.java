@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.ring.ObjectReference;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
 import dev.ringmaster.ring.Shard;
@@ -8,7 +9,8 @@ import dev.ringmaster.ring.XxHash64;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.lease.ShardInfo;
-import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -24,6 +26,9 @@ import java.util.stream.Collectors;
 /**
  * The {@code ring:*} commands of the Gogo shell: read-only views of what this replica knows, for an
  * operator at the sharder's own terminal. Every command reads the current ring views once.
+ *
+ * <p>A ring is named {@code kind/name} ({@code controllerring/web}, {@code ClusterRing/web}) or by its
+ * name alone when no ring of the other kind has it.
  */
 public final class RingCommands {
 
@@ -43,28 +48,29 @@ public final class RingCommands {
         this.resolve = resolve;
     }
 
-    /** {@code ring:list}: every ClusterRing with its strategy, shards and readiness. */
+    /** {@code ring:list}: every ring of both kinds with its strategy, shards and readiness. */
     public String list() {
         Collection<RingView> all = registry.views();
         if (all.isEmpty()) {
-            return "no ClusterRings";
+            return "no ClusterRings or ControllerRings";
         }
-        StringBuilder out = new StringBuilder(String.format("%-30s %-20s %-9s %-6s %s%n",
-                "RING", "STRATEGY", "AVAILABLE", "SHARDS", "READY"));
-        all.forEach(view -> out.append(String.format("%-30s %-20s %-9d %-6d %s%n", view.name(), view.strategyName(),
-                view.availableShards().size(), view.shards().size(), readiness(view.ring()))));
+        StringBuilder out = new StringBuilder(String.format("%-15s %-30s %-20s %-9s %-6s %s%n",
+                "KIND", "RING", "STRATEGY", "AVAILABLE", "SHARDS", "READY"));
+        all.forEach(view -> out.append(String.format("%-15s %-30s %-20s %-9d %-6d %s%n", view.kind().kind(), view.name(),
+                view.strategyName(), view.availableShards().size(), view.shards().size(), readiness(view.ring()))));
         return out.toString().stripTrailing();
     }
 
     /** {@code ring:shards <ring>}: the ring's shards, their state and weight. */
     public String shards(String ringName) {
-        Optional<RingView> view = registry.view(ringName);
-        if (view.isEmpty()) {
-            return "no ClusterRing " + ringName;
+        Lookup found = lookup(ringName);
+        if (found.view().isEmpty()) {
+            return found.failure();
         }
-        List<ShardInfo> shards = view.get().shards();
+        RingView view = found.view().get();
+        List<ShardInfo> shards = view.shards();
         if (shards.isEmpty()) {
-            return "ClusterRing " + ringName + " has no shard leases";
+            return view.key() + " has no shard leases";
         }
         StringBuilder out = new StringBuilder(String.format("%-40s %-10s %-6s %s%n", "SHARD", "STATE", "WEIGHT",
                 "AVAILABLE"));
@@ -81,11 +87,11 @@ public final class RingCommands {
      * shards). The Kind is resolved to the ring's resource through API discovery.
      */
     public String explain(String ringName, String object) {
-        Optional<RingView> found = registry.view(ringName);
-        if (found.isEmpty()) {
-            return "no ClusterRing " + ringName;
+        Lookup found = lookup(ringName);
+        if (found.view().isEmpty()) {
+            return found.failure();
         }
-        RingView view = found.get();
+        RingView view = found.view().get();
         String[] parts = object.split("/", -1);
         if (parts.length != 4 || parts[1].isEmpty() || parts[3].isEmpty()) {
             return "name the object as group/Kind/namespace/name (empty group for the core group, empty namespace"
@@ -93,7 +99,7 @@ public final class RingCommands {
         }
         Optional<RingView.Blocker> blocker = view.blocker();
         if (blocker.isPresent()) {
-            return "ClusterRing " + ringName + " is not Ready (" + blocker.get().reason() + "): "
+            return view.key() + " is not Ready (" + blocker.get().reason() + "): "
                     + blocker.get().message();
         }
         Optional<RingResource> resource = view.resources().values().stream()
@@ -102,8 +108,7 @@ public final class RingCommands {
                         .filter(served -> served.kind().equals(parts[1])).isPresent())
                 .findFirst();
         if (resource.isEmpty()) {
-            return parts[1] + (parts[0].isEmpty() ? "" : "." + parts[0]) + " is not a main resource of ClusterRing "
-                    + ringName;
+            return parts[1] + (parts[0].isEmpty() ? "" : "." + parts[0]) + " is not a main resource of " + view.key();
         }
         PartitionKey key = view.keyFor(ObjectReference.of(parts[0], "", parts[1], parts[2], parts[3]), resource.get());
         if (!(key instanceof PartitionKey.Key keyed)) {
@@ -127,7 +132,7 @@ public final class RingCommands {
         Map<String, StrategyBinding> bound = new TreeMap<>(registry.inputs().strategies());
         String defaultStrategy = registry.inputs().defaultStrategy();
         Map<String, List<String>> ringsByStrategy = registry.views().stream().collect(Collectors.groupingBy(
-                RingView::strategyName, TreeMap::new, Collectors.mapping(RingView::name, Collectors.toList())));
+                RingView::strategyName, TreeMap::new, Collectors.mapping(view -> view.key().toString(), Collectors.toList())));
         StringBuilder out = new StringBuilder();
         bound.forEach((name, binding) -> out.append(name)
                 .append(name.equals(defaultStrategy) ? " (default)" : "")
@@ -140,7 +145,33 @@ public final class RingCommands {
         return out.toString().stripTrailing();
     }
 
-    private static String readiness(ClusterRing ring) {
+    /** A ring's view, or why there is none. */
+    private record Lookup(Optional<RingView> view, String failure) {
+    }
+
+    /** The ring {@code kind/name} or, when only one kind has a ring of that name, {@code name}. */
+    private Lookup lookup(String ring) {
+        int slash = ring.indexOf('/');
+        if (slash >= 0) {
+            RingKind kind;
+            try {
+                kind = RingKind.ofKind(ring.substring(0, slash));
+            } catch (IllegalArgumentException e) {
+                return new Lookup(Optional.empty(), e.getMessage());
+            }
+            RingKey key = new RingKey(kind, ring.substring(slash + 1));
+            return new Lookup(registry.view(key), "no " + key);
+        }
+        List<RingView> named = registry.views().stream().filter(view -> view.name().equals(ring)).toList();
+        return switch (named.size()) {
+            case 0 -> new Lookup(Optional.empty(), "no ClusterRing or ControllerRing " + ring);
+            case 1 -> new Lookup(Optional.of(named.get(0)), "");
+            default -> new Lookup(Optional.empty(), "both a ClusterRing and a ControllerRing are named " + ring
+                    + ": say clusterring/" + ring + " or controllerring/" + ring);
+        };
+    }
+
+    private static String readiness(RingObject ring) {
         if (ring.getStatus() == null || ring.getStatus().getConditions() == null) {
             return "unknown";
         }

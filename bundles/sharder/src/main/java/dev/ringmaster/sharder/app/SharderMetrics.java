@@ -1,9 +1,11 @@
 package dev.ringmaster.sharder.app;
 
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import io.micrometer.core.instrument.Counter;
@@ -16,9 +18,14 @@ import java.util.List;
 /**
  * The sharder's metrics, named as the reference sharder's so dashboards carry over:
  * {@code controller_sharding_assignments_total}, {@code _movements_total}, {@code _drains_total}
- * (labels clusterring, group, resource), {@code _ring_calculations_total} (clusterring), the state of
+ * (labels ring, group, resource), {@code _ring_calculations_total} (ring), the state of
  * every shard ({@code controller_sharding_shard_state}, 1 for the current state) and per ring
  * {@code controller_sharding_ring_shards} and {@code controller_sharding_ring_available_shards}.
+ *
+ * <p>A ring is labelled by its kind, as each era of the reference sharder labels it: a ClusterRing's
+ * name in {@code clusterring}, a ControllerRing's in {@code controllerring}, the other label empty
+ * (which Prometheus treats as absent), so every series has the same label names and dashboards of
+ * either era select their rings.
  */
 public final class SharderMetrics implements MoveRecorder {
 
@@ -38,7 +45,7 @@ public final class SharderMetrics implements MoveRecorder {
     }
 
     @Override
-    public void written(String ring, ResolvedResource resource, Move move) {
+    public void written(RingKey ring, ResolvedResource resource, Move move) {
         String name = move instanceof Move.Assign ? "controller.sharding.assignments"
                 : move instanceof Move.Drain ? "controller.sharding.drains"
                 : "controller.sharding.movements";
@@ -46,14 +53,14 @@ public final class SharderMetrics implements MoveRecorder {
     }
 
     /** The webhook assigned an object; counted with the assignments the controllers write. */
-    public void webhookAssigned(String ring, String group, String resource) {
+    public void webhookAssigned(RingKey ring, String group, String resource) {
         Counter.builder("controller.sharding.assignments").tags(resourceTags(ring, group, resource)).register(registry)
                 .increment();
     }
 
     /** A ring was (re)built by its strategy. */
-    public void ringCalculated(String ring) {
-        Counter.builder("controller.sharding.ring.calculations").tag("clusterring", ring).register(registry).increment();
+    public void ringCalculated(RingKey ring) {
+        Counter.builder("controller.sharding.ring.calculations").tags(ringTags(ring)).register(registry).increment();
     }
 
     /** Replaces the shard and ring gauges with the given membership; rings and shards gone disappear. */
@@ -64,12 +71,12 @@ public final class SharderMetrics implements MoveRecorder {
         membership.shardsByRing().forEach((ring, infos) -> {
             for (ShardInfo info : infos) {
                 for (ShardState state : ShardState.values()) {
-                    states.add(MultiGauge.Row.of(Tags.of("clusterring", ring, "shard", info.name(), "state", state.label()),
+                    states.add(MultiGauge.Row.of(ringTags(ring).and("shard", info.name(), "state", state.label()),
                             info.state() == state ? 1 : 0));
                 }
             }
-            shards.add(MultiGauge.Row.of(Tags.of("clusterring", ring), infos.size()));
-            available.add(MultiGauge.Row.of(Tags.of("clusterring", ring), infos.stream().filter(ShardInfo::isAvailable).count()));
+            shards.add(MultiGauge.Row.of(ringTags(ring), infos.size()));
+            available.add(MultiGauge.Row.of(ringTags(ring), infos.stream().filter(ShardInfo::isAvailable).count()));
         });
         shardState.register(states, true);
         ringShards.register(shards, true);
@@ -83,7 +90,16 @@ public final class SharderMetrics implements MoveRecorder {
         ringAvailableShards.register(List.of(), true);
     }
 
-    private static Tags resourceTags(String ring, String group, String resource) {
-        return Tags.of("clusterring", ring, "group", group, "resource", resource);
+    private static Tags resourceTags(RingKey ring, String group, String resource) {
+        return ringTags(ring).and("group", group, "resource", resource);
+    }
+
+    /** {@code clusterring} and {@code controllerring}, the ring's name in its kind's label. */
+    static Tags ringTags(RingKey ring) {
+        Tags tags = Tags.empty();
+        for (RingKind kind : RingKind.values()) {
+            tags = tags.and(kind.lowerCaseKind(), kind == ring.kind() ? ring.name() : "");
+        }
+        return tags;
     }
 }

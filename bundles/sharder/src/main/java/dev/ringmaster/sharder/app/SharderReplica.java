@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Clock;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -110,7 +111,7 @@ public final class SharderReplica implements AutoCloseable {
     private final AtomicReference<PlugIns> plugIns = new AtomicReference<>(PlugIns.NONE);
     private final AtomicBoolean leading = new AtomicBoolean();
     private final ShardLeaseController leases;
-    private final ClusterRingWatch rings;
+    private final List<ClusterRingWatch> rings;
     private final SharderAdmission admission;
     private final LeaderElection election;
     private LeaderControllers controllers;
@@ -125,7 +126,7 @@ public final class SharderReplica implements AutoCloseable {
         this.fenced = WriteFence.guard(client, this::mayWrite);
         this.leases = new ShardLeaseController(fenced, this::detector, options.clock(), this::mayWrite);
         leases.addListener(this::membershipChanged);
-        this.rings = new ClusterRingWatch(client, registry);
+        this.rings = ClusterRingWatch.ofEveryKind(client, registry);
         this.admission = new SharderAdmission(registry, metrics);
         this.election = new LeaderElection(client, options.leaderElection().namespace(),
                 options.leaderElection().name(), options.identity(), LeaderElection.Timing.DEFAULT, options.clock(),
@@ -134,7 +135,7 @@ public final class SharderReplica implements AutoCloseable {
 
     /** Starts watching rings and leases and campaigning for leadership; returns at once. */
     public void start() {
-        rings.start();
+        rings.forEach(ClusterRingWatch::start);
         leases.start();
         election.start();
     }
@@ -223,7 +224,7 @@ public final class SharderReplica implements AutoCloseable {
     @Override
     public void close() {
         election.close();
-        rings.close();
+        rings.forEach(ClusterRingWatch::close);
         leases.close();
         fenced.close();
         metrics.close();

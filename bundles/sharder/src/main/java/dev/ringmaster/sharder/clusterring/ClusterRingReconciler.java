@@ -2,8 +2,9 @@ package dev.ringmaster.sharder.clusterring;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ringmaster.sharder.kube.WriteFence;
-import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.model.ClusterRingStatus;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingObject;
+import dev.ringmaster.sharder.model.RingStatus;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -25,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ClusterRing status controller's logic (keyed by ring name): reads the ring, compiles its view
+ * The ring status controller's logic (keyed by ring, of either kind): reads the ring, compiles its view
  * (validity, strategy, interpreters, shards), keeps its MutatingWebhookConfiguration in line and
  * reports the outcome in the ring's status and, when it is not Ready, in a Warning event.
  *
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * deleted ring needs nothing: its webhook configuration carries a controller owner reference, so the
  * garbage collector removes it.
  */
-public final class ClusterRingReconciler implements Reconciler<String> {
+public final class ClusterRingReconciler implements Reconciler<RingKey> {
 
     public static final String CONDITION_READY = "Ready";
     public static final String REASON_SUCCEEDED = "ReconciliationSucceeded";
@@ -49,7 +50,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     private static final int HTTP_CONFLICT = 409;
 
     private final KubernetesClient client;
-    private final Function<ClusterRing, RingView> compile;
+    private final Function<RingObject, RingView> compile;
     private final Optional<WebhookConfigurations> webhookConfigurations;
     private final Clock clock;
 
@@ -61,7 +62,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
      *                        is switched off (the unassigned-object watch then assigns every object)
      * @param clock           for condition and event timestamps
      */
-    public ClusterRingReconciler(KubernetesClient client, Function<ClusterRing, RingView> compile,
+    public ClusterRingReconciler(KubernetesClient client, Function<RingObject, RingView> compile,
             Optional<WebhookClientSettings> webhookSettings, Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
         this.compile = Objects.requireNonNull(compile, "compile");
@@ -78,11 +79,11 @@ public final class ClusterRingReconciler implements Reconciler<String> {
     }
 
     @Override
-    public Result reconcile(String name) {
-        ClusterRing ring = client.resources(ClusterRing.class).withName(name).get();
+    public Result reconcile(RingKey key) {
+        RingObject ring = client.resources(RingObject.typeOf(key.kind())).withName(key.name()).get();
         if (ring == null || ring.getMetadata().getDeletionTimestamp() != null) {
             // Nothing to clean up: the garbage collector follows the owner reference.
-            LOG.debug("ClusterRing {} is gone or going", name);
+            LOG.debug("{} is gone or going", key);
             return Result.done();
         }
         RingView view = compile.apply(ring);
@@ -98,7 +99,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
             }
             // Report where possible, then let the controller retry with backoff.
             try {
-                report(view, Verdict.notReady(REASON_FAILED, describe(e)));
+                report(view, Verdict.notReady(REASON_FAILED, describe(key, e)));
             } catch (RuntimeException reportFailure) {
                 e.addSuppressed(reportFailure);
             }
@@ -122,9 +123,9 @@ public final class ClusterRingReconciler implements Reconciler<String> {
 
     /** Writes the status if it changed, and a Warning event when the ring newly fails for a reason. */
     private void report(RingView view, Verdict verdict) {
-        ClusterRing ring = view.ring();
+        RingObject ring = view.ring();
         Long generation = ring.getMetadata().getGeneration();
-        ClusterRingStatus current = ring.getStatus();
+        RingStatus current = ring.getStatus();
         List<Condition> currentConditions = current == null || current.getConditions() == null
                 ? List.of() : current.getConditions();
         Condition previous = currentConditions.stream()
@@ -151,7 +152,7 @@ public final class ClusterRingReconciler implements Reconciler<String> {
         }
         conditions.add(ready);
 
-        ClusterRingStatus desired = new ClusterRingStatus();
+        RingStatus desired = new RingStatus();
         desired.setObservedGeneration(generation);
         desired.setShards(view.shards().size());
         desired.setAvailableShards(view.availableShards().size());
@@ -162,10 +163,9 @@ public final class ClusterRingReconciler implements Reconciler<String> {
             // Through the status subresource, locked to the generation we evaluated: if the spec
             // changed meanwhile, the write fails with 409 and the next pass reports on the new spec.
             LockedJsonPatch patch = new LockedJsonPatch(ring.getMetadata().getResourceVersion()).set("/status", desired);
-            client.resources(ClusterRing.class).resource(ring).status()
-                    .patch(LockedJsonPatch.statusContext(), patch.toJson(json));
+            patchStatus(RingObject.typeOf(view.kind()), ring, patch.toJson(json));
             if (previous == null || !status.equals(previous.getStatus())) {
-                LOG.info("ClusterRing {} is {}Ready: {}: {}", view.name(), verdict.ready() ? "" : "not ", verdict.reason(),
+                LOG.info("{} is {}Ready: {}: {}", view.key(), verdict.ready() ? "" : "not ", verdict.reason(),
                         verdict.message());
             }
         }
@@ -177,8 +177,12 @@ public final class ClusterRingReconciler implements Reconciler<String> {
         }
     }
 
+    private <T extends RingObject> void patchStatus(Class<T> type, RingObject ring, String patch) {
+        client.resources(type).resource(type.cast(ring)).status().patch(LockedJsonPatch.statusContext(), patch);
+    }
+
     /** Best effort: an event that cannot be written must not fail the pass (the status says it all). */
-    private void warn(ClusterRing ring, Verdict verdict) {
+    private void warn(RingObject ring, Verdict verdict) {
         String timestamp = now();
         try {
                 client.v1().events().inNamespace(EVENT_NAMESPACE).resource(new EventBuilder()
@@ -187,8 +191,8 @@ public final class ClusterRingReconciler implements Reconciler<String> {
                             .withNamespace(EVENT_NAMESPACE)
                             .endMetadata()
                             .withNewInvolvedObject()
-                            .withApiVersion(HasMetadata.getApiVersion(ClusterRing.class))
-                            .withKind(HasMetadata.getKind(ClusterRing.class))
+                            .withApiVersion(ring.getApiVersion())
+                            .withKind(ring.ringKind().kind())
                             .withName(ring.getMetadata().getName())
                             .withUid(ring.getMetadata().getUid())
                             .withResourceVersion(ring.getMetadata().getResourceVersion())
@@ -204,18 +208,19 @@ public final class ClusterRingReconciler implements Reconciler<String> {
                             .build())
                     .create();
         } catch (KubernetesClientException e) {
-            LOG.warn("cannot record a {} event on ClusterRing {}: {}", verdict.reason(), ring.getMetadata().getName(),
+            LOG.warn("cannot record a {} event on {}: {}", verdict.reason(), ring.key(),
                     e.getMessage());
         }
     }
 
     /** The API server's own message where there is one: shorter and clearer than the client's. */
-    private static String describe(RuntimeException e) {
+    private static String describe(RingKey ring, RuntimeException e) {
+        String failed = "reconciling the " + ring.kind().kind() + " failed";
         if (e instanceof KubernetesClientException kce && kce.getStatus() != null
                 && kce.getStatus().getMessage() != null) {
-            return "reconciling the ClusterRing failed (" + kce.getCode() + "): " + kce.getStatus().getMessage();
+            return failed + " (" + kce.getCode() + "): " + kce.getStatus().getMessage();
         }
-        return "reconciling the ClusterRing failed: " + e.getMessage();
+        return failed + ": " + e.getMessage();
     }
 
     private String now() {

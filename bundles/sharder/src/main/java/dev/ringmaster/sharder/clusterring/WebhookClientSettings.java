@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.clusterring;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.sharder.model.RingKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -113,9 +114,9 @@ public record WebhookClientSettings(ServiceEndpoint service, String url, Path ca
     }
 
     /** The URL of the ring's webhook in URL mode. */
-    public String webhookUrl(String ring) {
+    public String webhookUrl(RingKey ring) {
         String base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-        return base + RingContract.webhookPath(ring);
+        return base + ring.kind().webhookPath(ring.name());
     }
 
     private static byte[] readPem(Path file) {

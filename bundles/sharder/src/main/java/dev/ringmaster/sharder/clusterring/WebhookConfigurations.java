@@ -2,10 +2,10 @@ package dev.ringmaster.sharder.clusterring;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ringmaster.ring.RingContract;
-import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.model.RingResourceSpec;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -43,7 +43,6 @@ public final class WebhookConfigurations {
     public static final String MANAGED_BY = LockedJsonPatch.FIELD_MANAGER;
 
     private static final Logger LOG = LoggerFactory.getLogger(WebhookConfigurations.class);
-    private static final String RING_API_VERSION = HasMetadata.getApiVersion(ClusterRing.class);
 
     private final KubernetesClient client;
     private final WebhookClientSettings settings;
@@ -56,10 +55,11 @@ public final class WebhookConfigurations {
     /**
      * The configuration the ring should have: one webhook for CREATE and UPDATE of every main and
      * controlled resource, called only for objects without the ring's shard label, failing open.
-     * The ring must be valid ({@link ClusterRingValidation}) and have a uid (be read from the server).
+     * The ring must be valid ({@link RingValidation}) and have a uid (be read from the server).
      */
-    public MutatingWebhookConfiguration desired(ClusterRing ring) {
-        String name = ring.getMetadata().getName();
+    public MutatingWebhookConfiguration desired(RingObject ring) {
+        RingKey key = ring.key();
+        String name = key.name();
         ObjectMeta ringMeta = ring.getMetadata();
         Map<String, String> annotations = new LinkedHashMap<>();
         if (settings.certManagerCertificate() != null) {
@@ -67,13 +67,13 @@ public final class WebhookConfigurations {
         }
         return new MutatingWebhookConfigurationBuilder()
                 .withNewMetadata()
-                .withName(RingContract.webhookConfigurationName(name))
+                .withName(key.kind().webhookConfigurationName(name))
                 .addToLabels(MANAGED_BY_LABEL, MANAGED_BY)
                 .withAnnotations(annotations)
                 // The garbage collector deletes the configuration with the ring; the sharder never does.
                 .withOwnerReferences(new OwnerReferenceBuilder()
-                        .withApiVersion(RING_API_VERSION)
-                        .withKind(HasMetadata.getKind(ClusterRing.class))
+                        .withApiVersion(ring.getApiVersion())
+                        .withKind(key.kind().kind())
                         .withName(name)
                         .withUid(ringMeta.getUid())
                         .withController(true)
@@ -82,11 +82,11 @@ public final class WebhookConfigurations {
                 .endMetadata()
                 .withWebhooks(new MutatingWebhookBuilder()
                         .withName(RingContract.WEBHOOK_NAME)
-                        .withClientConfig(clientConfig(name))
+                        .withClientConfig(clientConfig(key))
                         .withRules(rules(ring))
                         .withNewObjectSelector()
                         .addNewMatchExpression()
-                        .withKey(RingContract.shardLabel(name))
+                        .withKey(key.shardLabel())
                         .withOperator("DoesNotExist")
                         .endMatchExpression()
                         .endObjectSelector()
@@ -113,9 +113,9 @@ public final class WebhookConfigurations {
      *
      * @return whether it deleted one
      */
-    public static boolean remove(KubernetesClient client, ClusterRing ring) {
+    public static boolean remove(KubernetesClient client, RingObject ring) {
         Resource<MutatingWebhookConfiguration> resource = client.admissionRegistration().v1()
-                .mutatingWebhookConfigurations().withName(RingContract.webhookConfigurationName(ring.getMetadata().getName()));
+                .mutatingWebhookConfigurations().withName(ring.ringKind().webhookConfigurationName(ring.getMetadata().getName()));
         MutatingWebhookConfiguration current = resource.get();
         if (current == null || !MANAGED_BY.equals(nonNull(current.getMetadata().getLabels()).get(MANAGED_BY_LABEL))
                 || current.getMetadata().getOwnerReferences() == null
@@ -140,7 +140,7 @@ public final class WebhookConfigurations {
      *
      * @return whether it wrote
      */
-    public boolean apply(ClusterRing ring) {
+    public boolean apply(RingObject ring) {
         MutatingWebhookConfiguration desired = desired(ring);
         String name = desired.getMetadata().getName();
         Resource<MutatingWebhookConfiguration> resource =
@@ -148,7 +148,7 @@ public final class WebhookConfigurations {
         MutatingWebhookConfiguration current = resource.get();
         if (current == null) {
             client.admissionRegistration().v1().mutatingWebhookConfigurations().resource(desired).create();
-            LOG.info("created MutatingWebhookConfiguration {} for ClusterRing {}", name, ring.getMetadata().getName());
+            LOG.info("created MutatingWebhookConfiguration {} for {}", name, ring.key());
             return true;
         }
         ObjectMeta meta = current.getMetadata();
@@ -177,11 +177,11 @@ public final class WebhookConfigurations {
         // On the object just read, so fabric8 does not fetch it once more before patching.
         client.admissionRegistration().v1().mutatingWebhookConfigurations().resource(current)
                 .patch(LockedJsonPatch.context(), patch.toJson(json));
-        LOG.info("updated MutatingWebhookConfiguration {} for ClusterRing {}", name, ring.getMetadata().getName());
+        LOG.info("updated MutatingWebhookConfiguration {} for {}", name, ring.key());
         return true;
     }
 
-    private WebhookClientConfig clientConfig(String ring) {
+    private WebhookClientConfig clientConfig(RingKey ring) {
         WebhookClientConfigBuilder config = new WebhookClientConfigBuilder();
         WebhookClientSettings.ServiceEndpoint service = settings.service();
         if (service != null) {
@@ -189,7 +189,7 @@ public final class WebhookConfigurations {
                     .withNamespace(service.namespace())
                     .withName(service.name())
                     .withPort(service.port())
-                    .withPath(RingContract.webhookPath(ring))
+                    .withPath(ring.kind().webhookPath(ring.name()))
                     .endService();
         } else {
             config.withUrl(settings.webhookUrl(ring));
@@ -201,7 +201,7 @@ public final class WebhookConfigurations {
         return config.build();
     }
 
-    private static List<RuleWithOperations> rules(ClusterRing ring) {
+    private static List<RuleWithOperations> rules(RingObject ring) {
         List<RuleWithOperations> rules = new ArrayList<>();
         for (RingResourceSpec main : ring.getSpec().getResources()) {
             rules.add(rule(main));

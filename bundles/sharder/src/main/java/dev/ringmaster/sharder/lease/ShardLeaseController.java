@@ -1,6 +1,6 @@
 package dev.ringmaster.sharder.lease;
 
-import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -27,8 +28,10 @@ import org.slf4j.LoggerFactory;
  * The shard lease controller: watches the Leases of every ring's shards, runs a
  * {@link ShardLeaseReconciler} over them and publishes the resulting {@link Membership}.
  *
- * <p>The informer selects Leases by the ring label (exists), so the sharder caches only shard
- * leases, never every Lease of the cluster (node heartbeats, leader elections, ...).
+ * <p>One informer per ring kind selects Leases by that kind's ring label (exists), so the sharder
+ * caches only shard leases, never every Lease of the cluster (node heartbeats, leader elections,
+ * ...). A label selector cannot say "this label or that one", hence one informer per kind; both feed
+ * one work queue, and a pass reads the Lease from whichever cache holds it.
  *
  * <p>The membership is immutable and swapped atomically; listeners hear of it only when it differs
  * from the previous one, in order, on a worker thread, so they must be quick (typically: mark the
@@ -41,7 +44,7 @@ public final class ShardLeaseController implements AutoCloseable {
     /** Passes are a cache read and at most one write; two workers keep one slow write from stalling the rest. */
     public static final int DEFAULT_WORKERS = 2;
 
-    private final SharedIndexInformer<Lease> informer;
+    private final List<SharedIndexInformer<Lease>> informers;
     private final ShardLeaseReconciler reconciler;
     private final Controller<LeaseKey> controller;
     private final AtomicReference<Membership> membership = new AtomicReference<>(Membership.EMPTY);
@@ -58,7 +61,7 @@ public final class ShardLeaseController implements AutoCloseable {
     }
 
     /**
-     * Prepares the informer and the work queue; nothing talks to the API server before
+     * Prepares the informers and the work queue; nothing talks to the API server before
      * {@link #start()}.
      *
      * @param detector the lease detector in force, read on every pass; may return {@code null} while
@@ -69,18 +72,16 @@ public final class ShardLeaseController implements AutoCloseable {
     public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock,
             BooleanSupplier writing, int workers, Backoff backoff) {
         Objects.requireNonNull(client, "client");
-        this.informer = client.leases().inAnyNamespace()
-                .withLabel(RingContract.RING_LABEL)
+        this.informers = Arrays.stream(RingKind.values()).map(kind -> client.leases().inAnyNamespace()
+                .withLabel(kind.leaseLabel())
                 .runnableInformer(0)
                 // fabric8 gives up when the first list fails; an API server that is briefly down at
                 // start must not leave the sharder without membership, so always retry (with its backoff).
                 .exceptionHandler((started, failure) -> {
-                    LOG.warn("Watching shard leases failed, retrying: {}", failure.toString());
+                    LOG.warn("Watching {} shard leases failed, retrying: {}", kind.kind(), failure.toString());
                     return true;
-                });
-        this.reconciler = new ShardLeaseReconciler(client,
-                key -> informer.getStore().getByKey(Cache.namespaceKeyFunc(key.namespace(), key.name())),
-                detector, clock, writing);
+                })).toList();
+        this.reconciler = new ShardLeaseReconciler(client, this::cached, detector, clock, writing);
         Reconciler<LeaseKey> publishing = key -> {
             try {
                 return reconciler.reconcile(key);
@@ -90,7 +91,7 @@ public final class ShardLeaseController implements AutoCloseable {
             }
         };
         this.controller = new Controller<>("shardlease", publishing, workers, backoff);
-        informer.addEventHandler(new ResourceEventHandler<>() {
+        ResourceEventHandler<Lease> enqueue = new ResourceEventHandler<>() {
             @Override
             public void onAdd(Lease lease) {
                 controller.enqueue(LeaseKey.of(lease));
@@ -105,19 +106,27 @@ public final class ShardLeaseController implements AutoCloseable {
             public void onDelete(Lease lease, boolean deletedFinalStateUnknown) {
                 controller.enqueue(LeaseKey.of(lease));
             }
-        });
+        };
+        informers.forEach(informer -> informer.addEventHandler(enqueue));
     }
 
-    /** Starts the workers and the informer; returns at once, the initial list arrives as events. */
+    /** The lease from the first cache that holds it; a Lease of rings of both kinds is in both. */
+    private Lease cached(LeaseKey key) {
+        String cacheKey = Cache.namespaceKeyFunc(key.namespace(), key.name());
+        return informers.stream().map(informer -> informer.getStore().getByKey(cacheKey))
+                .filter(Objects::nonNull).findFirst().orElse(null);
+    }
+
+    /** Starts the workers and the informers; returns at once, the initial list arrives as events. */
     public void start() {
         controller.start();
-        informer.start().whenComplete((ignored, failure) -> {
+        informers.forEach(informer -> informer.start().whenComplete((ignored, failure) -> {
             if (failure != null) {
                 LOG.warn("Shard lease informer failed to start: {}", failure.toString());
             } else {
                 publish(); // with no leases at all, no pass would ever open the gate
             }
-        });
+        }));
     }
 
     /**
@@ -128,9 +137,9 @@ public final class ShardLeaseController implements AutoCloseable {
         return initialMembership;
     }
 
-    /** Whether the informer has listed the shard leases once; before that the membership is incomplete. */
+    /** Whether the informers have listed the shard leases once; before that the membership is incomplete. */
     public boolean hasSynced() {
-        return informer.hasSynced();
+        return informers.stream().allMatch(SharedIndexInformer::hasSynced);
     }
 
     /** The membership after the latest pass that changed it. */
@@ -152,7 +161,7 @@ public final class ShardLeaseController implements AutoCloseable {
      * and every verdict may have changed.
      */
     public void reevaluateAll() {
-        informer.getStore().list().forEach(lease -> controller.enqueue(LeaseKey.of(lease)));
+        cachedLeases().forEach(controller::enqueue);
     }
 
     /**
@@ -177,13 +186,14 @@ public final class ShardLeaseController implements AutoCloseable {
 
     /** The keys of the cached leases; for tests. */
     List<LeaseKey> cachedLeases() {
-        return informer.getStore().list().stream().map(LeaseKey::of).toList();
+        return informers.stream().flatMap(informer -> informer.getStore().list().stream()).map(LeaseKey::of)
+                .distinct().toList();
     }
 
-    /** Stops the informer, then the workers; passes in flight finish. */
+    /** Stops the informers, then the workers; passes in flight finish. */
     @Override
     public void close() {
-        informer.close();
+        informers.forEach(SharedIndexInformer::close);
         controller.close();
     }
 
@@ -197,7 +207,7 @@ public final class ShardLeaseController implements AutoCloseable {
         synchronized (publishLock) {
             boolean first = false;
             if (!initiallyClassified) {
-                if (!informer.hasSynced() || !reconciler.hasClassified(cachedLeases())) {
+                if (!hasSynced() || !reconciler.hasClassified(cachedLeases())) {
                     return;
                 }
                 initiallyClassified = true;

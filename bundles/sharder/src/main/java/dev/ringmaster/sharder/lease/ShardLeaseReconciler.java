@@ -1,12 +1,14 @@
 package dev.ringmaster.sharder.lease;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.LeaseRecord;
 import dev.ringmaster.ring.spi.ShardStatus;
 import dev.ringmaster.sharder.kube.ObjectEvents;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -23,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -82,7 +85,8 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     /** The invalid weight annotation value last warned about per lease, so each is reported once. */
     private final Map<LeaseKey, String> warnedWeights = new ConcurrentHashMap<>();
 
-    private record Observation(String ring, ShardInfo shard) {
+    /** A lease's verdict and the rings it belongs to (one per kind whose Lease label it carries). */
+    private record Observation(List<RingKey> rings, ShardInfo shard) {
     }
 
     /**
@@ -144,15 +148,15 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
 
     /** Every ring's shards, sorted by name, as the last pass over each of their leases classified them. */
     public Membership membership() {
-        Map<String, Map<String, ShardInfo>> byRing = new TreeMap<>();
+        Map<RingKey, Map<String, ShardInfo>> byRing = new TreeMap<>();
         observations.entrySet().stream()
-                .filter(entry -> !entry.getValue().ring().isEmpty())
                 // A shard is its name within a ring. Leases of one name in two namespaces are a
                 // misconfiguration; the first namespace's wins, so ring consumers never see duplicates.
                 .sorted(Map.Entry.comparingByKey(Comparator.comparing(LeaseKey::namespace)))
-                .forEach(entry -> byRing.computeIfAbsent(entry.getValue().ring(), ring -> new TreeMap<>())
-                        .putIfAbsent(entry.getKey().name(), entry.getValue().shard()));
-        Map<String, List<ShardInfo>> shardsByRing = new TreeMap<>();
+                .forEach(entry -> entry.getValue().rings().forEach(ring -> byRing
+                        .computeIfAbsent(ring, any -> new TreeMap<>())
+                        .putIfAbsent(entry.getKey().name(), entry.getValue().shard())));
+        Map<RingKey, List<ShardInfo>> shardsByRing = new TreeMap<>();
         byRing.forEach((ring, shards) -> shardsByRing.put(ring, List.copyOf(shards.values())));
         return new Membership(shardsByRing);
     }
@@ -271,7 +275,7 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     }
 
     private void observe(LeaseKey key, Lease lease, ShardState state, int weight) {
-        observations.put(key, new Observation(ring(lease), new ShardInfo(key.name(), state, weight)));
+        observations.put(key, new Observation(rings(lease), new ShardInfo(key.name(), state, weight)));
     }
 
     private void forget(LeaseKey key) {
@@ -284,9 +288,12 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
         return Result.requeueAfter(delay.isNegative() || delay.isZero() ? MIN_REVISIT : delay);
     }
 
-    private static String ring(Lease lease) {
-        Map<String, String> labels = lease.getMetadata().getLabels();
-        return labels == null ? "" : Objects.requireNonNullElse(labels.get(RingContract.RING_LABEL), "");
+    private static List<RingKey> rings(Lease lease) {
+        Map<String, String> labels = Objects.requireNonNullElse(lease.getMetadata().getLabels(), Map.of());
+        return Arrays.stream(RingKind.values())
+                .filter(kind -> !labels.getOrDefault(kind.leaseLabel(), "").isEmpty())
+                .map(kind -> new RingKey(kind, labels.get(kind.leaseLabel())))
+                .toList();
     }
 
     /** Doubles the duration (the reference sharder's rule); a missing one stays missing, as 0 is invalid. */

@@ -1,11 +1,9 @@
 package dev.ringmaster.sharder.model;
 
-import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
-import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
-import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
@@ -27,7 +25,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Plural("clusterrings")
 @Singular("clusterring")
 // The ring name becomes a label value on shard Leases (and part of label keys), so it must fit 63 characters.
-@ValidationRule(value = "self.metadata.name.size() <= " + ClusterRing.MAX_NAME_LENGTH,
+@ValidationRule(value = "self.metadata.name.size() <= " + RingObject.MAX_NAME_LENGTH,
         message = "the ClusterRing name must be at most 63 characters long")
 @AdditionalPrinterColumn(name = "Ready", type = AdditionalPrinterColumn.Type.STRING,
         jsonPath = ".status.conditions[?(@.type == \"Ready\")].status")
@@ -37,26 +35,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 // Custom printer columns replace kubectl's default ones, so Age must be listed again.
 @AdditionalPrinterColumn(name = "Age", type = AdditionalPrinterColumn.Type.DATE,
         jsonPath = ".metadata.creationTimestamp")
-public class ClusterRing extends CustomResource<ClusterRingSpec, ClusterRingStatus> {
-
-    /** Longest valid ring name: it is used as a label value. */
-    public static final int MAX_NAME_LENGTH = 63;
+public class ClusterRing extends RingObject {
 
     @Override
-    protected ClusterRingSpec initSpec() {
-        return new ClusterRingSpec();
-    }
-
-    @Override
-    protected ClusterRingStatus initStatus() {
-        return new ClusterRingStatus();
-    }
-
-    // Overridden only to make spec required in the generated schema: a ring without resources is meaningless.
-    @Override
-    @Required
-    @JsonPropertyDescription("What the ring shards and how.")
-    public ClusterRingSpec getSpec() {
-        return super.getSpec();
+    public RingKind ringKind() {
+        return RingKind.CLUSTER_RING;
     }
 }

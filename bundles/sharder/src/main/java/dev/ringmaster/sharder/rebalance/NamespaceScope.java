@@ -2,7 +2,7 @@ package dev.ringmaster.sharder.rebalance;
 
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.sharder.kube.LabelSelectors;
-import dev.ringmaster.sharder.model.ClusterRingSpec;
+import dev.ringmaster.sharder.model.RingSpec;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Namespace;
 import java.util.Collection;
@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
 
 /**
  * Which objects a ring covers, by the same rule as the ring's webhook namespaceSelector
- * ({@link ClusterRingSpec#namespaceSelectorOrDefault()}): objects in matching namespaces, Namespace
+ * ({@link RingSpec#namespaceSelectorOrDefault()}): objects in matching namespaces, Namespace
  * objects that match themselves, and every other cluster-scoped object.
  */
 public final class NamespaceScope {

@@ -8,6 +8,7 @@ import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.WriteFence;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
@@ -37,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * (docs/design.md section 5). Level-based — every pass lists the current state and keeps no cache of
  * sharded objects, only the page at hand — and each moved object costs exactly one optimistic write.
  */
-public final class Rebalancer implements Reconciler<String>, AutoCloseable {
+public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Rebalancer.class);
     /** The longest wait between passes of a ring that waits for drains nobody acknowledges. */
@@ -76,10 +77,10 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
     }
 
     /** Passes in a row, per ring, that left work and made no progress. */
-    private final Map<String, Integer> stalledPasses = new ConcurrentHashMap<>();
+    private final Map<RingKey, Integer> stalledPasses = new ConcurrentHashMap<>();
 
     @Override
-    public Result reconcile(String ringName) {
+    public Result reconcile(RingKey ringName) {
         Optional<RingView> ring = registry.view(ringName);
         if (ring.isEmpty() || !ring.get().canAct()) {
             // gone, invalid, strategy or interpreter missing: nothing moves; a change of any of these
@@ -88,7 +89,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
             return Result.done();
         }
         PassSummary summary = pass(ring.get());
-        LOG.info("rebalanced ring {}: {}", ringName, summary);
+        LOG.info("rebalanced {}: {}", ringName, summary);
         return Result.requeueAfter(nextPass(ringName, summary));
     }
 
@@ -98,7 +99,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
      * nobody acknowledges (a stuck shard would otherwise cost a full listing every second), and at
      * the resync period once nothing is left.
      */
-    private Duration nextPass(String ring, PassSummary summary) {
+    private Duration nextPass(RingKey ring, PassSummary summary) {
         if (!summary.pending() || summary.progressed()) {
             stalledPasses.remove(ring);
             return summary.pending() ? limits.pendingRetry() : limits.resync();
@@ -131,7 +132,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         Map<ResolvedResource, RingResource> resolved = new LinkedHashMap<>();
         ring.resources().forEach((resource, ringResource) -> catalog.resolve(resource.getGroup(), resource.getResource())
                 .ifPresentOrElse(found -> resolved.put(found, ringResource), () -> {
-                    LOG.warn("ring {}: resource {} is not served by the API server", ring.name(), resource);
+                    LOG.warn("{}: resource {} is not served by the API server", ring.key(), resource);
                     pass.unresolved++;
                 }));
         return resolved;
@@ -144,7 +145,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
 
     /** The state of one pass: targets, the move budget left, and the tally. */
     private final class Pass {
-        final String ring;
+        final RingKey ring;
         final RingView view;
         final Predicate<ObjectReference> inScope;
         final AtomicLong budget = new AtomicLong();
@@ -160,7 +161,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
         final AtomicReference<RuntimeException> fatal = new AtomicReference<>();
 
         Pass(RingView view, Predicate<ObjectReference> inScope) {
-            this.ring = view.name();
+            this.ring = view.key();
             this.view = view;
             this.inScope = inScope;
             for (Class<? extends Move> kind : List.of(Move.Assign.class, Move.Drain.class, Move.Reassign.class)) {
@@ -221,7 +222,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
                 inFlight.acquire(permits);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new CancellationException("rebalance pass of ring " + ring + " interrupted");
+                throw new CancellationException("rebalance pass of " + ring + " interrupted");
             }
         }
 
@@ -254,7 +255,7 @@ public final class Rebalancer implements Reconciler<String>, AutoCloseable {
                     throw e;
                 }
                 if (failed.getAndIncrement() == 0) {
-                    LOG.warn("ring {}: moving {} {} failed, tried again next pass: {}", ring, resource.kind(),
+                    LOG.warn("{}: moving {} {} failed, tried again next pass: {}", ring, resource.kind(),
                             metadata.getName(), e.toString());
                 }
                 return;

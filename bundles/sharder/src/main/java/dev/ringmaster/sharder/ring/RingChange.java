@@ -1,16 +1,17 @@
 package dev.ringmaster.sharder.ring;
 
+import dev.ringmaster.sharder.model.RingKey;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * How one ring's view changed in an update of the registry.
  *
- * @param ring   the ring's name
+ * @param ring   the ring
  * @param before its view before, empty for a new ring
  * @param after  its view now, empty for a ring that went
  */
-public record RingChange(String ring, Optional<RingView> before, Optional<RingView> after) {
+public record RingChange(RingKey ring, Optional<RingView> before, Optional<RingView> after) {
 
     public RingChange {
         Objects.requireNonNull(ring, "ring");

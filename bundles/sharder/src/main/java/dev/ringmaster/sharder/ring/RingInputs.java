@@ -1,24 +1,28 @@
 package dev.ringmaster.sharder.ring;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.lease.Membership;
-import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingObject;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * Everything ring views are compiled from, as one immutable value.
  *
- * @param rings              every ring object by name, as the ClusterRing watch last saw it
+ * @param rings              every ring object of both kinds, as the ring watches last saw them
  * @param membership         every ring's shards
  * @param strategies         the strategy services bound now, by name
  * @param defaultStrategy    the strategy of rings that name none
  * @param interpreters       the resource interpreter services bound now, by name
  * @param defaultInterpreter the interpreter of ring resources that name none
  */
-public record RingInputs(Map<String, ClusterRing> rings, Membership membership,
+public record RingInputs(Map<RingKey, RingObject> rings, Membership membership,
         Map<String, StrategyBinding> strategies, String defaultStrategy,
         Map<String, ResourceInterpreter> interpreters, String defaultInterpreter) {
 
@@ -37,8 +41,12 @@ public record RingInputs(Map<String, ClusterRing> rings, Membership membership,
         Objects.requireNonNull(defaultInterpreter, "defaultInterpreter");
     }
 
-    public RingInputs withRings(Map<String, ClusterRing> rings) {
-        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
+    /** These inputs with {@code rings} as every ring of their kind, and the rings of the other kind as they are. */
+    public RingInputs withRings(RingKind kind, Collection<? extends RingObject> rings) {
+        Map<RingKey, RingObject> next = new HashMap<>(this.rings);
+        next.keySet().removeIf(key -> key.kind() == kind);
+        rings.forEach(ring -> next.put(ring.key(), ring));
+        return new RingInputs(next, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
     }
 
     public RingInputs withMembership(Membership membership) {

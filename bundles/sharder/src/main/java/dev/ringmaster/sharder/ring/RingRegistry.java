@@ -1,9 +1,11 @@
 package dev.ringmaster.sharder.ring;
 
-import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingObject;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,10 +23,10 @@ import java.util.function.UnaryOperator;
  */
 public final class RingRegistry {
 
-    private record State(RingInputs inputs, Map<String, RingView> views) {
+    private record State(RingInputs inputs, Map<RingKey, RingView> views) {
     }
 
-    private final Consumer<String> ringBuilt;
+    private final Consumer<RingKey> ringBuilt;
     private final Object writeLock = new Object();
     private final AtomicReference<State> state = new AtomicReference<>(new State(RingInputs.EMPTY, Map.of()));
     private final List<Consumer<List<RingChange>>> listeners = new CopyOnWriteArrayList<>();
@@ -34,12 +36,12 @@ public final class RingRegistry {
         this(ring -> { });
     }
 
-    /** @param ringBuilt told the name of every ring a strategy (re)built, e.g. to count it */
-    public RingRegistry(Consumer<String> ringBuilt) {
+    /** @param ringBuilt told of every ring a strategy (re)built, e.g. to count it */
+    public RingRegistry(Consumer<RingKey> ringBuilt) {
         this.ringBuilt = ringBuilt;
     }
 
-    /** Called after each update with the views that changed, sorted by ring name. */
+    /** Called after each update with the views that changed, sorted by kind and name. */
     public void addListener(Consumer<List<RingChange>> listener) {
         listeners.add(listener);
     }
@@ -49,11 +51,11 @@ public final class RingRegistry {
     }
 
     /** The ring's current view, empty for a ring the registry does not know. */
-    public Optional<RingView> view(String ring) {
+    public Optional<RingView> view(RingKey ring) {
         return Optional.ofNullable(state.get().views.get(ring));
     }
 
-    /** Every ring's current view, sorted by name. */
+    /** Every ring's current view, sorted by kind and name. */
     public Collection<RingView> views() {
         return state.get().views.values();
     }
@@ -66,9 +68,9 @@ public final class RingRegistry {
      * The view of a ring object read elsewhere (e.g. fresh from the API server) against the current
      * inputs, sharing the registry's strategy ring when that is the same.
      */
-    public RingView compile(ClusterRing ring) {
+    public RingView compile(RingObject ring) {
         State current = state.get();
-        return RingView.compile(ring, current.inputs, current.views.get(ring.getMetadata().getName()));
+        return RingView.compile(ring, current.inputs, current.views.get(ring.key()));
     }
 
     /**
@@ -80,7 +82,7 @@ public final class RingRegistry {
         synchronized (writeLock) {
             State before = state.get();
             RingInputs inputs = change.apply(before.inputs);
-            Map<String, RingView> views = new TreeMap<>();
+            Map<RingKey, RingView> views = new TreeMap<>();
             inputs.rings().forEach((name, ring) -> {
                 RingView previous = before.views.get(name);
                 RingView next = RingView.compile(ring, inputs, previous);
@@ -100,7 +102,7 @@ public final class RingRegistry {
                     changes.add(new RingChange(name, Optional.of(gone), Optional.empty()));
                 }
             });
-            changes.sort((a, b) -> a.ring().compareTo(b.ring()));
+            changes.sort(Comparator.comparing(RingChange::ring));
             state.set(new State(inputs, Collections.unmodifiableMap(views)));
         }
         if (!changes.isEmpty()) {

@@ -1,7 +1,7 @@
 package dev.ringmaster.sharder.ring;
 
 import dev.ringmaster.ring.ObjectReference;
-import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
 import dev.ringmaster.ring.Shard;
@@ -9,10 +9,11 @@ import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.lease.ShardInfo;
-import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.model.ClusterRingSpec;
-import dev.ringmaster.sharder.model.ClusterRingValidation;
+import dev.ringmaster.sharder.model.RingSpec;
+import dev.ringmaster.sharder.model.RingValidation;
 import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingObject;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -57,8 +58,8 @@ public final class RingView {
         void skipped(ObjectReference object, PartitionKey.Invalid invalid);
     }
 
-    private final ClusterRing ring;
-    private final String name;
+    private final RingObject ring;
+    private final RingKey key;
     private final List<String> problems;
     private final String shardLabel;
     private final String drainLabel;
@@ -76,13 +77,13 @@ public final class RingView {
     /** The strategy's ring over the available shards; null while the strategy is missing or failed. */
     private final ShardRing shardRing;
 
-    private RingView(ClusterRing ring, RingInputs inputs, RingView previous) {
+    private RingView(RingObject ring, RingInputs inputs, RingView previous) {
         this.ring = ring;
-        this.name = ring.getMetadata().getName();
-        this.problems = List.copyOf(ClusterRingValidation.validate(ring));
-        this.shardLabel = RingContract.shardLabel(name);
-        this.drainLabel = RingContract.drainLabel(name);
-        ClusterRingSpec spec = problems.isEmpty() ? ring.getSpec() : new ClusterRingSpec();
+        this.key = ring.key();
+        this.problems = List.copyOf(RingValidation.validate(ring));
+        this.shardLabel = key.shardLabel();
+        this.drainLabel = key.drainLabel();
+        RingSpec spec = problems.isEmpty() ? ring.getSpec() : new RingSpec();
         this.resources = resources(spec);
         this.namespaceSelector = spec.namespaceSelectorOrDefault();
         Set<String> missing = new TreeSet<>();
@@ -102,14 +103,14 @@ public final class RingView {
         this.strategyFromSpec = requested != null && !requested.isEmpty();
         this.strategyName = strategyFromSpec ? requested : inputs.defaultStrategy();
         this.binding = inputs.strategies().get(strategyName);
-        this.shards = inputs.membership().shards(name);
-        this.availableShards = inputs.membership().availableShards(name).stream().map(ShardInfo::toShard).toList();
+        this.shards = inputs.membership().shards(key);
+        this.availableShards = inputs.membership().availableShards(key).stream().map(ShardInfo::toShard).toList();
         this.availableNames = availableShards.stream().map(Shard::name).collect(Collectors.toUnmodifiableSet());
         this.shardRing = sameStrategyRing(previous) ? previous.shardRing : build();
     }
 
     /** Compiles the ring against the inputs, reusing {@code previous}'s strategy ring if shards and strategy are the same. */
-    static RingView compile(ClusterRing ring, RingInputs inputs, RingView previous) {
+    static RingView compile(RingObject ring, RingInputs inputs, RingView previous) {
         return new RingView(ring, inputs, previous);
     }
 
@@ -128,12 +129,12 @@ public final class RingView {
         } catch (RuntimeException e) {
             // a broken strategy plug-in must not take the sharder down: the ring waits as if it were
             // missing, and keeps the binding so the same failure is not retried on every change
-            LOG.error("strategy {} failed to build ring {}: {}", strategyName, name, e.toString());
+            LOG.error("strategy {} failed to build ring {}: {}", strategyName, key, e.toString());
             return null;
         }
     }
 
-    private static Map<GroupResource, RingResource> resources(ClusterRingSpec spec) {
+    private static Map<GroupResource, RingResource> resources(RingSpec spec) {
         Map<GroupResource, RingResource> resources = new LinkedHashMap<>();
         spec.rolesByResource().forEach((resource, role) -> resources.put(resource,
                 new RingResource(resource.getGroup(), resource.getResource(), role)));
@@ -146,16 +147,21 @@ public final class RingView {
     }
 
     /** The kind of ring object this view was compiled from. */
-    public String kind() {
-        return RingContract.CLUSTER_RING_KIND;
+    public RingKind kind() {
+        return key.kind();
     }
 
     public String name() {
-        return name;
+        return key.name();
+    }
+
+    /** The ring's kind and name. */
+    public RingKey key() {
+        return key;
     }
 
     /** The ring object as last seen (spec, status, metadata). */
-    public ClusterRing ring() {
+    public RingObject ring() {
         return ring;
     }
 
@@ -218,7 +224,7 @@ public final class RingView {
     /** Why the ring can neither assign nor move objects now; empty when it can. */
     public Optional<Blocker> blocker() {
         if (!problems.isEmpty()) {
-            return Optional.of(new Blocker(INVALID_SPEC, "the ClusterRing is invalid: " + String.join("; ", problems)));
+            return Optional.of(new Blocker(INVALID_SPEC, "the " + key.kind().kind() + " is invalid: " + String.join("; ", problems)));
         }
         if (strategyName == null || strategyName.isEmpty()) {
             return Optional.of(new Blocker(STRATEGY_UNAVAILABLE,
@@ -291,7 +297,7 @@ public final class RingView {
 
     @Override
     public String toString() {
-        return kind() + " " + name + blocker().map(blocked -> " (" + blocked.reason() + ")").orElse("")
+        return key + blocker().map(blocked -> " (" + blocked.reason() + ")").orElse("")
                 + " on " + availableShards.size() + " of " + shards.size() + " shards";
     }
 }

@@ -1,8 +1,8 @@
 package dev.ringmaster.sharder.unassigned;
 
-import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.runtime.Controller;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -46,7 +46,7 @@ public final class UnassignedWatches implements AutoCloseable {
     public synchronized void sync(Collection<RingView> rings) {
         Set<WatchedResource> wanted = new LinkedHashSet<>();
         for (RingView ring : rings) {
-            ring.resources().values().forEach(resource -> resolve(ring.name(), resource).ifPresent(wanted::add));
+            ring.resources().values().forEach(resource -> resolve(ring.key(), resource).ifPresent(wanted::add));
         }
         informers.entrySet().removeIf(entry -> {
             if (wanted.contains(entry.getKey())) {
@@ -71,7 +71,7 @@ public final class UnassignedWatches implements AutoCloseable {
     }
 
     /** Queues every cached object of a ring again, e.g. when its strategy or shards came back. */
-    public synchronized void requeue(String ring) {
+    public synchronized void requeue(RingKey ring) {
         informers.forEach((watched, informer) -> {
             if (watched.ring().equals(ring)) {
                 informer.getStore().list().forEach(object -> enqueue(watched, object));
@@ -79,18 +79,18 @@ public final class UnassignedWatches implements AutoCloseable {
         });
     }
 
-    private Optional<WatchedResource> resolve(String ring, RingResource resource) {
+    private Optional<WatchedResource> resolve(RingKey ring, RingResource resource) {
         Optional<WatchedResource> watched = catalog.resolve(resource.group(), resource.resource())
                 .map(resolved -> new WatchedResource(ring, resolved, resource.role()));
         if (watched.isEmpty()) {
-            LOG.warn("ring {}: resource {} is not served by the API server; not watching it yet", ring,
+            LOG.warn("{}: resource {} is not served by the API server; not watching it yet", ring,
                     resource.group().isEmpty() ? resource.resource() : resource.resource() + "." + resource.group());
         }
         return watched;
     }
 
     private SharedIndexInformer<GenericKubernetesResource> start(WatchedResource watched) {
-        String selector = "!" + RingContract.shardLabel(watched.ring());
+        String selector = "!" + watched.ring().shardLabel();
         SharedIndexInformer<GenericKubernetesResource> informer = client
                 .genericKubernetesResources(watched.resource().context()).inAnyNamespace()
                 .withLabelSelector(selector).runnableInformer(0);

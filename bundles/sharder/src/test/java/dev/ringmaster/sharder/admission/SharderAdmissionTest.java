@@ -1,10 +1,12 @@
 package dev.ringmaster.sharder.admission;
 
 import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHARDS;
+import static dev.ringmaster.sharder.testing.TestRings.configMapControllerRing;
 import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.AdmissionRequest;
@@ -15,6 +17,7 @@ import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.app.SharderMetrics;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -28,6 +31,7 @@ import org.junit.jupiter.api.Test;
 class SharderAdmissionTest {
 
     private static final String RING = "example";
+    private static final RingKey KEY = RingKey.clusterRing(RING);
     private static final String PATH = RingContract.webhookPath(RING);
     private static final String SHARD_LABEL = RingContract.shardLabel(RING);
 
@@ -43,14 +47,17 @@ class SharderAdmissionTest {
         registry.update(inputs -> inputs.withDefaultStrategy("rendezvous")
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
                 .withInterpreters(INTERPRETERS)
-                .withRings(Map.of(RING, configMapRing(RING)))
-                .withMembership(new Membership(Map.of(RING, List.of(new ShardInfo("shard-0", ShardState.READY, 1),
+                .withRings(RingKind.CLUSTER_RING, List.of(configMapRing(RING)))
+                .withMembership(new Membership(Map.of(KEY, List.of(new ShardInfo("shard-0", ShardState.READY, 1),
                         new ShardInfo("shard-1", ShardState.READY, 1), new ShardInfo("shard-2", ShardState.DEAD, 1))))));
     }
 
     @Test
-    void pathPrefixIsTheContractsWebhookPath() {
-        assertThat(SharderAdmission.PATH_PREFIX).isEqualTo(RingContract.webhookPath(""));
+    void pathPrefixCoversTheWebhookPathsOfBothKinds() {
+        assertThat(RingKind.CLUSTER_RING.webhookPath("web")).isEqualTo("/webhooks/sharder/clusterring/web")
+                .startsWith(SharderAdmission.PATH_PREFIX);
+        assertThat(RingKind.CONTROLLER_RING.webhookPath("web")).isEqualTo("/webhooks/sharder/controllerring/web")
+                .startsWith(SharderAdmission.PATH_PREFIX);
     }
 
     @Test
@@ -62,6 +69,32 @@ class SharderAdmissionTest {
                 Map.of(SHARD_LABEL, RENDEZVOUS_TWO_SHARDS.shardOf("cm-1"))));
         assertThat(meters.get("controller.sharding.assignments").tag("clusterring", RING)
                 .tag("resource", "configmaps").counter().count()).isEqualTo(1);
+    }
+
+    /**
+     * A ControllerRing of the same name is another ring: its own path, label (the ring's name, no
+     * hash) and shards, and its own metric label.
+     */
+    @Test
+    void aControllerRingOfTheSameNameIsAnotherRingWithItsOwnContract() {
+        RingKey controllerRing = RingKey.controllerRing(RING);
+        registry.update(inputs -> inputs.withRings(RingKind.CONTROLLER_RING, List.of(configMapControllerRing(RING)))
+                .withMembership(new Membership(Map.of(KEY, inputs.membership().shards(KEY),
+                        controllerRing, List.of(new ShardInfo("ctrl-0", ShardState.READY, 1))))));
+
+        AdmissionResponse response = admission.handle("/webhooks/sharder/controllerring/" + RING,
+                configMap(metadata("cm-1")));
+
+        assertThat(response.patch()).containsExactly(new PatchOperation("add", "/metadata/labels",
+                Map.of("shard.alpha.sharding.timebertt.dev/" + RING, "ctrl-0")));
+        assertThat(admission.handle(PATH, configMap(metadata("cm-1"))).patch()).containsExactly(new PatchOperation(
+                "add", "/metadata/labels", Map.of(SHARD_LABEL, RENDEZVOUS_TWO_SHARDS.shardOf("cm-1"))));
+        assertThat(meters.get("controller.sharding.assignments").tags("controllerring", RING, "clusterring", "")
+                .counter().count()).isEqualTo(1);
+        assertThat(meters.get("controller.sharding.assignments").tags("clusterring", RING, "controllerring", "")
+                .counter().count()).isEqualTo(1);
+        assertThat(admission.handle("/webhooks/sharder/controllerring/other", configMap(metadata("cm-1"))).warnings())
+                .singleElement().asString().contains("ControllerRing other does not exist");
     }
 
     @Test
@@ -143,7 +176,7 @@ class SharderAdmissionTest {
 
     @Test
     void withoutAvailableShardsTheObjectIsLeftForTheUnassignedWatch() {
-        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(RING,
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY,
                 List.of(new ShardInfo("shard-2", ShardState.DEAD, 1))))));
 
         assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
@@ -161,7 +194,7 @@ class SharderAdmissionTest {
 
     @Test
     void anInvalidRingAssignsNothing() {
-        registry.update(inputs -> inputs.withRings(Map.of(RING, configMapRing(RING, "Not_A_Name"))));
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(configMapRing(RING, "Not_A_Name"))));
 
         AdmissionResponse response = admission.handle(PATH, configMap(metadata("cm-1")));
 

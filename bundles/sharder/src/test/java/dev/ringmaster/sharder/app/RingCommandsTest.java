@@ -4,6 +4,7 @@ import static dev.ringmaster.sharder.testing.TestRings.main;
 import static dev.ringmaster.sharder.testing.TestRings.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.XxHash64;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
@@ -13,7 +14,8 @@ import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
-import dev.ringmaster.sharder.model.ClusterRingStatus;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingStatus;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
@@ -31,7 +33,7 @@ import org.junit.jupiter.api.Test;
 class RingCommandsTest {
 
     private final RingRegistry registry = new RingRegistry();
-    private final Membership membership = new Membership(Map.of("example", List.of(
+    private final Membership membership = new Membership(Map.of(RingKey.clusterRing("example"), List.of(
             new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.EXPIRED, 2),
             new ShardInfo("shard-2", ShardState.DEAD, 1))));
     private final RingCommands commands = new RingCommands(registry,
@@ -41,21 +43,21 @@ class RingCommandsTest {
     @BeforeEach
     void example() {
         ClusterRing ring = ring("example", main("", "configmaps"));
-        ClusterRingStatus status = new ClusterRingStatus();
+        RingStatus status = new RingStatus();
         status.setConditions(List.of(new ConditionBuilder().withType("Ready").withStatus("True").build()));
         ring.setStatus(status);
         registry.update(inputs -> inputs.withDefaultStrategy("rendezvous")
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of("k", "v"))))
                 .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()))
-                .withRings(Map.of("example", ring))
+                .withRings(RingKind.CLUSTER_RING, List.of(ring))
                 .withMembership(membership));
     }
 
     @Test
     void listShowsStrategyShardsAndReadiness() {
         assertThat(commands.list().lines()).containsExactly(
-                "RING                           STRATEGY             AVAILABLE SHARDS READY",
-                "example                        rendezvous           2         3      True");
+                "KIND            RING                           STRATEGY             AVAILABLE SHARDS READY",
+                "ClusterRing     example                        rendezvous           2         3      True");
     }
 
     @Test
@@ -65,12 +67,12 @@ class RingCommandsTest {
                 "shard-0                                  ready      1      yes",
                 "shard-1                                  expired    2      yes",
                 "shard-2                                  dead       1      no");
-        assertThat(commands.shards("other")).isEqualTo("no ClusterRing other");
+        assertThat(commands.shards("other")).isEqualTo("no ClusterRing or ControllerRing other");
     }
 
     @Test
     void explainNamesTheShardAndHowItWasChosen() {
-        String shard = registry.view("example").flatMap(RingView::shardRing).flatMap(s -> s.shardFor("/ConfigMap/default/cm-1")).orElseThrow();
+        String shard = registry.view(RingKey.clusterRing("example")).flatMap(RingView::shardRing).flatMap(s -> s.shardFor("/ConfigMap/default/cm-1")).orElseThrow();
 
         assertThat(commands.explain("example", "/ConfigMap/default/cm-1").lines()).containsExactly(
                 "shard:      " + shard,
@@ -84,9 +86,9 @@ class RingCommandsTest {
     @Test
     void explainSaysWhatIsMissing() {
         assertThat(commands.explain("example", "ConfigMap/cm-1")).startsWith("name the object as group/Kind/namespace/name");
-        assertThat(commands.explain("nope", "/ConfigMap/default/cm-1")).isEqualTo("no ClusterRing nope");
+        assertThat(commands.explain("nope", "/ConfigMap/default/cm-1")).isEqualTo("no ClusterRing or ControllerRing nope");
         assertThat(commands.explain("example", "apps/Deployment/default/web"))
-                .isEqualTo("Deployment.apps is not a main resource of ClusterRing example");
+                .isEqualTo("Deployment.apps is not a main resource of ClusterRing/example");
         registry.update(inputs -> inputs.withInterpreters(Map.of()));
         assertThat(commands.explain("example", "/ConfigMap/default/cm-1")).isEqualTo("ClusterRing example is not"
                 + " Ready (InterpreterUnavailable): resource interpreter \"default\" is not available; objects are"
@@ -98,7 +100,7 @@ class RingCommandsTest {
 
     @Test
     void strategiesShowsSettingsAndUsers() {
-        assertThat(commands.strategies()).isEqualTo("rendezvous (default): rings [example], settings {k=v}");
+        assertThat(commands.strategies()).isEqualTo("rendezvous (default): rings [ClusterRing/example], settings {k=v}");
         registry.update(inputs -> inputs.withDefaultStrategy("consistent-hash"));
         assertThat(commands.strategies().lines()).containsExactly(
                 "rendezvous: rings [], settings {k=v}",

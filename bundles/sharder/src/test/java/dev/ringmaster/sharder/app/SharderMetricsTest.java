@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
+import dev.ringmaster.sharder.model.RingKey;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,7 @@ class SharderMetricsTest {
 
     @Test
     void shardStatesAndRingSizesFollowMembership() {
-        metrics.membership(new Membership(Map.of("example", List.of(
+        metrics.membership(new Membership(Map.of(RingKey.clusterRing("example"), List.of(
                 new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.DEAD, 1)))));
         assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "ready")).isEqualTo(1);
         assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "dead")).isZero();
@@ -29,20 +30,20 @@ class SharderMetricsTest {
         assertThat(gauge("controller.sharding.ring.shards", "clusterring", "example")).isEqualTo(2);
         assertThat(gauge("controller.sharding.ring.available.shards", "clusterring", "example")).isEqualTo(1);
 
-        metrics.membership(new Membership(Map.of("example", List.of(new ShardInfo("shard-0", ShardState.EXPIRED, 1)))));
+        metrics.membership(new Membership(Map.of(RingKey.clusterRing("example"), List.of(new ShardInfo("shard-0", ShardState.EXPIRED, 1)))));
         assertThat(meters.find("controller.sharding.shard.state").tags("shard", "shard-1").gauges()).isEmpty();
         assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "expired")).isEqualTo(1);
     }
 
     @Test
     void closingRemovesTheGaugesSoASuccessorStartsClean() {
-        metrics.membership(new Membership(Map.of("example", List.of(new ShardInfo("shard-0", ShardState.READY, 1)))));
+        metrics.membership(new Membership(Map.of(RingKey.clusterRing("example"), List.of(new ShardInfo("shard-0", ShardState.READY, 1)))));
         metrics.close();
         assertThat(meters.find("controller.sharding.shard.state").gauges()).isEmpty();
         assertThat(meters.find("controller.sharding.ring.shards").gauges()).isEmpty();
 
         SharderMetrics successor = new SharderMetrics(meters);
-        successor.membership(new Membership(Map.of("example", List.of(new ShardInfo("shard-0", ShardState.DEAD, 1)))));
+        successor.membership(new Membership(Map.of(RingKey.clusterRing("example"), List.of(new ShardInfo("shard-0", ShardState.DEAD, 1)))));
         assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "dead")).isEqualTo(1);
     }
 }

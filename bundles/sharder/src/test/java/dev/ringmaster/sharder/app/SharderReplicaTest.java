@@ -15,6 +15,7 @@ import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
@@ -52,6 +53,7 @@ class SharderReplicaTest {
     KubernetesMockServer server;
 
     private static final String RING = "example";
+    private static final RingKey KEY = RingKey.clusterRing(RING);
     private static final String SHARD = RingContract.shardLabel(RING);
     private static final String DRAIN = RingContract.drainLabel(RING);
     private static final Duration SOON = Duration.ofSeconds(20);
@@ -159,7 +161,7 @@ class SharderReplicaTest {
 
     @Test
     void assignsEveryObjectAndReportsTheRing() {
-        await().atMost(SOON).until(() -> registry.view(RING).flatMap(RingView::shardRing).map(s -> s.shards().size() == 2).orElse(false));
+        await().atMost(SOON).until(() -> registry.view(KEY).flatMap(RingView::shardRing).map(s -> s.shards().size() == 2).orElse(false));
         await().atMost(SOON).until(this::everyObjectOnItsInitialShard);
         await().atMost(SOON).untilAsserted(() -> {
             assertThat(ring().getStatus().getAvailableShards()).isEqualTo(2);
@@ -176,7 +178,7 @@ class SharderReplicaTest {
     void scaleOutDrainsMainObjectsThroughTheirShardsAndMovesControlledOnes() {
         await().atMost(SOON).until(this::everyObjectOnItsInitialShard);
         lease("shard-2");
-        await().atMost(SOON).until(() -> registry.view(RING).flatMap(RingView::shardRing).map(s -> s.shards().size() == 3).orElse(false));
+        await().atMost(SOON).until(() -> registry.view(KEY).flatMap(RingView::shardRing).map(s -> s.shards().size() == 3).orElse(false));
         await().atMost(SOON).until(() -> !client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems().isEmpty());
         for (ConfigMap draining : client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems()) {
             assertThat(draining.getMetadata().getLabels().get(SHARD)).as("the old shard keeps it until it lets go")
@@ -193,7 +195,7 @@ class SharderReplicaTest {
         clock.advance(Duration.ofMinutes(1));
         lease("shard-0");
         sharder.reevaluateShards();
-        await().atMost(SOON).until(() -> registry.view(RING).flatMap(RingView::shardRing).map(s -> s.shards().size() == 1).orElse(false));
+        await().atMost(SOON).until(() -> registry.view(KEY).flatMap(RingView::shardRing).map(s -> s.shards().size() == 1).orElse(false));
         await().atMost(SOON).until(() -> everyObjectOn(name -> "shard-0"));
         assertThat(client.leases().inNamespace("default").withName("shard-1").get().getSpec().getHolderIdentity())
                 .isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
@@ -204,7 +206,7 @@ class SharderReplicaTest {
     void aFollowerAssignsLikeTheLeaderAndWritesNothing() {
         await().atMost(SOON).until(this::everyObjectOnItsInitialShard);
         try (SharderReplica follower = replica("sharder-1")) {
-            await().atMost(SOON).until(() -> follower.registry().view(RING).flatMap(RingView::shardRing)
+            await().atMost(SOON).until(() -> follower.registry().view(KEY).flatMap(RingView::shardRing)
                     .map(s -> s.shards().size() == 2).orElse(false));
             assertThat(follower.isLeader()).isFalse();
             assertThat(follower.membership()).isEqualTo(sharder.membership());
@@ -219,7 +221,7 @@ class SharderReplicaTest {
             lease("shard-0");
             follower.reevaluateShards();
             sharder.reevaluateShards();
-            await().atMost(SOON).until(() -> follower.registry().view(RING).flatMap(RingView::shardRing)
+            await().atMost(SOON).until(() -> follower.registry().view(KEY).flatMap(RingView::shardRing)
                     .map(s -> s.shards().size() == 1).orElse(false));
             assertThat(client.leases().inNamespace("default").withName("shard-1").get().getSpec().getHolderIdentity())
                     .isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);

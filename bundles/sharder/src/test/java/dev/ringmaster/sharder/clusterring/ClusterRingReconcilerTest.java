@@ -13,6 +13,7 @@ import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.runtime.Reconciler;
@@ -60,6 +61,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterRingReconcilerTest {
 
     private static final String RING = "example";
+    private static final RingKey KEY = RingKey.clusterRing(RING);
     private static final String WEBHOOK_CONFIGURATION = "sharding-clusterring-50d858e0-example";
     private static final String SHARD_LABEL = "shard.alpha.sharding.timebertt.dev/clusterring-50d858e0-example";
     private static final Instant START = Instant.parse("2030-01-02T03:04:05.678Z");
@@ -72,7 +74,7 @@ class ClusterRingReconcilerTest {
     Path dir;
 
     private final MutableClock clock = new MutableClock(START);
-    private final AtomicReference<Membership> membership = new AtomicReference<>(new Membership(Map.of(RING, List.of(
+    private final AtomicReference<Membership> membership = new AtomicReference<>(new Membership(Map.of(KEY, List.of(
             new ShardInfo("shard-a", ShardState.READY, 1),
             new ShardInfo("shard-b", ShardState.UNCERTAIN, 1),
             new ShardInfo("shard-c", ShardState.DEAD, 1)))));
@@ -95,7 +97,7 @@ class ClusterRingReconcilerTest {
     void validRingIsReadyWithShardCountsFromMembership() {
         ClusterRing ring = create(exampleRing());
 
-        assertThat(reconciler(WebhookClientSettings.defaults()).reconcile(RING)).isEqualTo(Reconciler.Result.done());
+        assertThat(reconciler(WebhookClientSettings.defaults()).reconcile(KEY)).isEqualTo(Reconciler.Result.done());
 
         ClusterRing read = read();
         assertThat(read.getStatus().getObservedGeneration()).isEqualTo(1L);
@@ -119,7 +121,7 @@ class ClusterRingReconcilerTest {
         ring.getSpec().setStrategy("rendezvous");
         create(ring);
 
-        reconciler(WebhookClientSettings.defaults()).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults()).reconcile(KEY);
 
         assertThat(ready(read()).getMessage()).isEqualTo("sharding with strategy \"rendezvous\" (spec.strategy)");
     }
@@ -129,7 +131,7 @@ class ClusterRingReconcilerTest {
         Path ca = Files.writeString(dir.resolve("ca.pem"), WebhookClientSettingsTest.PEM);
         ClusterRing ring = create(exampleRing());
 
-        reconciler(WebhookClientSettings.defaults().withCaBundleFile(ca)).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults().withCaBundleFile(ca)).reconcile(KEY);
 
         MutatingWebhookConfiguration configuration = webhookConfiguration();
         assertOwnedByRing(configuration, ring);
@@ -157,7 +159,7 @@ class ClusterRingReconcilerTest {
         ring = create(ring);
 
         reconciler(WebhookClientSettings.url("https://sharder.example:9443")
-                .withCertManagerCertificate("sharding-system/webhook-ca")).reconcile(RING);
+                .withCertManagerCertificate("sharding-system/webhook-ca")).reconcile(KEY);
 
         MutatingWebhookConfiguration configuration = webhookConfiguration();
         assertOwnedByRing(configuration, ring);
@@ -178,7 +180,7 @@ class ClusterRingReconcilerTest {
         create(exampleRing());
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults()
                 .withCertManagerCertificate("sharding-system/webhook-ca"));
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
         String injected = Base64.getEncoder().encodeToString("injected by cainjector".getBytes(StandardCharsets.UTF_8));
         webhookConfigurationResource().edit(configuration -> {
             configuration.getWebhooks().get(0).getClientConfig().setCaBundle(injected);
@@ -186,7 +188,7 @@ class ClusterRingReconcilerTest {
         });
         String injectedVersion = webhookConfiguration().getMetadata().getResourceVersion();
 
-        List<String> requests = requestsDuring(() -> reconciler.reconcile(RING));
+        List<String> requests = requestsDuring(() -> reconciler.reconcile(KEY));
 
         assertThat(requests).as("nothing to write").allMatch(request -> request.startsWith("GET "));
         assertThat(webhookConfiguration().getMetadata().getResourceVersion()).isEqualTo(injectedVersion);
@@ -196,7 +198,7 @@ class ClusterRingReconcilerTest {
             ring.getSpec().getResources().add(main("batch", "jobs"));
             return ring;
         });
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         MutatingWebhook webhook = singleWebhook(webhookConfiguration());
         assertThat(webhook.getRules()).hasSize(5).last().satisfies(rule -> {
@@ -213,11 +215,11 @@ class ClusterRingReconcilerTest {
         Path ca = Files.writeString(dir.resolve("ca.pem"), WebhookClientSettingsTest.PEM);
         create(exampleRing());
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults().withCaBundleFile(ca));
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
         String rotated = WebhookClientSettingsTest.PEM + WebhookClientSettingsTest.PEM;
         Files.writeString(ca, rotated);
 
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         assertThat(singleWebhook(webhookConfiguration()).getClientConfig().getCaBundle())
                 .isEqualTo(Base64.getEncoder().encodeToString(rotated.getBytes(StandardCharsets.US_ASCII)));
@@ -227,7 +229,7 @@ class ClusterRingReconcilerTest {
     void foreignLabelsAnnotationsAndOwnersAreKept() {
         create(exampleRing());
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
         webhookConfigurationResource().edit(configuration -> {
             configuration.getMetadata().getLabels().put("team", "platform");
             configuration.getMetadata().setAnnotations(Map.of("note", "kept"));
@@ -237,7 +239,7 @@ class ClusterRingReconcilerTest {
             return configuration;
         });
 
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         MutatingWebhookConfiguration configuration = webhookConfiguration();
         assertThat(configuration.getMetadata().getLabels()).containsEntry("team", "platform")
@@ -254,7 +256,7 @@ class ClusterRingReconcilerTest {
                 main("apps", "replicasets")));
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         Condition ready = ready(read());
         assertThat(ready.getStatus()).isEqualTo("False");
@@ -276,7 +278,7 @@ class ClusterRingReconcilerTest {
         });
 
         clock.advance(Duration.ofMinutes(1));
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         assertThat(events()).as("the same failure is not announced again").hasSize(1);
         assertThat(ready(read()).getLastTransitionTime()).isEqualTo(START_TIME);
@@ -286,14 +288,14 @@ class ClusterRingReconcilerTest {
     void invalidSpecLeavesAnExistingWebhookConfigurationAlone() {
         create(exampleRing());
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
         MutatingWebhookConfiguration before = webhookConfiguration();
         ringResource().edit(ring -> {
             ring.getSpec().getResources().add(main("", "configmaps"));
             return ring;
         });
 
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         assertThat(ready(read()).getReason()).isEqualTo("InvalidSpec");
         assertThat(webhookConfiguration().getMetadata().getResourceVersion())
@@ -307,7 +309,7 @@ class ClusterRingReconcilerTest {
         create(ring);
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         Condition ready = ready(read());
         assertThat(ready.getStatus()).isEqualTo("False");
@@ -320,7 +322,7 @@ class ClusterRingReconcilerTest {
 
         strategies.add("jump");
         clock.advance(Duration.ofMinutes(5));
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         assertThat(ready(read()).getStatus()).isEqualTo("True");
         assertThat(ready(read()).getLastTransitionTime()).isEqualTo("2030-01-02T03:09:05Z");
@@ -333,7 +335,7 @@ class ClusterRingReconcilerTest {
         create(exampleRing());
         interpreters.remove(DefaultResourceInterpreter.NAME);
 
-        reconciler(WebhookClientSettings.defaults()).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults()).reconcile(KEY);
 
         Condition ready = ready(read());
         assertThat(ready.getStatus()).isEqualTo("False");
@@ -342,7 +344,7 @@ class ClusterRingReconcilerTest {
         assertThat(webhookConfigurationResource().get()).isNull();
 
         interpreters.add(DefaultResourceInterpreter.NAME);
-        reconciler(WebhookClientSettings.defaults()).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults()).reconcile(KEY);
         assertThat(ready(read()).getStatus()).isEqualTo("True");
     }
 
@@ -351,7 +353,7 @@ class ClusterRingReconcilerTest {
         defaultStrategy = "";
         create(exampleRing());
 
-        reconciler(WebhookClientSettings.defaults()).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults()).reconcile(KEY);
 
         assertThat(ready(read()).getReason()).isEqualTo("StrategyUnavailable");
         assertThat(ready(read()).getMessage()).contains("no default strategy");
@@ -361,18 +363,18 @@ class ClusterRingReconcilerTest {
     void lastTransitionTimeChangesOnlyWithTheStatusValue() {
         create(exampleRing());
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         clock.advance(Duration.ofMinutes(1));
-        membership.set(new Membership(Map.of(RING, List.of(new ShardInfo("shard-a", ShardState.READY, 1)))));
-        reconciler.reconcile(RING);
+        membership.set(new Membership(Map.of(KEY, List.of(new ShardInfo("shard-a", ShardState.READY, 1)))));
+        reconciler.reconcile(KEY);
 
         assertThat(read().getStatus().getShards()).isEqualTo(1);
         assertThat(ready(read()).getLastTransitionTime()).isEqualTo(START_TIME);
 
         clock.advance(Duration.ofMinutes(1));
         strategies.clear();
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
         assertThat(ready(read()).getLastTransitionTime()).isEqualTo("2030-01-02T03:06:05Z");
 
         clock.advance(Duration.ofMinutes(1));
@@ -380,7 +382,7 @@ class ClusterRingReconcilerTest {
             ring.getSpec().setStrategy("Invalid");
             return ring;
         });
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
         Condition ready = ready(read());
         assertThat(ready.getReason()).as("reason changed, status did not").isEqualTo("InvalidSpec");
         assertThat(ready.getLastTransitionTime()).isEqualTo("2030-01-02T03:06:05Z");
@@ -391,12 +393,12 @@ class ClusterRingReconcilerTest {
     void unchangedStatusAndConfigurationAreNotRewritten() {
         create(exampleRing());
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
         String ringVersion = read().getMetadata().getResourceVersion();
         String configurationVersion = webhookConfiguration().getMetadata().getResourceVersion();
         clock.advance(Duration.ofHours(1));
 
-        List<String> requests = requestsDuring(() -> reconciler.reconcile(RING));
+        List<String> requests = requestsDuring(() -> reconciler.reconcile(KEY));
 
         assertThat(requests).containsExactly(
                 "GET /apis/sharding.timebertt.dev/v1alpha1/clusterrings/example",
@@ -409,7 +411,7 @@ class ClusterRingReconcilerTest {
     void statusIsWrittenThroughTheStatusSubresource() {
         create(exampleRing());
 
-        List<String> requests = requestsDuring(() -> reconciler(WebhookClientSettings.defaults()).reconcile(RING));
+        List<String> requests = requestsDuring(() -> reconciler(WebhookClientSettings.defaults()).reconcile(KEY));
 
         assertThat(requests).contains("PATCH /apis/sharding.timebertt.dev/v1alpha1/clusterrings/example/status");
         assertThat(requests).noneMatch(request -> request.startsWith("PUT ")
@@ -420,14 +422,14 @@ class ClusterRingReconcilerTest {
     void observedGenerationFollowsTheGeneration() {
         create(exampleRing());
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
         ringResource().edit(ring -> {
             ring.getSpec().getResources().add(main("batch", "jobs"));
             return ring;
         });
         assertThat(read().getMetadata().getGeneration()).isEqualTo(2L);
 
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         ClusterRing read = read();
         assertThat(read.getStatus().getObservedGeneration()).isEqualTo(2L);
@@ -446,7 +448,7 @@ class ClusterRingReconcilerTest {
                 .once();
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
-        assertThatThrownBy(() -> reconciler.reconcile(RING)).isInstanceOf(KubernetesClientException.class);
+        assertThatThrownBy(() -> reconciler.reconcile(KEY)).isInstanceOf(KubernetesClientException.class);
 
         Condition ready = ready(read());
         assertThat(ready.getStatus()).isEqualTo("False");
@@ -456,7 +458,7 @@ class ClusterRingReconcilerTest {
         assertThat(events()).extracting(Event::getReason).containsExactly("ReconciliationFailed");
 
         clock.advance(Duration.ofSeconds(10));
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         assertThat(ready(read()).getStatus()).isEqualTo("True");
         assertThat(ready(read()).getLastTransitionTime()).isEqualTo("2030-01-02T03:04:15Z");
@@ -466,7 +468,7 @@ class ClusterRingReconcilerTest {
     void conflictIsRetriedWithoutFlippingReady() {
         create(exampleRing());
         ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
         ringResource().edit(ring -> {
             ring.getSpec().getResources().add(main("batch", "jobs"));
             return ring;
@@ -478,14 +480,14 @@ class ClusterRingReconcilerTest {
                         .withMessage("the object has been modified").build())
                 .once();
 
-        assertThatThrownBy(() -> reconciler.reconcile(RING))
+        assertThatThrownBy(() -> reconciler.reconcile(KEY))
                 .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
 
         assertThat(ready(read()).getStatus()).isEqualTo("True");
         assertThat(read().getStatus().getObservedGeneration()).as("not yet acted on").isEqualTo(1L);
         assertThat(events()).isEmpty();
 
-        reconciler.reconcile(RING);
+        reconciler.reconcile(KEY);
 
         assertThat(read().getStatus().getObservedGeneration()).isEqualTo(2L);
         assertThat(singleWebhook(webhookConfiguration()).getRules()).hasSize(5);
@@ -494,7 +496,7 @@ class ClusterRingReconcilerTest {
     @Test
     void deletedRingNeedsNothing() {
         List<String> requests = requestsDuring(() ->
-                assertThat(reconciler(WebhookClientSettings.defaults()).reconcile(RING)).isEqualTo(Reconciler.Result.done()));
+                assertThat(reconciler(WebhookClientSettings.defaults()).reconcile(KEY)).isEqualTo(Reconciler.Result.done()));
 
         assertThat(requests).containsExactly("GET /apis/sharding.timebertt.dev/v1alpha1/clusterrings/example");
     }
@@ -517,7 +519,7 @@ class ClusterRingReconcilerTest {
     @Test
     void withTheWebhookSwitchedOffTheRingIsReadyAndNoConfigurationIsCreated() {
         create(exampleRing());
-        reconciler(null).reconcile(RING);
+        reconciler(null).reconcile(KEY);
         assertThat(client.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems()).isEmpty();
         assertThat(client.resources(ClusterRing.class).withName(RING).get().getStatus().getConditions())
                 .anySatisfy(condition -> assertThat(condition.getStatus()).isEqualTo("True"));
@@ -526,13 +528,13 @@ class ClusterRingReconcilerTest {
     @Test
     void switchingTheWebhookOffDeletesTheRingsConfigurationButNoOneElses() {
         create(exampleRing());
-        reconciler(WebhookClientSettings.defaults()).reconcile(RING);
+        reconciler(WebhookClientSettings.defaults()).reconcile(KEY);
         var configurations = client.admissionRegistration().v1().mutatingWebhookConfigurations();
         assertThat(configurations.withName(WEBHOOK_CONFIGURATION).get()).isNotNull();
         configurations.resource(new MutatingWebhookConfigurationBuilder().withNewMetadata().withName("someone-elses").endMetadata().build())
                 .create();
 
-        reconciler(null).reconcile(RING);
+        reconciler(null).reconcile(KEY);
         assertThat(configurations.withName(WEBHOOK_CONFIGURATION).get()).isNull();
         assertThat(configurations.withName("someone-elses").get()).isNotNull();
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.sharder.clusterring.WebhookClientSettings.ServiceEndpoint;
+import dev.ringmaster.sharder.model.RingKey;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -50,9 +51,9 @@ class WebhookClientSettingsTest {
 
     @Test
     void webhookUrlAppendsTheRingPath() {
-        assertThat(WebhookClientSettings.url("https://10.0.0.5:9443").webhookUrl("example"))
+        assertThat(WebhookClientSettings.url("https://10.0.0.5:9443").webhookUrl(RingKey.clusterRing("example")))
                 .isEqualTo("https://10.0.0.5:9443/webhooks/sharder/clusterring/example");
-        assertThat(WebhookClientSettings.url("https://host.example/prefix/").webhookUrl("example"))
+        assertThat(WebhookClientSettings.url("https://host.example/prefix/").webhookUrl(RingKey.clusterRing("example")))
                 .isEqualTo("https://host.example/prefix/webhooks/sharder/clusterring/example");
     }
 

@@ -12,6 +12,7 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.ShardStatus;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.testing.TestLeases;
@@ -77,7 +78,7 @@ class ShardLeaseControllerTest {
         }
         controller.start();
         await().atMost(TIMEOUT).until(() -> !published.isEmpty());
-        assertThat(published.get(0).shards("example")).as("no ring is built from part of the fleet").hasSize(8);
+        assertThat(published.get(0).shards(RingKey.clusterRing("example"))).as("no ring is built from part of the fleet").hasSize(8);
         assertThat(controller.initialMembership()).isCompletedWithValue(published.get(0));
     }
 
@@ -93,17 +94,18 @@ class ShardLeaseControllerTest {
         controller.start();
 
         Membership expected = new Membership(Map.of(
-                "example", List.of(ready("shard-a", 2), ready("shard-b", 1)),
-                "other", List.of(ready("shard-x", 1))));
+                RingKey.clusterRing("example"), List.of(ready("shard-a", 2), ready("shard-b", 1)),
+                RingKey.clusterRing("other"), List.of(ready("shard-x", 1))));
         await().atMost(TIMEOUT).until(() -> controller.membership().equals(expected));
         assertThat(controller.hasSynced()).isTrue();
         assertThat(controller.cachedLeases()).extracting(LeaseKey::name)
                 .containsExactlyInAnyOrder("shard-a", "shard-b", "shard-x");
         assertThat(stateLabel(get(client, namespace, "shard-a"))).isEqualTo("ready");
         assertThat(get(client, namespace, "leader-election").getMetadata().getLabels()).isNullOrEmpty();
-        // the informer's list and watch ask the server for shard leases only
-        assertThat(informerRequests()).isNotEmpty().allSatisfy(path -> assertThat(path)
-                .contains("labelSelector=" + URLEncoder.encode(RingContract.RING_LABEL, StandardCharsets.UTF_8)));
+        // the informers' lists and watches ask the server for shard leases only, of either ring kind
+        assertThat(informerRequests()).isNotEmpty().allSatisfy(path -> assertThat(path).containsAnyOf(
+                "labelSelector=" + URLEncoder.encode("alpha.sharding.timebertt.dev/clusterring", StandardCharsets.UTF_8) + "&",
+                "labelSelector=" + URLEncoder.encode("alpha.sharding.timebertt.dev/controllerring", StandardCharsets.UTF_8) + "&"));
     }
 
     @Test
@@ -111,7 +113,7 @@ class ShardLeaseControllerTest {
         create(client, shardLease(namespace, "shard-0", "example", T0, DURATION));
         controller.start();
         await().atMost(TIMEOUT).until(() -> published.size() == 1);
-        assertThat(published.get(0).shards("example")).containsExactly(ready("shard-0", 1));
+        assertThat(published.get(0).shards(RingKey.clusterRing("example"))).containsExactly(ready("shard-0", 1));
 
         // passes that find nothing new publish nothing
         clock.set(T0.plusSeconds(5));
@@ -122,14 +124,14 @@ class ShardLeaseControllerTest {
         clock.set(T0.plusSeconds(DURATION));
         reevaluateAndSettle();
         assertThat(published).hasSize(2);
-        assertThat(published.get(1).shards("example"))
+        assertThat(published.get(1).shards(RingKey.clusterRing("example")))
                 .containsExactly(new ShardInfo("shard-0", ShardState.EXPIRED, 1));
         assertThat(controller.membership()).isSameAs(published.get(1));
 
         // the shard renews: the watch event alone brings it back
         renew(client, namespace, "shard-0", clock.instant());
         await().atMost(TIMEOUT).until(() -> published.size() == 3);
-        assertThat(published.get(2).shards("example")).containsExactly(ready("shard-0", 1));
+        assertThat(published.get(2).shards(RingKey.clusterRing("example"))).containsExactly(ready("shard-0", 1));
     }
 
     @Test
@@ -137,13 +139,13 @@ class ShardLeaseControllerTest {
         create(client, shardLease(namespace, "shard-0", "example", T0, DURATION));
         create(client, shardLease(namespace, "shard-1", "example", T0, DURATION));
         controller.start();
-        await().atMost(TIMEOUT).until(() -> controller.membership().availableShards("example").size() == 2);
+        await().atMost(TIMEOUT).until(() -> controller.membership().availableShards(RingKey.clusterRing("example")).size() == 2);
 
         detector.set((lease, now) -> new ShardStatus(ShardState.DEAD, now.plusSeconds(60)));
         controller.reevaluateAll();
 
-        await().atMost(TIMEOUT).until(() -> controller.membership().availableShards("example").isEmpty());
-        assertThat(controller.membership().shards("example")).extracting(ShardInfo::state)
+        await().atMost(TIMEOUT).until(() -> controller.membership().availableShards(RingKey.clusterRing("example")).isEmpty());
+        assertThat(controller.membership().shards(RingKey.clusterRing("example"))).extracting(ShardInfo::state)
                 .containsExactly(ShardState.DEAD, ShardState.DEAD);
         await().atMost(TIMEOUT).untilAsserted(() -> {
             assertThat(stateLabel(get(client, namespace, "shard-0"))).isEqualTo("dead");
@@ -156,13 +158,13 @@ class ShardLeaseControllerTest {
         create(client, shardLease(namespace, "shard-0", "example", T0, DURATION));
         create(client, shardLease(namespace, "shard-1", "example", T0, DURATION));
         controller.start();
-        await().atMost(TIMEOUT).until(() -> controller.membership().availableShards("example").size() == 2);
+        await().atMost(TIMEOUT).until(() -> controller.membership().availableShards(RingKey.clusterRing("example")).size() == 2);
 
         clock.set(T0.plusSeconds(2 * DURATION));
         renew(client, namespace, "shard-1", clock.instant());
         controller.reevaluateAll();
 
-        await().atMost(TIMEOUT).until(() -> controller.membership().shards("example").equals(List.of(
+        await().atMost(TIMEOUT).until(() -> controller.membership().shards(RingKey.clusterRing("example")).equals(List.of(
                 new ShardInfo("shard-0", ShardState.DEAD, 1), ready("shard-1", 1))));
         assertThat(get(client, namespace, "shard-0").getSpec().getHolderIdentity())
                 .isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
@@ -173,7 +175,7 @@ class ShardLeaseControllerTest {
         controller.reevaluateAll();
 
         await().atMost(TIMEOUT).until(() -> get(client, namespace, "shard-0") == null);
-        await().atMost(TIMEOUT).until(() -> controller.membership().shards("example").equals(List.of(ready("shard-1", 1))));
+        await().atMost(TIMEOUT).until(() -> controller.membership().shards(RingKey.clusterRing("example")).equals(List.of(ready("shard-1", 1))));
         assertThat(controller.cachedLeases()).extracting(LeaseKey::name).containsExactly("shard-1");
     }
 
@@ -181,7 +183,7 @@ class ShardLeaseControllerTest {
     void aDeletedLeaseLeavesTheMembership() {
         create(client, shardLease(namespace, "shard-0", "example", T0, DURATION));
         controller.start();
-        await().atMost(TIMEOUT).until(() -> controller.membership().shards("example").size() == 1);
+        await().atMost(TIMEOUT).until(() -> controller.membership().shards(RingKey.clusterRing("example")).size() == 1);
 
         client.leases().inNamespace(namespace).withName("shard-0").delete();
 

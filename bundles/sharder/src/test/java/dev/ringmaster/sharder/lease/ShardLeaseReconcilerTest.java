@@ -12,6 +12,7 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.ShardStatus;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.runtime.Reconciler.Result;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.testing.TestLeases;
@@ -43,6 +44,7 @@ class ShardLeaseReconcilerTest {
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
     private static final int DURATION = 10;
     private static final String RING = "example";
+    private static final RingKey KEY = RingKey.clusterRing(RING);
     private static final String SHARD = "shard-0";
 
     KubernetesClient client;
@@ -85,7 +87,7 @@ class ShardLeaseReconcilerTest {
         assertThat(stateLabel(acquired)).isEqualTo("dead");
         assertThat(acquired.getMetadata().getLabels()).containsEntry(RingContract.RING_LABEL, RING);
         assertThat(before.getSpec().getHolderIdentity()).isEqualTo(SHARD);
-        assertThat(reconciler.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1));
+        assertThat(reconciler.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1));
 
         passAt(T0.plusSeconds(99), ShardState.DEAD, Duration.ofSeconds(1));
 
@@ -173,11 +175,11 @@ class ShardLeaseReconcilerTest {
         assertThat(requests("PUT")).hasSize(1);
         assertThat(lease.getMetadata().getResourceVersion()).isNotEqualTo(classified.getMetadata().getResourceVersion());
         // still available: nothing is moved away from a shard that only lost a race
-        assertThat(racing.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.UNCERTAIN, 1));
+        assertThat(racing.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.UNCERTAIN, 1));
 
         // the next pass reads the renewed lease
         assertThat(reconciler.reconcile(key)).isEqualTo(Result.requeueAfter(Duration.ofSeconds(DURATION)));
-        assertThat(reconciler.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.READY, 1));
+        assertThat(reconciler.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.READY, 1));
     }
 
     @Test
@@ -209,13 +211,13 @@ class ShardLeaseReconcilerTest {
             clock.set(T0.plusSeconds(second));
             follower.reconcile(key);
         }
-        assertThat(follower.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.UNCERTAIN, 1));
+        assertThat(follower.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.UNCERTAIN, 1));
 
         clearHolder();
         String released = get(client, namespace, SHARD).getMetadata().getResourceVersion();
         clock.set(T0.plusSeconds(200));
         follower.reconcile(key);
-        assertThat(follower.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.ORPHANED, 1));
+        assertThat(follower.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.ORPHANED, 1));
 
         Lease untouched = get(client, namespace, SHARD);
         assertThat(untouched.getMetadata().getResourceVersion()).isEqualTo(released).isNotEqualTo(created);
@@ -253,7 +255,7 @@ class ShardLeaseReconcilerTest {
             clock.set(T0.plusSeconds(300));
 
             assertThat(racing.reconcile(key)).isEqualTo(Result.requeueAfter(ShardLeaseReconciler.RECHECK_AFTER_CONFLICT));
-            assertThat(racing.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.ORPHANED, 1));
+            assertThat(racing.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.ORPHANED, 1));
             assertThat(strict.getRequestCount()).isEqualTo(1);
         } finally {
             strict.destroy();
@@ -264,12 +266,29 @@ class ShardLeaseReconcilerTest {
     void aLeaseThatIsGoneIsForgotten() {
         create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
         reconciler.reconcile(key);
-        assertThat(reconciler.membership().shards(RING)).hasSize(1);
+        assertThat(reconciler.membership().shards(KEY)).hasSize(1);
 
         client.leases().inNamespace(namespace).withName(SHARD).delete();
 
         assertThat(reconciler.reconcile(key)).isEqualTo(Result.done());
         assertThat(reconciler.membership()).isEqualTo(Membership.EMPTY);
+    }
+
+    /** The Lease label names the ring's kind; a Lease with both labels is a shard of both rings. */
+    @Test
+    void controllerRingLeasesAreShardsOfTheControllerRing() {
+        create(client, new LeaseBuilder(shardLease(namespace, "shard-a", RING, T0, DURATION).build()).editMetadata()
+                .removeFromLabels(RingContract.RING_LABEL)
+                .addToLabels("alpha.sharding.timebertt.dev/controllerring", RING).endMetadata());
+        create(client, new LeaseBuilder(shardLease(namespace, "shard-b", RING, T0, DURATION).build()).editMetadata()
+                .addToLabels("alpha.sharding.timebertt.dev/controllerring", "other").endMetadata());
+        reconciler.reconcile(new LeaseKey(namespace, "shard-a"));
+        reconciler.reconcile(new LeaseKey(namespace, "shard-b"));
+
+        assertThat(reconciler.membership()).isEqualTo(new Membership(Map.of(
+                RingKey.controllerRing(RING), List.of(new ShardInfo("shard-a", ShardState.READY, 1)),
+                KEY, List.of(new ShardInfo("shard-b", ShardState.READY, 1)),
+                RingKey.controllerRing("other"), List.of(new ShardInfo("shard-b", ShardState.READY, 1)))));
     }
 
     @Test
@@ -289,8 +308,8 @@ class ShardLeaseReconcilerTest {
         }
 
         assertThat(reconciler.membership()).isEqualTo(new Membership(Map.of(
-                RING, List.of(new ShardInfo("shard-a", ShardState.READY, 1), new ShardInfo("shard-b", ShardState.READY, 1)),
-                "other", List.of(new ShardInfo("shard-c", ShardState.READY, 3)))));
+                KEY, List.of(new ShardInfo("shard-a", ShardState.READY, 1), new ShardInfo("shard-b", ShardState.READY, 1)),
+                RingKey.clusterRing("other"), List.of(new ShardInfo("shard-c", ShardState.READY, 3)))));
     }
 
     @Test
@@ -338,7 +357,7 @@ class ShardLeaseReconcilerTest {
         reconciler.reconcile(key);
         reconciler.reconcile(new LeaseKey(namespace, "shard-1"));
 
-        assertThat(reconciler.membership().shards(RING)).extracting(ShardInfo::weight).containsExactly(1000, 1);
+        assertThat(reconciler.membership().shards(KEY)).extracting(ShardInfo::weight).containsExactly(1000, 1);
         assertThat(warnings()).isEmpty();
     }
 
@@ -355,7 +374,7 @@ class ShardLeaseReconcilerTest {
         String resourceVersion = get(client, namespace, SHARD).getMetadata().getResourceVersion();
         assertThat(reconciler.reconcile(key)).isEqualTo(Result.done());
         assertThat(get(client, namespace, SHARD).getMetadata().getResourceVersion()).isEqualTo(resourceVersion);
-        assertThat(reconciler.membership().shards(RING)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1));
+        assertThat(reconciler.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1));
     }
 
     /** Runs a pass at {@code at} and checks the verdict, the label and the requeue delay. */
@@ -363,11 +382,11 @@ class ShardLeaseReconcilerTest {
         clock.set(at);
         assertThat(reconciler.reconcile(key)).as("pass at %s", at).isEqualTo(Result.requeueAfter(requeue));
         assertThat(stateLabel(get(client, namespace, SHARD))).isEqualTo(state.label());
-        assertThat(reconciler.membership().shards(RING)).extracting(ShardInfo::state).containsExactly(state);
+        assertThat(reconciler.membership().shards(KEY)).extracting(ShardInfo::state).containsExactly(state);
     }
 
     private int weight() {
-        return reconciler.membership().shards(RING).get(0).weight();
+        return reconciler.membership().shards(KEY).get(0).weight();
     }
 
     private void annotateWeight(String value) {

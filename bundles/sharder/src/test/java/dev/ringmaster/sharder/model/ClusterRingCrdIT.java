@@ -53,7 +53,7 @@ class ClusterRingCrdIT {
         // The generator writes target/classes/META-INF/fabric8/<crd>.yml, which the bundle ships and the
         // test class path serves; manifests/crd/ holds a copy that ClusterRingCrdTest keeps equal to it.
         CustomResourceDefinition crd = ADMIN.getKubernetesSerialization()
-                .unmarshal(ClusterRingCrdTest.generatedCrd(), CustomResourceDefinition.class);
+                .unmarshal(ClusterRingCrdTest.generatedCrd(ClusterRingCrdTest.CRD_FILE), CustomResourceDefinition.class);
         ADMIN.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
         await().atMost(Duration.ofSeconds(60)).until(() -> {
             CustomResourceDefinition served = ADMIN.apiextensions().v1().customResourceDefinitions().withName(CRD_NAME).get();
@@ -252,9 +252,9 @@ class ClusterRingCrdIT {
     }
 
     /** A status of the sharder's shape, with a second condition the Ready column must not show. */
-    private static ClusterRingStatus status(int shards, int available, String ready) {
+    private static RingStatus status(int shards, int available, String ready) {
         String now = ZonedDateTime.now().truncatedTo(ChronoUnit.SECONDS).format(DateTimeFormatter.ISO_INSTANT);
-        ClusterRingStatus status = new ClusterRingStatus();
+        RingStatus status = new RingStatus();
         status.setObservedGeneration(1L);
         status.setShards(shards);
         status.setAvailableShards(available);

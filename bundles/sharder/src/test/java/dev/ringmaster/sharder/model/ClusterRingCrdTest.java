@@ -3,6 +3,7 @@ package dev.ringmaster.sharder.model;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -18,24 +19,28 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The ClusterRing CRD generated at build time (into the bundle, under META-INF/fabric8/) and its
+ * The ClusterRing and ControllerRing CRDs generated at build time (into the bundle, under META-INF/fabric8/) and its
  * committed copy in manifests/crd/.
  */
 class ClusterRingCrdTest {
 
-    static final String CRD_FILE = "clusterrings.sharding.timebertt.dev-v1.yml";
-    static final String CRD_RESOURCE = "META-INF/fabric8/" + CRD_FILE;
+    static final String CRD_FILE = crdFile(RingKind.CLUSTER_RING);
+    static final String CRD_RESOURCE = resource(CRD_FILE);
     /** Run the test with this property set to true to refresh the committed copy. */
     private static final String UPDATE_PROPERTY = "ringmaster.crd.update";
 
     private final KubernetesSerialization serialization = new KubernetesSerialization();
 
-    @Test
-    void committedCopyMatchesTheGeneratedCrd() throws IOException {
-        String generated = generatedCrd();
-        Path committed = Path.of(System.getProperty("basedir", ".")).resolve("../../manifests/crd/" + CRD_FILE)
+    @ParameterizedTest
+    @EnumSource(RingKind.class)
+    void committedCopyMatchesTheGeneratedCrd(RingKind kind) throws IOException {
+        String file = crdFile(kind);
+        String generated = generatedCrd(file);
+        Path committed = Path.of(System.getProperty("basedir", ".")).resolve("../../manifests/crd/" + file)
                 .normalize();
         if (Boolean.getBoolean(UPDATE_PROPERTY)) {
             Files.writeString(committed, generated, StandardCharsets.UTF_8);
@@ -43,7 +48,7 @@ class ClusterRingCrdTest {
         assertThat(committed).exists();
         assertThat(Files.readString(committed, StandardCharsets.UTF_8))
                 .as("%s differs from the CRD generated from the model; copy target/classes/%s there"
-                        + " (or run this test with -D%s=true)", committed, CRD_RESOURCE, UPDATE_PROPERTY)
+                        + " (or run this test with -D%s=true)", committed, resource(file), UPDATE_PROPERTY)
                 .isEqualTo(generated);
     }
 
@@ -145,7 +150,7 @@ class ClusterRingCrdTest {
 
     @Test
     void omittedOrEmptyNamespaceSelectorMeansAllButSystemNamespaces() {
-        ClusterRingSpec spec = new ClusterRingSpec();
+        RingSpec spec = new RingSpec();
         assertThat(spec.namespaceSelectorOrDefault().getMatchExpressions()).singleElement().satisfies(e -> {
             assertThat(e.getKey()).isEqualTo("kubernetes.io/metadata.name");
             assertThat(e.getOperator()).isEqualTo("NotIn");
@@ -175,13 +180,41 @@ class ClusterRingCrdTest {
         }
     }
 
-    private CustomResourceDefinition crd() throws IOException {
-        return serialization.unmarshal(generatedCrd(), CustomResourceDefinition.class);
+    /**
+     * The ControllerRing's CRD is the ClusterRing's with the names of the other kind (the reference
+     * sharder's ControllerRing: same group and version, cluster scope, the same spec and status).
+     */
+    @Test
+    void theControllerRingCrdIsTheClusterRingCrdUnderItsOwnNames() throws IOException {
+        String clusterRing = generatedCrd(CRD_FILE);
+        String controllerRing = generatedCrd(crdFile(RingKind.CONTROLLER_RING));
+        assertThat(controllerRing).isEqualTo(clusterRing
+                .replace("clusterrings.sharding", "controllerrings.sharding")
+                .replace("\"ClusterRing\"", "\"ControllerRing\"")
+                .replace("\"clusterrings\"", "\"controllerrings\"")
+                .replace("\"clusterring\"", "\"controllerring\"")
+                .replace("the ClusterRing name", "the ControllerRing name"));
+        CustomResourceDefinition crd = serialization.unmarshal(controllerRing, CustomResourceDefinition.class);
+        assertThat(crd.getSpec().getNames().getKind()).isEqualTo("ControllerRing");
+        assertThat(crd.getSpec().getNames().getPlural()).isEqualTo("controllerrings");
+        assertThat(crd.getSpec().getScope()).isEqualTo("Cluster");
     }
 
-    static String generatedCrd() throws IOException {
-        try (InputStream in = ClusterRingCrdTest.class.getClassLoader().getResourceAsStream(CRD_RESOURCE)) {
-            assertThat(in).as("the build generates %s (crd-generator-maven-plugin)", CRD_RESOURCE).isNotNull();
+    private CustomResourceDefinition crd() throws IOException {
+        return serialization.unmarshal(generatedCrd(CRD_FILE), CustomResourceDefinition.class);
+    }
+
+    static String crdFile(RingKind kind) {
+        return kind.plural() + ".sharding.timebertt.dev-v1.yml";
+    }
+
+    private static String resource(String crdFile) {
+        return "META-INF/fabric8/" + crdFile;
+    }
+
+    static String generatedCrd(String crdFile) throws IOException {
+        try (InputStream in = ClusterRingCrdTest.class.getClassLoader().getResourceAsStream(resource(crdFile))) {
+            assertThat(in).as("the build generates %s (crd-generator-maven-plugin)", resource(crdFile)).isNotNull();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
@@ -16,6 +17,7 @@ import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.app.SharderMetrics;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -42,6 +44,7 @@ class RebalancerFenceIT {
 
     private static final String NAMESPACE = "rebalancer-fence-it";
     private static final String RING = "fence";
+    private static final RingKey KEY = RingKey.clusterRing(RING);
     private static final int OBJECTS = 400;
     private static final int WRITES_BEFORE_THE_LEASE_RUNS_OUT = 120;
 
@@ -59,7 +62,7 @@ class RebalancerFenceIT {
         Throwable failure;
         try (KubernetesClient fenced = WriteFence.guard(ADMIN, () -> writesLeft.getAndDecrement() > 0);
                 Rebalancer rebalancer = rebalancer(fenced)) {
-            failure = catchThrowable(() -> rebalancer.reconcile(RING));
+            failure = catchThrowable(() -> rebalancer.reconcile(KEY));
         }
 
         assertThat(failure).as("the pass ends at the refused write").matches(WriteFence::refused, "refused by the fence");
@@ -79,11 +82,11 @@ class RebalancerFenceIT {
     private static Rebalancer rebalancer(KubernetesClient client) {
         SharderMetrics metrics = new SharderMetrics(new SimpleMeterRegistry());
         RingRegistry registry = new RingRegistry(metrics::ringCalculated);
-        registry.update(inputs -> inputs.withRings(Map.of(RING, ring(RING, main("", "configmaps"))))
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring(RING, main("", "configmaps"))))
                 .withStrategies(Map.of("consistent-hash", new StrategyBinding(new ConsistentHashStrategy(), Map.of())))
                 .withDefaultStrategy("consistent-hash")
                 .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()))
-                .withMembership(new Membership(Map.of(RING, List.of(new ShardInfo("shard-0", ShardState.READY, 1),
+                .withMembership(new Membership(Map.of(KEY, List.of(new ShardInfo("shard-0", ShardState.READY, 1),
                         new ShardInfo("shard-1", ShardState.READY, 1))))));
         RebalanceLimits limits = new RebalanceLimits(50, 10, 5000, Duration.ofMinutes(5), Duration.ofSeconds(1));
         return new Rebalancer(registry, RingView.InvalidKeys.IGNORE, new ResourceCatalog(client),

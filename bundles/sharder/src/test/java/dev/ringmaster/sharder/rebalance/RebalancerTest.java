@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
@@ -17,6 +18,7 @@ import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.app.SharderMetrics;
+import dev.ringmaster.sharder.model.RingKey;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
@@ -56,6 +58,7 @@ class RebalancerTest {
     KubernetesMockServer server;
 
     private static final String RING = "example";
+    private static final RingKey KEY = RingKey.clusterRing(RING);
     private static final String SHARD = RingContract.shardLabel(RING);
     private static final String DRAIN = RingContract.drainLabel(RING);
     private static final RebalanceLimits LIMITS = new RebalanceLimits(7, 4, 500, Duration.ofMinutes(5), Duration.ofSeconds(5));
@@ -93,11 +96,11 @@ class RebalancerTest {
         for (String name : names) {
             infos.add(new ShardInfo(name, state, 1));
         }
-        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(RING, infos))));
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY, infos))));
     }
 
     private void shards(List<ShardInfo> infos) {
-        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(RING, infos))));
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY, infos))));
     }
 
     /** The client the sharder uses; tests may swap in one configured differently. */
@@ -109,7 +112,7 @@ class RebalancerTest {
 
     /** The ring and interpreter as the test left them, compiled into the ring's view. */
     private void publish() {
-        registry.update(inputs -> inputs.withRings(Map.of(RING, ring))
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring))
                 .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, interpreter)));
     }
 
@@ -123,12 +126,12 @@ class RebalancerTest {
     }
 
     private Reconciler.Result rebalance(RebalanceLimits limits) {
-        return rebalancer(limits).reconcile(RING);
+        return rebalancer(limits).reconcile(KEY);
     }
 
     private PassSummary pass() {
         Rebalancer created = rebalancer(LIMITS);
-        return created.pass(registry.view(RING).orElseThrow());
+        return created.pass(registry.view(KEY).orElseThrow());
     }
 
     private ConfigMap configMap(String namespace, String name, Map<String, String> labels) {
@@ -270,14 +273,14 @@ class RebalancerTest {
         server.expect().patch().withPath("/api/v1/namespaces/default/configmaps/cm-3")
                 .andReturn(403, "forbidden by a policy").once();
         Rebalancer rebalancer = rebalancer(LIMITS);
-        assertThat(rebalancer.reconcile(RING)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.pendingRetry()));
+        assertThat(rebalancer.reconcile(KEY)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.pendingRetry()));
         assertThat(labels(getConfigMap("default", "cm-3"))).doesNotContainKey(SHARD);
         for (int i = 0; i < 10; i++) {
             if (i != 3) {
                 assertThat(labels(getConfigMap("default", "cm-" + i))).as("cm-" + i).containsKey(SHARD);
             }
         }
-        assertThat(rebalancer.reconcile(RING)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.resync()));
+        assertThat(rebalancer.reconcile(KEY)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.resync()));
         assertThat(labels(getConfigMap("default", "cm-3"))).containsKey(SHARD);
     }
 
@@ -289,21 +292,21 @@ class RebalancerTest {
         shards(ShardState.READY, "shard-0", "shard-1");
         RebalanceLimits budgetOfFive = new RebalanceLimits(7, 4, 5, Duration.ofMinutes(5), Duration.ofSeconds(5));
         Rebalancer rebalancer = rebalancer(budgetOfFive);
-        assertThat(rebalancer.reconcile(RING)).isEqualTo(Reconciler.Result.requeueAfter(budgetOfFive.pendingRetry()));
+        assertThat(rebalancer.reconcile(KEY)).isEqualTo(Reconciler.Result.requeueAfter(budgetOfFive.pendingRetry()));
         long draining = client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems().size();
         assertThat(draining).isEqualTo(5);
-        assertThat(rebalancer.reconcile(RING)).as("no progress: backs off")
+        assertThat(rebalancer.reconcile(KEY)).as("no progress: backs off")
                 .isEqualTo(Reconciler.Result.requeueAfter(Duration.ofSeconds(10)));
         assertThat(client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems())
                 .as("no new drains while the budget is used up").hasSize(5);
-        assertThat(rebalancer.reconcile(RING)).isEqualTo(Reconciler.Result.requeueAfter(Duration.ofSeconds(20)));
-        assertThat(rebalancer.reconcile(RING)).as("at most 30 s").isEqualTo(Reconciler.Result.requeueAfter(Duration.ofSeconds(30)));
+        assertThat(rebalancer.reconcile(KEY)).isEqualTo(Reconciler.Result.requeueAfter(Duration.ofSeconds(20)));
+        assertThat(rebalancer.reconcile(KEY)).as("at most 30 s").isEqualTo(Reconciler.Result.requeueAfter(Duration.ofSeconds(30)));
 
         // a shard hands one back: the next pass assigns it, drains another and comes back soon
         ConfigMap handedBack = client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems().get(0);
         client.configMaps().inNamespace("default").withName(handedBack.getMetadata().getName()).edit(cm ->
                 new ConfigMapBuilder(cm).editMetadata().removeFromLabels(DRAIN).removeFromLabels(SHARD).endMetadata().build());
-        assertThat(rebalancer.reconcile(RING)).isEqualTo(Reconciler.Result.requeueAfter(budgetOfFive.pendingRetry()));
+        assertThat(rebalancer.reconcile(KEY)).isEqualTo(Reconciler.Result.requeueAfter(budgetOfFive.pendingRetry()));
         assertThat(client.configMaps().inNamespace("default").withLabel(DRAIN).list().getItems()).hasSize(5);
     }
 

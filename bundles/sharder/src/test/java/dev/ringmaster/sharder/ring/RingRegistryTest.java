@@ -4,6 +4,7 @@ import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
@@ -12,6 +13,8 @@ import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,31 +30,29 @@ class RingRegistryTest {
         return new RendezvousStrategy().build(shards);
     };
     private final List<String> built = new ArrayList<>();
-    private final RingRegistry registry = new RingRegistry(built::add);
+    private final RingRegistry registry = new RingRegistry(ring -> built.add(ring.name()));
     private final List<List<RingChange>> notifications = new ArrayList<>();
 
     private static Membership membership(Map<String, List<ShardInfo>> shards) {
-        return new Membership(shards);
+        Map<RingKey, List<ShardInfo>> byKey = new java.util.HashMap<>();
+        shards.forEach((ring, infos) -> byKey.put(RingKey.clusterRing(ring), infos));
+        return new Membership(byKey);
     }
 
     private static ShardInfo shard(String name, ShardState state) {
         return new ShardInfo(name, state, 1);
     }
 
-    private static Map<String, ClusterRing> rings(ClusterRing... rings) {
-        Map<String, ClusterRing> byName = new java.util.HashMap<>();
-        for (ClusterRing ring : rings) {
-            byName.put(ring.getMetadata().getName(), ring);
-        }
-        return byName;
+    private static List<RingObject> rings(RingObject... rings) {
+        return List.of(rings);
     }
 
     private ShardRing shardRing(String ring) {
-        return registry.view(ring).orElseThrow().shardRing().orElseThrow();
+        return registry.view(RingKey.clusterRing(ring)).orElseThrow().shardRing().orElseThrow();
     }
 
     private List<String> changedRings() {
-        return notifications.stream().flatMap(List::stream).map(RingChange::ring).toList();
+        return notifications.stream().flatMap(List::stream).map(change -> change.ring().name()).toList();
     }
 
     @BeforeEach
@@ -61,7 +62,7 @@ class RingRegistryTest {
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(counting, Map.of())))
                 .withDefaultStrategy("rendezvous")
                 .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()))
-                .withRings(rings(configMapRing("a"), configMapRing("b")))
+                .withRings(RingKind.CLUSTER_RING, rings(configMapRing("a"), configMapRing("b")))
                 .withMembership(membership(Map.of(
                         "a", List.of(shard("a-0", ShardState.READY), shard("a-1", ShardState.DEAD)),
                         "b", List.of(shard("b-0", ShardState.EXPIRED))))));
@@ -75,7 +76,7 @@ class RingRegistryTest {
         registry.update(inputs -> inputs.withMembership(membership(Map.of(
                 "a", List.of(new ShardInfo("a-0", ShardState.UNCERTAIN, 3), shard("a-1", ShardState.ORPHANED))))));
         ShardRing a = shardRing("a");
-        assertThat(registry.view("a").orElseThrow().strategyName()).isEqualTo("rendezvous");
+        assertThat(registry.view(RingKey.clusterRing("a")).orElseThrow().strategyName()).isEqualTo("rendezvous");
         assertThat(a.shards()).containsExactly(new Shard("a-0", 3));
         assertThat(a.shardFor("/ConfigMap/default/foo")).contains("a-0");
         assertThat(shardRing("b").shards()).isEmpty();
@@ -84,9 +85,9 @@ class RingRegistryTest {
 
     @Test
     void unchangedInputsKeepTheViewAndNotifyNobody() {
-        RingView before = registry.view("a").orElseThrow();
+        RingView before = registry.view(RingKey.clusterRing("a")).orElseThrow();
         registry.update(inputs -> inputs.withDefaultStrategy("rendezvous"));
-        assertThat(registry.view("a").orElseThrow()).isSameAs(before);
+        assertThat(registry.view(RingKey.clusterRing("a")).orElseThrow()).isSameAs(before);
         assertThat(notifications).isEmpty();
         assertThat(builds.get()).isZero();
     }
@@ -102,7 +103,7 @@ class RingRegistryTest {
         // the shard states are news for the ring's status, not for its objects
         assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).singleElement()
                 .satisfies(change -> {
-                    assertThat(change.ring()).isEqualTo("a");
+                    assertThat(change.ring()).isEqualTo(RingKey.clusterRing("a"));
                     assertThat(change.movesObjects()).isFalse();
                     assertThat(change.resourcesChanged()).isFalse();
                 }));
@@ -125,14 +126,14 @@ class RingRegistryTest {
     @Test
     void aMissingStrategyLeavesTheRingWithoutStrategyRingUntilItReturns() {
         registry.update(inputs -> inputs.withStrategies(Map.of()));
-        RingView a = registry.view("a").orElseThrow();
+        RingView a = registry.view(RingKey.clusterRing("a")).orElseThrow();
         assertThat(a.shardRing()).isEmpty();
         assertThat(a.canAct()).isFalse();
         assertThat(a.blocker()).map(RingView.Blocker::reason).contains(RingView.STRATEGY_UNAVAILABLE);
         assertThat(changedRings()).containsExactly("a", "b");
 
         registry.update(inputs -> inputs.withStrategies(Map.of("rendezvous", new StrategyBinding(counting, Map.of()))));
-        assertThat(registry.view("a").orElseThrow().canAct()).isTrue();
+        assertThat(registry.view(RingKey.clusterRing("a")).orElseThrow().canAct()).isTrue();
     }
 
     @Test
@@ -149,14 +150,14 @@ class RingRegistryTest {
     @Test
     void theDefaultStrategyAppliesOnlyToRingsNamingNone() {
         PartitioningStrategy other = new RendezvousStrategy();
-        registry.update(inputs -> inputs.withRings(rings(configMapRing("a"), configMapRing("b", "rendezvous")))
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, rings(configMapRing("a"), configMapRing("b", "rendezvous")))
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(counting, Map.of()),
                         "other", new StrategyBinding(other, Map.of())))
                 .withDefaultStrategy("other"));
-        assertThat(registry.view("a").orElseThrow().strategyName()).isEqualTo("other");
-        assertThat(registry.view("b").orElseThrow().strategyName()).isEqualTo("rendezvous");
+        assertThat(registry.view(RingKey.clusterRing("a")).orElseThrow().strategyName()).isEqualTo("other");
+        assertThat(registry.view(RingKey.clusterRing("b")).orElseThrow().strategyName()).isEqualTo("rendezvous");
         assertThat(shardRing("a")).isNotSameAs(shardRing("b"));
-        assertThat(registry.view("b").orElseThrow().strategySource()).isEqualTo("spec.strategy");
+        assertThat(registry.view(RingKey.clusterRing("b")).orElseThrow().strategySource()).isEqualTo("spec.strategy");
     }
 
     @Test
@@ -167,7 +168,7 @@ class RingRegistryTest {
             throw new IllegalStateException("boom");
         };
         registry.update(inputs -> inputs.withStrategies(Map.of("rendezvous", new StrategyBinding(broken, Map.of()))));
-        assertThat(registry.view("a").orElseThrow().shardRing()).isEmpty();
+        assertThat(registry.view(RingKey.clusterRing("a")).orElseThrow().shardRing()).isEmpty();
         int afterFirst = attempts.get();
         registry.update(inputs -> inputs.withDefaultStrategy("rendezvous"));
         assertThat(attempts.get()).isEqualTo(afterFirst);
@@ -177,10 +178,10 @@ class RingRegistryTest {
     void aStatusUpdateOfTheRingObjectIsNewsButMovesNothing() {
         ClusterRing a = configMapRing("a");
         a.getStatus().setShards(2);
-        registry.update(inputs -> inputs.withRings(rings(a, registry.view("b").orElseThrow().ring())));
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, rings(a, registry.view(RingKey.clusterRing("b")).orElseThrow().ring())));
         assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).singleElement()
                 .satisfies(change -> {
-                    assertThat(change.ring()).isEqualTo("a");
+                    assertThat(change.ring()).isEqualTo(RingKey.clusterRing("a"));
                     assertThat(change.movesObjects()).isFalse();
                 }));
         assertThat(builds.get()).isZero();
@@ -188,11 +189,11 @@ class RingRegistryTest {
 
     @Test
     void removedRingsAreForgottenAndReported() {
-        registry.update(inputs -> inputs.withRings(rings(registry.view("a").orElseThrow().ring())));
-        assertThat(registry.view("b")).isEmpty();
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, rings(registry.view(RingKey.clusterRing("a")).orElseThrow().ring())));
+        assertThat(registry.view(RingKey.clusterRing("b"))).isEmpty();
         assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).singleElement()
                 .satisfies(change -> {
-                    assertThat(change.ring()).isEqualTo("b");
+                    assertThat(change.ring()).isEqualTo(RingKey.clusterRing("b"));
                     assertThat(change.after()).isEmpty();
                     assertThat(change.resourcesChanged()).isTrue();
                     assertThat(change.movesObjects()).isFalse();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.OwnerReference;
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
 import dev.ringmaster.ring.ShardState;
@@ -16,6 +17,7 @@ import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingResourceSpec;
@@ -45,7 +47,7 @@ class RingViewTest {
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
                 .withDefaultStrategy("rendezvous")
                 .withInterpreters(interpreters)
-                .withMembership(new Membership(Map.of("shop", List.of(new ShardInfo("shard-0", ShardState.READY, 1),
+                .withMembership(new Membership(Map.of(RingKey.clusterRing("shop"), List.of(new ShardInfo("shard-0", ShardState.READY, 1),
                         new ShardInfo("shard-1", ShardState.DEAD, 1)))));
         return RingView.compile(ring, inputs, null);
     }
@@ -54,7 +56,7 @@ class RingViewTest {
     void theContractsLabelsAndEveryResourceWithItsRole() {
         RingView view = compile(shop());
 
-        assertThat(view.kind()).isEqualTo("ClusterRing");
+        assertThat(view.kind()).isEqualTo(RingKind.CLUSTER_RING);
         assertThat(view.shardLabel()).isEqualTo(RingContract.shardLabel("shop"));
         assertThat(view.drainLabel()).isEqualTo(RingContract.drainLabel("shop"));
         assertThat(view.resources().values()).containsExactlyInAnyOrder(new RingResource("", "configmaps", Role.MAIN),

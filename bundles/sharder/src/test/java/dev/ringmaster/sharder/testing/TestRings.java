@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.testing;
 
 import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.ControllerRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -27,6 +28,14 @@ public final class TestRings {
     /** A ring over ConfigMaps and the Secrets they control, the example controller's. */
     public static ClusterRing configMapRing(String name) {
         return ring(name, main("", "configmaps", new GroupResource("", "secrets")));
+    }
+
+    /** A ControllerRing over ConfigMaps and the Secrets they control, the example controller's. */
+    public static ControllerRing configMapControllerRing(String name) {
+        ControllerRing ring = new ControllerRing();
+        ring.setMetadata(new ObjectMetaBuilder().withName(name).build());
+        ring.setSpec(configMapRing(name).getSpec());
+        return ring;
     }
 
     /** The same ring naming its strategy in {@code spec.strategy}. */

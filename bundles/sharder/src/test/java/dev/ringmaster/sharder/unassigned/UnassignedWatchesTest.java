@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
@@ -14,6 +15,7 @@ import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.app.SharderMetrics;
+import dev.ringmaster.sharder.model.RingKey;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
@@ -46,6 +48,7 @@ class UnassignedWatchesTest {
     KubernetesMockServer server;
 
     private static final String RING = "example";
+    private static final RingKey KEY = RingKey.clusterRing(RING);
     private static final String SHARD = RingContract.shardLabel(RING);
     private static final String DRAIN = RingContract.drainLabel(RING);
     private static final Duration WITHIN_SECONDS = Duration.ofSeconds(10);
@@ -62,11 +65,11 @@ class UnassignedWatchesTest {
         for (String namespace : List.of("default", "kube-system")) {
             TestNamespaces.create(client, namespace, Map.of());
         }
-        registry.update(inputs -> inputs.withRings(Map.of(RING, ring))
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring))
                 .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()))
                 .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
                 .withDefaultStrategy("rendezvous")
-                .withMembership(new Membership(Map.of(RING, List.of(
+                .withMembership(new Membership(Map.of(KEY, List.of(
                         new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.READY, 1))))));
         UnassignedWatches[] self = new UnassignedWatches[1];
         controller = new Controller<>("unassigned", new UnassignedAssigner(key -> self[0].get(key),
@@ -143,7 +146,7 @@ class UnassignedWatchesTest {
 
         registry.update(inputs -> inputs.withStrategies(
                 Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of()))));
-        watches.requeue(RING);
+        watches.requeue(RingKey.clusterRing(RING));
         await().atMost(WITHIN_SECONDS).until(() -> onItsShard("waiting"));
     }
 

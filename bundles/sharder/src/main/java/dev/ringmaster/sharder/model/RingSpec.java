@@ -15,7 +15,7 @@ import java.util.Map;
 
 /** What a ClusterRing shards and how. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public class ClusterRingSpec {
+public class RingSpec {
 
     /** Namespace label the API server sets on every namespace to its name. */
     public static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";

@@ -8,7 +8,7 @@ import java.util.List;
 
 /** The sharder's report on a ring. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public class ClusterRingStatus {
+public class RingStatus {
 
     @JsonPropertyDescription("The generation of the ring the sharder last acted on.")
     private Long observedGeneration;

@@ -10,11 +10,11 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Checks a ClusterRing for everything the CRD schema cannot (or a lenient API server did not) reject.
+ * Checks a ring object for everything the CRD schema cannot (or a lenient API server did not) reject.
  * A pure function: the problems are reported as the ring's {@code Ready=False/InvalidSpec} message,
  * so each names the field and says what is wrong in words a user can act on.
  */
-public final class ClusterRingValidation {
+public final class RingValidation {
 
     private static final int MAX_LABEL_NAME_LENGTH = 63;
     private static final int MAX_DNS_SUBDOMAIN_LENGTH = 253;
@@ -25,24 +25,25 @@ public final class ClusterRingValidation {
     private static final Set<String> SET_OPERATORS = Set.of("In", "NotIn");
     private static final Set<String> EXISTENCE_OPERATORS = Set.of("Exists", "DoesNotExist");
 
-    private ClusterRingValidation() {
+    private RingValidation() {
     }
 
     /** The problems of the ring, in field order; empty when it is valid. */
-    public static List<String> validate(ClusterRing ring) {
+    public static List<String> validate(RingObject ring) {
+        String kind = ring.ringKind().kind();
         List<String> problems = new ArrayList<>();
         String name = ring.getMetadata() == null ? null : ring.getMetadata().getName();
-        if (name != null && name.length() > ClusterRing.MAX_NAME_LENGTH) {
-            problems.add("metadata.name: \"" + name + "\" is " + name.length() + " characters long, but a ClusterRing"
-                    + " name must be at most " + ClusterRing.MAX_NAME_LENGTH
+        if (name != null && name.length() > RingObject.MAX_NAME_LENGTH) {
+            problems.add("metadata.name: \"" + name + "\" is " + name.length() + " characters long, but a " + kind
+                    + " name must be at most " + RingObject.MAX_NAME_LENGTH
                     + " characters because shard Leases carry it as a label value");
         }
-        ClusterRingSpec spec = ring.getSpec();
+        RingSpec spec = ring.getSpec();
         if (spec == null) {
-            problems.add("spec: is missing; a ClusterRing needs spec.resources");
+            problems.add("spec: is missing; a " + kind + " needs spec.resources");
             return problems;
         }
-        validateResources(spec.getResources(), problems);
+        validateResources(kind, spec.getResources(), problems);
         if (spec.getNamespaceSelector() != null) {
             validateSelector("spec.namespaceSelector", spec.getNamespaceSelector(), problems);
         }
@@ -60,9 +61,9 @@ public final class ClusterRingValidation {
         return name != null && name.length() <= MAX_LABEL_NAME_LENGTH && DNS_LABEL.matcher(name).matches();
     }
 
-    private static void validateResources(List<RingResourceSpec> resources, List<String> problems) {
+    private static void validateResources(String kind, List<RingResourceSpec> resources, List<String> problems) {
         if (resources == null || resources.isEmpty()) {
-            problems.add("spec.resources: lists no resource; a ClusterRing needs at least one main resource");
+            problems.add("spec.resources: lists no resource; a " + kind + " needs at least one main resource");
             return;
         }
         // Where each resource was first seen, by role: a resource may appear once in the whole ring,

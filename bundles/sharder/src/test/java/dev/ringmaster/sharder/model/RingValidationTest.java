@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class ClusterRingValidationTest {
+class RingValidationTest {
 
     private static ClusterRing valid() {
         return ring("example", main("", "configmaps", new GroupResource("", "secrets")),
@@ -22,7 +22,7 @@ class ClusterRingValidationTest {
     private static List<String> problemsWithSelector(LabelSelector selector) {
         ClusterRing ring = valid();
         ring.getSpec().setNamespaceSelector(selector);
-        return ClusterRingValidation.validate(ring);
+        return RingValidation.validate(ring);
     }
 
     @Test
@@ -35,13 +35,13 @@ class ClusterRingValidationTest {
                 .addNewMatchExpression().withKey("env").withOperator("In").withValues("dev", "prod_1").endMatchExpression()
                 .addNewMatchExpression().withKey("skip").withOperator("DoesNotExist").endMatchExpression()
                 .build());
-        assertThat(ClusterRingValidation.validate(ring)).isEmpty();
+        assertThat(RingValidation.validate(ring)).isEmpty();
     }
 
     @Test
     void nameOf63CharactersIsValidButNot64() {
-        assertThat(ClusterRingValidation.validate(ring("a".repeat(63), main("", "configmaps")))).isEmpty();
-        assertThat(ClusterRingValidation.validate(ring("a".repeat(64), main("", "configmaps"))))
+        assertThat(RingValidation.validate(ring("a".repeat(63), main("", "configmaps")))).isEmpty();
+        assertThat(RingValidation.validate(ring("a".repeat(64), main("", "configmaps"))))
                 .singleElement().asString()
                 .startsWith("metadata.name: ")
                 .contains("is 64 characters long", "at most 63 characters");
@@ -49,19 +49,19 @@ class ClusterRingValidationTest {
 
     @Test
     void ringWithoutResourcesIsInvalid() {
-        assertThat(ClusterRingValidation.validate(ring("example")))
+        assertThat(RingValidation.validate(ring("example")))
                 .containsExactly("spec.resources: lists no resource; a ClusterRing needs at least one main resource");
         ClusterRing withoutList = ring("example");
         withoutList.getSpec().setResources(null);
-        assertThat(ClusterRingValidation.validate(withoutList)).hasSize(1);
+        assertThat(RingValidation.validate(withoutList)).hasSize(1);
         ClusterRing withoutSpec = ring("example");
         withoutSpec.setSpec(null);
-        assertThat(ClusterRingValidation.validate(withoutSpec)).singleElement().asString().startsWith("spec: ");
+        assertThat(RingValidation.validate(withoutSpec)).singleElement().asString().startsWith("spec: ");
     }
 
     @Test
     void emptyResourceNamesAreInvalid() {
-        assertThat(ClusterRingValidation.validate(ring("example", main("apps", ""),
+        assertThat(RingValidation.validate(ring("example", main("apps", ""),
                 main("", "configmaps", new GroupResource("", null)))))
                 .containsExactly(
                         "spec.resources[0].resource: must name a resource (the plural, e.g. configmaps)",
@@ -71,10 +71,10 @@ class ClusterRingValidationTest {
 
     @Test
     void resourceListedTwiceIsInvalid() {
-        assertThat(ClusterRingValidation.validate(ring("example", main("", "configmaps"), main("", "configmaps"))))
+        assertThat(RingValidation.validate(ring("example", main("", "configmaps"), main("", "configmaps"))))
                 .containsExactly("spec.resources[1]: configmaps is listed twice as a main resource (first in"
                         + " spec.resources[0])");
-        assertThat(ClusterRingValidation.validate(ring("example",
+        assertThat(RingValidation.validate(ring("example",
                 main("", "configmaps", new GroupResource("", "secrets")),
                 main("apps", "deployments", new GroupResource("", "secrets")))))
                 .singleElement().asString()
@@ -84,20 +84,20 @@ class ClusterRingValidationTest {
 
     @Test
     void sameResourceInAnotherGroupIsNotADuplicate() {
-        assertThat(ClusterRingValidation.validate(ring("example", main("", "events"), main("events.k8s.io", "events"))))
+        assertThat(RingValidation.validate(ring("example", main("", "events"), main("events.k8s.io", "events"))))
                 .isEmpty();
     }
 
     @Test
     void resourceBothMainAndControlledIsInvalid() {
         // Controlled before main in the list: still found.
-        assertThat(ClusterRingValidation.validate(ring("example",
+        assertThat(RingValidation.validate(ring("example",
                 main("apps", "deployments", new GroupResource("apps", "replicasets")),
                 main("apps", "replicasets"))))
                 .containsExactly("spec.resources[0].controlledResources[0]: replicasets.apps is listed both as a main"
                         + " resource (spec.resources[1]) and as a controlled resource; each resource may have only one"
                         + " role in a ring");
-        assertThat(ClusterRingValidation.validate(ring("example",
+        assertThat(RingValidation.validate(ring("example",
                 main("", "configmaps", new GroupResource("", "configmaps")))))
                 .singleElement().asString().contains("listed both as a main resource (spec.resources[0])");
     }
@@ -183,7 +183,7 @@ class ClusterRingValidationTest {
     void invalidStrategyNamesAreReported(String strategy) {
         ClusterRing ring = valid();
         ring.getSpec().setStrategy(strategy);
-        assertThat(ClusterRingValidation.validate(ring))
+        assertThat(RingValidation.validate(ring))
                 .containsExactly("spec.strategy: \"" + strategy + "\" is not a valid strategy name: use at most 63"
                         + " lowercase letters, digits and '-', starting and ending with a letter or digit (omit it"
                         + " for the sharder's default strategy)");
@@ -193,23 +193,23 @@ class ClusterRingValidationTest {
     void aResourceInterpreterIsNamedLikeAStrategy() {
         ClusterRing ring = valid();
         ring.getSpec().getResources().get(0).setInterpreter("namespace");
-        assertThat(ClusterRingValidation.validate(ring)).isEmpty();
+        assertThat(RingValidation.validate(ring)).isEmpty();
 
         ring.getSpec().getResources().get(0).setInterpreter("By_Namespace");
-        assertThat(ClusterRingValidation.validate(ring)).singleElement().asString()
+        assertThat(RingValidation.validate(ring)).singleElement().asString()
                 .startsWith("spec.resources[0].interpreter: \"By_Namespace\" is not a valid interpreter name");
     }
 
     @Test
     void strategyNames() {
-        assertThat(ClusterRingValidation.isValidStrategyName("consistent")).isTrue();
-        assertThat(ClusterRingValidation.isValidStrategyName("jump-hash2")).isTrue();
-        assertThat(ClusterRingValidation.isValidStrategyName("s".repeat(63))).isTrue();
-        assertThat(ClusterRingValidation.isValidStrategyName("s".repeat(64))).isFalse();
-        assertThat(ClusterRingValidation.isValidStrategyName(null)).isFalse();
+        assertThat(RingValidation.isValidStrategyName("consistent")).isTrue();
+        assertThat(RingValidation.isValidStrategyName("jump-hash2")).isTrue();
+        assertThat(RingValidation.isValidStrategyName("s".repeat(63))).isTrue();
+        assertThat(RingValidation.isValidStrategyName("s".repeat(64))).isFalse();
+        assertThat(RingValidation.isValidStrategyName(null)).isFalse();
         ClusterRing ring = valid();
         ring.getSpec().setStrategy("");
-        assertThat(ClusterRingValidation.validate(ring)).as("empty means the default").isEmpty();
+        assertThat(RingValidation.validate(ring)).as("empty means the default").isEmpty();
     }
 
     @Test
@@ -217,7 +217,7 @@ class ClusterRingValidationTest {
         ClusterRing ring = ring("n".repeat(70), main("", "configmaps"), main("", "configmaps"));
         ring.getSpec().setStrategy("Bad");
         ring.getSpec().setNamespaceSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("-k", "v")).build());
-        assertThat(ClusterRingValidation.validate(ring))
+        assertThat(RingValidation.validate(ring))
                 .extracting(problem -> problem.substring(0, problem.indexOf(':')))
                 .containsExactly("metadata.name", "spec.resources[1]", "spec.namespaceSelector.matchLabels[\"-k\"]",
                         "spec.strategy");
