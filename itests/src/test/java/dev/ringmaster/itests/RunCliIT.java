@@ -173,19 +173,19 @@ public class RunCliIT {
         Waiting.until(SOON, () -> "every ConfigMap assigned, the ring Ready\n" + ringmaster.err(),
                 () -> unlabelled() == 0 && "True".equals(ready().get("status")));
         try (Writer terminal = new OutputStreamWriter(ringmaster.process().getOutputStream(), StandardCharsets.UTF_8)) {
-            terminal.write("ring:list\nring:shards " + RING + "\nring:explain " + RING + " /ConfigMap/" + SharderIT.NAMESPACE
+            terminal.write("ring:list\nring:shards " + RING + "\nring:explain clusterring/" + RING + " /ConfigMap/" + SharderIT.NAMESPACE
                     + "/cm-1\nring:strategies\n");
         }
         assertTrue("end of input stops ringmaster", ringmaster.process().waitFor(30, TimeUnit.SECONDS));
         String out = ringmaster.out();
-        assertTrue(out, out.matches("(?s).*example\\s+consistent-hash\\s+2\\s+2\\s+True.*"));
+        assertTrue(out, out.matches("(?s).*ClusterRing\\s+example\\s+consistent-hash\\s+2\\s+2\\s+True.*"));
         for (String shard : SharderIT.SHARDS) {
             assertTrue(out, out.matches("(?s).*" + shard + "\\s+ready\\s+1\\s+yes.*"));
         }
         String assigned = labels(client.configMaps().inNamespace(SharderIT.NAMESPACE).withName("cm-1").get()).get(SHARD_LABEL);
         assertTrue(out, out.contains("shard:      " + assigned));
         assertTrue(out, out.contains("key:        /ConfigMap/" + SharderIT.NAMESPACE + "/cm-1"));
-        assertTrue(out, out.contains("consistent-hash (default): rings [" + RING + "], settings {name=consistent-hash,"
+        assertTrue(out, out.contains("consistent-hash (default): rings [ClusterRing/" + RING + "], settings {name=consistent-hash,"
                 + " tokenSeparator=, tokensPerShard=100}"));
 
         String logged = Files.readString(log);

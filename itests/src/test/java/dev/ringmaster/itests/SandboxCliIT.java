@@ -52,6 +52,13 @@ public class SandboxCliIT {
         assertOneShardLeft(json);
     }
 
+    /** The same on a ControllerRing: the sandbox counts objects by that kind's labels only. */
+    @Test
+    public void scaleInOnAControllerRing() {
+        Json json = scenario("scale-in", "--ring-kind", "controllerring");
+        assertOneShardLeft(json);
+    }
+
     @Test
     public void killShardMovesTheObjectsOfTheDeadShardOnceItsLeaseHasExpired() {
         Json json = scenario("kill-shard");
@@ -128,9 +135,11 @@ public class SandboxCliIT {
     }
 
     /** Runs one scenario to its end and returns its JSON, checked for what every scenario must show. */
-    private static Json scenario(String name) {
-        Cli.Result result = Cli.run(Distribution.home(), List.of("sandbox", "--shards", String.valueOf(SHARDS), "--objects",
-                String.valueOf(OBJECTS), "--scenario", name, "--exit", "--json"), PROCESS_TIMEOUT);
+    private static Json scenario(String name, String... flags) {
+        List<String> args = new ArrayList<>(List.of("sandbox", "--shards", String.valueOf(SHARDS), "--objects",
+                String.valueOf(OBJECTS), "--scenario", name, "--exit", "--json"));
+        args.addAll(List.of(flags));
+        Cli.Result result = Cli.run(Distribution.home(), args, PROCESS_TIMEOUT);
         assertEquals(result.toString(), 0, result.exit());
         assertNoErrors(result);
         Json json = Json.parse(result.out());

@@ -77,7 +77,7 @@ class ManifestsTest {
     /** Where the image puts the distribution (distribution/Dockerfile). */
     private static final String HOME = "/opt/ringmaster";
     private static final String SHARDER_CFG = "dev.ringmaster.sharder.cfg";
-    /** ClusterRingReconciler writes core/v1 events about ClusterRings (cluster-scoped) here. */
+    /** ClusterRingReconciler writes core/v1 events about rings (cluster-scoped) here. */
     private static final String CLUSTER_EVENTS_NAMESPACE = "default";
 
     /**
@@ -87,15 +87,20 @@ class ManifestsTest {
      * every authenticated user by Kubernetes.
      */
     private static final List<Permission> SHARDER_NEEDS = List.of(
-            // ClusterRingReconciler: reads the ring it reconciles
+            // ClusterRingReconciler: reads the ring it reconciles, of either kind
             cluster("sharding.timebertt.dev", "clusterrings", "get"),
-            // ClusterRingWatch: informer on every replica
+            cluster("sharding.timebertt.dev", "controllerrings", "get"),
+            // ClusterRingWatch: one informer per kind on every replica
             cluster("sharding.timebertt.dev", "clusterrings", "list"),
             cluster("sharding.timebertt.dev", "clusterrings", "watch"),
+            cluster("sharding.timebertt.dev", "controllerrings", "list"),
+            cluster("sharding.timebertt.dev", "controllerrings", "watch"),
             // ClusterRingReconciler: status through the status subresource (locked JSON patch)
             cluster("sharding.timebertt.dev", "clusterrings/status", "patch"),
+            cluster("sharding.timebertt.dev", "controllerrings/status", "patch"),
             // WebhookConfigurations: owner reference to the ring with blockOwnerDeletion
             cluster("sharding.timebertt.dev", "clusterrings/finalizers", "update"),
+            cluster("sharding.timebertt.dev", "controllerrings/finalizers", "update"),
             // WebhookConfigurations.apply and remove read the ring's configuration
             cluster("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get"),
             // WebhookConfigurations.apply: a ring's first configuration

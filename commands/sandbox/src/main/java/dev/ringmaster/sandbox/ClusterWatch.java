@@ -2,6 +2,7 @@ package dev.ringmaster.sandbox;
 
 import dev.ringmaster.examples.checksum.ChecksumReconciler;
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -30,18 +31,20 @@ final class ClusterWatch implements AutoCloseable {
     private final String ring;
     private final String shardLabel;
     private final String drainLabel;
+    private final String leaseLabel;
     private final MoveCounter moves = new MoveCounter();
     private final SharedIndexInformer<ConfigMap> configMaps;
     private final SharedIndexInformer<Secret> secrets;
     private final SharedIndexInformer<Lease> leases;
 
-    ClusterWatch(KubernetesClient client, String ring, String namespace, String leaseNamespace) {
+    ClusterWatch(KubernetesClient client, RingKind kind, String ring, String namespace, String leaseNamespace) {
         this.client = client;
         this.namespace = namespace;
         this.leaseNamespace = leaseNamespace;
         this.ring = ring;
-        this.shardLabel = RingContract.shardLabel(ring);
-        this.drainLabel = RingContract.drainLabel(ring);
+        this.shardLabel = kind.shardLabel(ring);
+        this.drainLabel = kind.drainLabel(ring);
+        this.leaseLabel = kind.leaseLabel();
         this.configMaps = client.configMaps().inNamespace(namespace).inform(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ConfigMap configMap) {
@@ -59,7 +62,7 @@ final class ClusterWatch implements AutoCloseable {
             }
         });
         this.secrets = client.secrets().inNamespace(namespace).inform();
-        this.leases = client.leases().inNamespace(leaseNamespace).withLabel(RingContract.RING_LABEL, ring).inform();
+        this.leases = client.leases().inNamespace(leaseNamespace).withLabel(leaseLabel, ring).inform();
     }
 
     /** Shard-label changes away from a shard seen so far. */
@@ -76,7 +79,7 @@ final class ClusterWatch implements AutoCloseable {
     Snapshot list() {
         return snapshot(client.configMaps().inNamespace(namespace).list().getItems(),
                 client.secrets().inNamespace(namespace).list().getItems(),
-                client.leases().inNamespace(leaseNamespace).withLabel(RingContract.RING_LABEL, ring).list().getItems());
+                client.leases().inNamespace(leaseNamespace).withLabel(leaseLabel, ring).list().getItems());
     }
 
     private Snapshot snapshot(Collection<ConfigMap> configMaps, Collection<Secret> secrets, Collection<Lease> leases) {

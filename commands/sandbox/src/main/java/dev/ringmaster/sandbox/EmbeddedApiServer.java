@@ -1,6 +1,7 @@
 package dev.ringmaster.sandbox;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -38,8 +39,10 @@ import java.util.zip.ZipEntry;
  */
 public final class EmbeddedApiServer implements AutoCloseable {
 
-    /** The ClusterRing CRD, as the build generates it into the sharder bundle. */
-    static final String CRD_ENTRY = "META-INF/fabric8/clusterrings.sharding.timebertt.dev-v1.yml";
+    /** The CRD of a ring kind, as the build generates it into the sharder bundle. */
+    static String crdEntry(RingKind kind) {
+        return "META-INF/fabric8/" + kind.plural() + "." + RingContract.API_GROUP + "-v1.yml";
+    }
     /** The core (v1) resources discovery lists: what the sharder's rings and plug-ins look up. */
     private static final String[][] CORE_RESOURCES = {
             {"configmaps", "ConfigMap", "true"},
@@ -87,32 +90,35 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
     /**
      * Creates what the sharder and the shards expect of a cluster: the namespaces (labelled with
-     * {@code kubernetes.io/metadata.name}, as a real API server does), the ClusterRing CRD and the
-     * ring {@code ring} with ConfigMaps as its main resource and the Secrets they control.
+     * {@code kubernetes.io/metadata.name}, as a real API server does), the CRDs of both ring kinds and
+     * the ring {@code ring} of the kind with ConfigMaps as its main resource and the Secrets they control.
      */
-    static void createCluster(KubernetesClient client, Path home, String ring, String namespace) throws IOException {
+    static void createCluster(KubernetesClient client, Path home, RingKind kind, String ring, String namespace)
+            throws IOException {
         for (String name : List.of("default", "kube-system", RingContract.SYSTEM_NAMESPACE, namespace)) {
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
                     .addToLabels("kubernetes.io/metadata.name", name).endMetadata().build()).create();
         }
-        try (InputStream crd = crdOfShippedSharder(home)) {
-            client.apiextensions().v1().customResourceDefinitions().load(crd).create();
+        for (RingKind crdKind : RingKind.values()) {
+            try (InputStream crd = crdOfShippedSharder(home, crdKind)) {
+                client.apiextensions().v1().customResourceDefinitions().load(crd).create();
+            }
         }
-        GenericKubernetesResource clusterRing = new GenericKubernetesResource();
-        clusterRing.setApiVersion(RingContract.API_GROUP + "/" + RingContract.API_VERSION);
-        clusterRing.setKind(RingContract.CLUSTER_RING_KIND);
-        clusterRing.setMetadata(new ObjectMetaBuilder().withName(ring).build());
+        GenericKubernetesResource ringObject = new GenericKubernetesResource();
+        ringObject.setApiVersion(RingContract.API_GROUP + "/" + RingContract.API_VERSION);
+        ringObject.setKind(kind.kind());
+        ringObject.setMetadata(new ObjectMetaBuilder().withName(ring).build());
         // no spec.strategy: the ring follows the sharder's defaultStrategy (which swap-strategy changes)
-        clusterRing.setAdditionalProperty("spec", Map.of("resources", List.of(Map.of(
+        ringObject.setAdditionalProperty("spec", Map.of("resources", List.of(Map.of(
                 "group", "",
                 "resource", "configmaps",
                 "controlledResources", List.of(Map.of("group", "", "resource", "secrets"))))));
-        client.genericKubernetesResources(RingContract.API_GROUP + "/" + RingContract.API_VERSION,
-                RingContract.CLUSTER_RING_KIND).resource(clusterRing).create();
+        client.genericKubernetesResources(RingContract.API_GROUP + "/" + RingContract.API_VERSION, kind.kind())
+                .resource(ringObject).create();
     }
 
-    /** The CRD from the distribution's sharder bundle, {@code bundle/sharder-*.jar}. */
-    public static InputStream crdOfShippedSharder(Path home) throws IOException {
+    /** The kind's CRD from the distribution's sharder bundle, {@code bundle/sharder-*.jar}. */
+    public static InputStream crdOfShippedSharder(Path home, RingKind kind) throws IOException {
         Path bundles = home.resolve("bundle");
         List<Path> jars;
         try (Stream<Path> files = Files.list(bundles)) {
@@ -122,9 +128,9 @@ public final class EmbeddedApiServer implements AutoCloseable {
             throw new IOException("expected one sharder-*.jar in " + bundles + ", found " + jars.size());
         }
         try (JarFile jar = new JarFile(jars.get(0).toFile())) {
-            ZipEntry entry = jar.getEntry(CRD_ENTRY);
+            ZipEntry entry = jar.getEntry(crdEntry(kind));
             if (entry == null) {
-                throw new IOException(jars.get(0) + " holds no " + CRD_ENTRY);
+                throw new IOException(jars.get(0) + " holds no " + crdEntry(kind));
             }
             try (InputStream in = jar.getInputStream(entry)) {
                 return new ByteArrayInputStream(in.readAllBytes());

@@ -1,6 +1,7 @@
 package dev.ringmaster.sandbox;
 
 import dev.ringmaster.examples.checksum.ChecksumShard;
+import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,6 +39,7 @@ final class Fleet implements AutoCloseable {
     }
 
     private final Supplier<KubernetesClient> clients;
+    private final RingKind kind;
     private final String ring;
     private final String namespace;
     private final Consumer<String> reconcileLog;
@@ -46,12 +48,15 @@ final class Fleet implements AutoCloseable {
 
     /**
      * @param clients      a new client per shard
-     * @param ring         the ClusterRing
+     * @param kind         the ring's kind
+     * @param ring         the ring
      * @param namespace    the shards' Leases and the ConfigMaps they reconcile
      * @param reconcileLog receives every shard's reconcile lines
      */
-    Fleet(Supplier<KubernetesClient> clients, String ring, String namespace, Consumer<String> reconcileLog) {
+    Fleet(Supplier<KubernetesClient> clients, RingKind kind, String ring, String namespace,
+            Consumer<String> reconcileLog) {
         this.clients = clients;
+        this.kind = kind;
         this.ring = ring;
         this.namespace = namespace;
         this.reconcileLog = reconcileLog;
@@ -66,7 +71,7 @@ final class Fleet implements AutoCloseable {
     synchronized void start(String name) {
         KubernetesClient client = clients.get();
         try {
-            ChecksumShard shard = ChecksumShard.start(client, ChecksumShard.Options.of(ring, name, namespace)
+            ChecksumShard shard = ChecksumShard.start(client, ChecksumShard.Options.of(ring, name, namespace).withRingKind(kind)
                     .withWatchNamespaces(List.of(namespace)), reconcileLog);
             running.put(name, new Member(shard, client));
             status.put(name, Status.RUNNING);

@@ -95,12 +95,12 @@ final class Sandbox implements AutoCloseable {
         phase("starting the API server");
         server = EmbeddedApiServer.start();
         client = server.newClient();
-        EmbeddedApiServer.createCluster(client, home, RING, NAMESPACE);
+        EmbeddedApiServer.createCluster(client, home, options.ringKind(), RING, NAMESPACE);
         root = Files.createTempDirectory("ringmaster-sandbox-");
         int opsPort = freePort();
         etc = SandboxEtc.write(home, root, server.url(), opsPort);
         consistentSettings = etc.properties(Placement.CONSISTENT_PID);
-        view.event("API server " + server.url() + " (fabric8 mock server); ClusterRing " + RING
+        view.event("API server " + server.url() + " (fabric8 mock server); " + options.ringKind().kind() + " " + RING
                 + ": ConfigMaps in namespace " + NAMESPACE + ", and the Secrets they control");
 
         phase("starting the sharder");
@@ -111,8 +111,8 @@ final class Sandbox implements AutoCloseable {
                 + ", metrics on http://127.0.0.1:" + opsPort + "/metrics");
 
         phase("starting the shards");
-        watch = new ClusterWatch(client, RING, NAMESPACE, NAMESPACE);
-        fleet = new Fleet(server::newClient, RING, NAMESPACE, reconciles);
+        watch = new ClusterWatch(client, options.ringKind(), RING, NAMESPACE, NAMESPACE);
+        fleet = new Fleet(server::newClient, options.ringKind(), RING, NAMESPACE, reconciles);
         startTicker();
         for (int i = 0; i < options.shards(); i++) {
             fleet.start(Fleet.name(i));

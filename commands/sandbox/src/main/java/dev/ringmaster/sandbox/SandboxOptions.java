@@ -1,5 +1,6 @@
 package dev.ringmaster.sandbox;
 
+import dev.ringmaster.ring.RingKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -14,13 +15,15 @@ import java.util.Optional;
  * @param json     the result as one JSON object (with {@code exit} only), no live view
  * @param quiet    no live view
  * @param timeout  how long the set-up and then the scenario may each take
+ * @param ringKind the kind of the sandbox's ring
  */
 record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, boolean exit, boolean json, boolean quiet,
-        Duration timeout) {
+        Duration timeout, RingKind ringKind) {
 
     static final String USAGE = """
             usage: ringmaster sandbox [--shards N] [--objects M] [--scenario %s]
                                       [--exit [--json]] [--quiet] [--timeout SECONDS]
+                                      [--ring-kind clusterring|controllerring]
 
             Runs the whole system with no cluster: an embedded API server (the fabric8 mock server), the
             sharder in Felix as 'ringmaster run' starts it, and N shards of the example checksum controller.
@@ -40,6 +43,8 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
               --json              with --exit: print the result as one JSON object instead (no live view)
               --quiet             no live view
               --timeout SECONDS   how long the set-up, and then the scenario, may each take (default %d)
+              --ring-kind KIND    clusterring (default) or controllerring: the kind of the ring, with its
+                                  labels and Lease label (the reference sharder's ControllerRing since v0.9)
             Without --exit the sandbox keeps running until Ctrl-C or SIGTERM."""
             .formatted(Scenario.names(), SandboxOptions.MAX_SHARDS, SandboxOptions.DEFAULT_SHARDS,
                     SandboxOptions.MAX_OBJECTS, SandboxOptions.DEFAULT_OBJECTS, SandboxOptions.DEFAULT_TIMEOUT_SECONDS);
@@ -68,6 +73,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
         boolean json = false;
         boolean quiet = false;
         int timeout = DEFAULT_TIMEOUT_SECONDS;
+        RingKind ringKind = RingKind.CLUSTER_RING;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String flag = arg;
@@ -86,7 +92,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                     json |= flag.equals("--json");
                     quiet |= flag.equals("--quiet");
                 }
-                case "--shards", "--objects", "--scenario", "--timeout" -> {
+                case "--shards", "--objects", "--scenario", "--timeout", "--ring-kind" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
@@ -98,6 +104,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                         case "--shards" -> shards = number(flag, value, 1, MAX_SHARDS);
                         case "--objects" -> objects = number(flag, value, 1, MAX_OBJECTS);
                         case "--timeout" -> timeout = number(flag, value, 1, MAX_TIMEOUT_SECONDS);
+                        case "--ring-kind" -> ringKind = ringKind(value);
                         default -> {
                             String name = value;
                             scenario = Optional.of(Scenario.named(name).orElseThrow(() -> new UsageException(
@@ -115,12 +122,20 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
             throw new UsageException("--scenario " + scenario.get() + " needs --shards " + scenario.get().minimumShards()
                     + " or more");
         }
-        return new SandboxOptions(shards, objects, scenario, exit, json, quiet, Duration.ofSeconds(timeout));
+        return new SandboxOptions(shards, objects, scenario, exit, json, quiet, Duration.ofSeconds(timeout), ringKind);
     }
 
     /** Whether a live view is printed while the sandbox runs. */
     boolean liveView() {
         return !json && !quiet;
+    }
+
+    private static RingKind ringKind(String value) throws UsageException {
+        try {
+            return RingKind.ofKind(value);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--ring-kind must be clusterring or controllerring, not '" + value + "'");
+        }
     }
 
     private static int number(String flag, String value, int min, int max) throws UsageException {

@@ -3,6 +3,7 @@ package dev.ringmaster.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ringmaster.ring.RingKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -15,18 +16,25 @@ class SandboxOptionsTest {
         SandboxOptions options = SandboxOptions.parse(List.of());
 
         assertThat(options).isEqualTo(new SandboxOptions(3, 100, Optional.empty(), false, false, false,
-                Duration.ofSeconds(120)));
+                Duration.ofSeconds(120), RingKind.CLUSTER_RING));
         assertThat(options.liveView()).isTrue();
     }
 
     @Test
     void readsEveryFlag() throws Exception {
         SandboxOptions options = SandboxOptions.parse(List.of("--shards", "4", "--objects", "300", "--scenario",
-                "kill-shard", "--exit", "--json", "--timeout", "90"));
+                "kill-shard", "--exit", "--json", "--timeout", "90", "--ring-kind", "controllerring"));
 
         assertThat(options).isEqualTo(new SandboxOptions(4, 300, Optional.of(Scenario.KILL_SHARD), true, true, false,
-                Duration.ofSeconds(90)));
+                Duration.ofSeconds(90), RingKind.CONTROLLER_RING));
         assertThat(options.liveView()).isFalse();
+    }
+
+    @Test
+    void anUnknownRingKindIsAUsageError() {
+        assertThatThrownBy(() -> SandboxOptions.parse(List.of("--ring-kind", "ring")))
+                .isInstanceOf(SandboxOptions.UsageException.class)
+                .hasMessage("--ring-kind must be clusterring or controllerring, not 'ring'");
     }
 
     @Test

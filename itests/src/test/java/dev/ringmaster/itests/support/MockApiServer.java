@@ -1,6 +1,7 @@
 package dev.ringmaster.itests.support;
 
 import dev.ringmaster.itests.SharderIT;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.sandbox.EmbeddedApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -105,7 +106,7 @@ public final class MockApiServer {
     }
 
     private void createCluster() {
-        try (InputStream crd = EmbeddedApiServer.crdOfShippedSharder(Distribution.home())) {
+        try (InputStream crd = EmbeddedApiServer.crdOfShippedSharder(Distribution.home(), RingKind.CLUSTER_RING)) {
             client.apiextensions().v1().customResourceDefinitions().load(crd).create();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
