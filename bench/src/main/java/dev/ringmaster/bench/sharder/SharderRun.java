@@ -2,6 +2,7 @@ package dev.ringmaster.bench.sharder;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.management.GarbageCollectionNotificationInfo;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
@@ -12,6 +13,7 @@ import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
@@ -41,7 +43,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
@@ -74,6 +75,7 @@ import javax.management.openmbean.CompositeData;
 public final class SharderRun {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final RingKey RING = RingKey.clusterRing(BenchRing.RING);
 
     private SharderRun() {
     }
@@ -85,7 +87,7 @@ public final class SharderRun {
         final AtomicLong reassigned = new AtomicLong();
 
         @Override
-        public void written(String ring, ResolvedResource resource, Move move) {
+        public void written(RingKey ring, ResolvedResource resource, Move move) {
             if (move instanceof Move.Drain) {
                 drained.incrementAndGet();
             } else if (move instanceof Move.Assign) {
@@ -132,14 +134,13 @@ public final class SharderRun {
         namespaces.start().toCompletableFuture().get();
         rings.start().toCompletableFuture().get();
         leases.start();
-        registry.update(inputs -> inputs.withRings(rings.getStore().list().stream().collect(Collectors.toMap(
-                ring -> ring.getMetadata().getName(), Function.identity()))));
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, rings.getStore().list()));
 
         long deadline = System.nanoTime() + maxRun.toNanos();
-        while (registry.view(BenchRing.RING).map(view -> view.availableShards().size()).orElse(0) < BenchRing.SHARDS_AFTER) {
+        while (registry.view(RING).map(view -> view.availableShards().size()).orElse(0) < BenchRing.SHARDS_AFTER) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("no ring of " + BenchRing.SHARDS_AFTER + " shards: "
-                        + registry.view(BenchRing.RING));
+                        + registry.view(RING));
             }
             Thread.sleep(50);
         }
@@ -167,7 +168,7 @@ public final class SharderRun {
             long allocatedBefore = gc.allocated();
             Result result;
             try {
-                result = rebalancer.reconcile(BenchRing.RING);
+                result = rebalancer.reconcile(RING);
             } catch (Exception e) {
                 // the product's controller retries with backoff
                 errors++;

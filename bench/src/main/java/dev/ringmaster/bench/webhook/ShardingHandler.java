@@ -1,6 +1,7 @@
 package dev.ringmaster.bench.webhook;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.ring.spi.AdmissionHandler;
@@ -11,6 +12,7 @@ import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -41,8 +43,8 @@ final class ShardingHandler {
         registry.update(inputs -> inputs.withDefaultStrategy(ConsistentHashStrategy.NAME)
                 .withStrategies(Map.of(ConsistentHashStrategy.NAME, new StrategyBinding(new ConsistentHashStrategy(), Map.of())))
                 .withInterpreters(Map.of(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()))
-                .withRings(Map.of(RING, ring))
-                .withMembership(new Membership(Map.of(RING, List.of(new ShardInfo("shard-0", ShardState.READY, 1),
+                .withRings(RingKind.CLUSTER_RING, List.of(ring))
+                .withMembership(new Membership(Map.of(RingKey.clusterRing(RING), List.of(new ShardInfo("shard-0", ShardState.READY, 1),
                         new ShardInfo("shard-1", ShardState.READY, 1), new ShardInfo("shard-2", ShardState.READY, 1))))));
         return new SharderAdmission(registry, new SharderMetrics(meters));
     }

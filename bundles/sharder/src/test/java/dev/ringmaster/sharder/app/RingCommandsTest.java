@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.app;
 
+import static dev.ringmaster.sharder.testing.TestRings.configMapControllerRing;
 import static dev.ringmaster.sharder.testing.TestRings.main;
 import static dev.ringmaster.sharder.testing.TestRings.ring;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,9 +15,10 @@ import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.ControllerRing;
 import dev.ringmaster.sharder.model.RingKey;
-import dev.ringmaster.sharder.model.RingStatus;
 import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.model.RingStatus;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -84,13 +86,27 @@ class RingCommandsTest {
     }
 
     @Test
+    void aRingIsNamedWithItsKindWhenBothKindsHaveTheName() {
+        ControllerRing twin = configMapControllerRing("example");
+        registry.update(inputs -> inputs.withRings(RingKind.CONTROLLER_RING, List.of(twin)));
+
+        assertThat(commands.shards("example")).isEqualTo("both a ClusterRing and a ControllerRing are named example:"
+                + " say clusterring/example or controllerring/example");
+        assertThat(commands.shards("controllerring/example")).isEqualTo("ControllerRing/example has no shard leases");
+        assertThat(commands.shards("ClusterRing/example").lines()).hasSize(4);
+        assertThat(commands.shards("ring/example")).isEqualTo("unknown ring kind 'ring': expected ClusterRing or ControllerRing");
+        assertThat(commands.list().lines()).contains(
+                "ControllerRing  example                        rendezvous           0         0      unknown");
+    }
+
+    @Test
     void explainSaysWhatIsMissing() {
         assertThat(commands.explain("example", "ConfigMap/cm-1")).startsWith("name the object as group/Kind/namespace/name");
         assertThat(commands.explain("nope", "/ConfigMap/default/cm-1")).isEqualTo("no ClusterRing or ControllerRing nope");
         assertThat(commands.explain("example", "apps/Deployment/default/web"))
                 .isEqualTo("Deployment.apps is not a main resource of ClusterRing/example");
         registry.update(inputs -> inputs.withInterpreters(Map.of()));
-        assertThat(commands.explain("example", "/ConfigMap/default/cm-1")).isEqualTo("ClusterRing example is not"
+        assertThat(commands.explain("example", "/ConfigMap/default/cm-1")).isEqualTo("ClusterRing/example is not"
                 + " Ready (InterpreterUnavailable): resource interpreter \"default\" is not available; objects are"
                 + " neither assigned nor moved until it is");
         registry.update(inputs -> inputs.withStrategies(Map.of()));

@@ -6,6 +6,7 @@ import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.RingKey;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,24 @@ class SharderMetricsTest {
         metrics.membership(new Membership(Map.of(RingKey.clusterRing("example"), List.of(new ShardInfo("shard-0", ShardState.EXPIRED, 1)))));
         assertThat(meters.find("controller.sharding.shard.state").tags("shard", "shard-1").gauges()).isEmpty();
         assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "expired")).isEqualTo(1);
+    }
+
+    /**
+     * A ring's name goes into its kind's label, the reference's label of each era; every series has
+     * both labels, so a Prometheus registry (which wants one set of label names per metric) takes them.
+     */
+    @Test
+    void ringsOfBothKindsAreLabelledByTheirKind() {
+        metrics.membership(new Membership(Map.of(
+                RingKey.clusterRing("example"), List.of(new ShardInfo("shard-0", ShardState.READY, 1)),
+                RingKey.controllerRing("example"), List.of(new ShardInfo("shard-0", ShardState.READY, 1),
+                        new ShardInfo("shard-1", ShardState.READY, 1)))));
+
+        assertThat(gauge("controller.sharding.ring.shards", "clusterring", "example", "controllerring", "")).isEqualTo(1);
+        assertThat(gauge("controller.sharding.ring.shards", "controllerring", "example", "clusterring", "")).isEqualTo(2);
+        assertThat(meters.find("controller.sharding.shard.state").gauges()).allSatisfy(gauge -> assertThat(
+                gauge.getId().getTags()).extracting(Tag::getKey)
+                .containsExactlyInAnyOrder("clusterring", "controllerring", "shard", "state"));
     }
 
     @Test

@@ -3,8 +3,8 @@ package dev.ringmaster.sharder.ring;
 import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
