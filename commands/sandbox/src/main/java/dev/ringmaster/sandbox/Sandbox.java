@@ -268,12 +268,12 @@ final class Sandbox implements AutoCloseable {
             }
         }
         GenericKubernetesResource ring = client.genericKubernetesResources(
-                RingContract.API_GROUP + "/" + RingContract.API_VERSION, RingContract.CLUSTER_RING_KIND)
+                RingContract.API_GROUP + "/" + RingContract.API_VERSION, options.ringKind().kind())
                 .withName(RING).get();
         Object status = ring == null ? null : ring.getAdditionalProperties().get("status");
         Object available = status instanceof Map<?, ?> fields ? fields.get("availableShards") : null;
         if (!(available instanceof Number count) || count.intValue() != fleet.running().size()) {
-            return Optional.of("ClusterRing " + RING + " shows " + (available == null ? "no" : available)
+            return Optional.of(options.ringKind().kind() + " " + RING + " shows " + (available == null ? "no" : available)
                     + " available shards, waiting for " + fleet.running().size());
         }
         return Optional.empty();
