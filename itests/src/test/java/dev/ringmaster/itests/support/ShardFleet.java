@@ -11,14 +11,20 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Shards of the example checksum controller, each a {@code bin/checksum-controller} process of the
- * distribution, as a sharded controller's replicas run: one ring, one namespace for their Leases and
+ * Shards of an example checksum controller, each a process of the distribution
+ * ({@code bin/checksum-controller} or {@code bin/josdk-checksum-operator}, same flags and reconcile
+ * lines), as a sharded controller's replicas run: one ring, one namespace for their Leases and
  * ConfigMaps, one ServiceAccount with the permissions of a shard. Every shard prints a line per
  * reconcile; {@link #overlaps()} compares them across all shards that ever ran.
  */
 public final class ShardFleet implements AutoCloseable {
 
+    /** The shard processes' script in {@code bin/}. */
+    public static final String CHECKSUM_CONTROLLER = "checksum-controller";
+    public static final String JOSDK_CHECKSUM_OPERATOR = "josdk-checksum-operator";
+
     private final Path home;
+    private final String script;
     private final Path kubeconfig;
     private final String ring;
     private final String namespace;
@@ -27,7 +33,13 @@ public final class ShardFleet implements AutoCloseable {
 
     /** A fleet of shards of {@code ring} in {@code namespace}, running as the ServiceAccount {@code checksum-controller} there. */
     public ShardFleet(RealCluster cluster, Path home, String ring, String namespace) {
+        this(cluster, home, CHECKSUM_CONTROLLER, ring, namespace);
+    }
+
+    /** The same, of {@code bin/<script>} processes. */
+    public ShardFleet(RealCluster cluster, Path home, String script, String ring, String namespace) {
         this.home = home;
+        this.script = script;
         this.ring = ring;
         this.namespace = namespace;
         this.kubeconfig = cluster.server().serviceAccountKubeconfig(namespace, "checksum-controller",
@@ -41,7 +53,7 @@ public final class ShardFleet implements AutoCloseable {
     }
 
     public void start(String shard) {
-        Cli.Started started = Cli.startScript(home, "checksum-controller", List.of("--kubeconfig", kubeconfig.toString(),
+        Cli.Started started = Cli.startScript(home, script, List.of("--kubeconfig", kubeconfig.toString(),
                 "--ring", ring, "--shard-name", shard, "--namespace", namespace, "--watch-namespace", namespace));
         running.put(shard, started);
         everStarted.add(started);
