@@ -96,10 +96,14 @@ public final class ShardedOperator implements AutoCloseable {
                     + " for its own objects, and the shard's Lease fences it");
         }
         this.closeClient = users.closeClientOnStop();
-        // the client outlives the Operator: the Lease is released after the last reconcile, through it
         this.operator = new Operator(ConfigurationService.newOverriddenConfigurationService(users, o -> o
                 .withMetrics(new AggregatedMetrics(List.of(users.getMetrics(), gate)))
-                .withCloseClientOnStop(false)));
+                // the client outlives the Operator: the Lease is released after the last reconcile, through it
+                .withCloseClientOnStop(false)
+                // JOSDK 5.2.0 overrides an overridden configuration with a new default client and
+                // cloner unless they are given again
+                .withKubernetesClient(users.getKubernetesClient())
+                .withResourceCloner(users.getResourceCloner())));
     }
 
     /** Starts a builder for an operator that is the shard {@code sharding}; build the Sharding with the same client. */
