@@ -14,13 +14,14 @@ import java.util.Optional;
  * @param json     the result as one JSON object (with {@code exit} only), no live view
  * @param quiet    no live view
  * @param timeout  how long the set-up and then the scenario may each take
+ * @param shardImpl what the shards run
  */
 record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, boolean exit, boolean json, boolean quiet,
-        Duration timeout) {
+        Duration timeout, ShardImpl shardImpl) {
 
     static final String USAGE = """
             usage: ringmaster sandbox [--shards N] [--objects M] [--scenario %s]
-                                      [--exit [--json]] [--quiet] [--timeout SECONDS]
+                                      [--exit [--json]] [--quiet] [--timeout SECONDS] [--shard-impl %s]
 
             Runs the whole system with no cluster: an embedded API server (the fabric8 mock server), the
             sharder in Felix as 'ringmaster run' starts it, and N shards of the example checksum controller.
@@ -40,8 +41,10 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
               --json              with --exit: print the result as one JSON object instead (no live view)
               --quiet             no live view
               --timeout SECONDS   how long the set-up, and then the scenario, may each take (default %d)
+              --shard-impl IMPL   checksum (default): the checksum controller on shard-client; josdk: the same
+                                  job as a java-operator-sdk operator on shard-josdk
             Without --exit the sandbox keeps running until Ctrl-C or SIGTERM."""
-            .formatted(Scenario.names(), SandboxOptions.MAX_SHARDS, SandboxOptions.DEFAULT_SHARDS,
+            .formatted(Scenario.names(), ShardImpl.names(), SandboxOptions.MAX_SHARDS, SandboxOptions.DEFAULT_SHARDS,
                     SandboxOptions.MAX_OBJECTS, SandboxOptions.DEFAULT_OBJECTS, SandboxOptions.DEFAULT_TIMEOUT_SECONDS);
 
     static final int DEFAULT_SHARDS = 3;
@@ -68,6 +71,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
         boolean json = false;
         boolean quiet = false;
         int timeout = DEFAULT_TIMEOUT_SECONDS;
+        ShardImpl shardImpl = ShardImpl.CHECKSUM;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String flag = arg;
@@ -86,7 +90,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                     json |= flag.equals("--json");
                     quiet |= flag.equals("--quiet");
                 }
-                case "--shards", "--objects", "--scenario", "--timeout" -> {
+                case "--shards", "--objects", "--scenario", "--timeout", "--shard-impl" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
@@ -98,6 +102,11 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                         case "--shards" -> shards = number(flag, value, 1, MAX_SHARDS);
                         case "--objects" -> objects = number(flag, value, 1, MAX_OBJECTS);
                         case "--timeout" -> timeout = number(flag, value, 1, MAX_TIMEOUT_SECONDS);
+                        case "--shard-impl" -> {
+                            String name = value;
+                            shardImpl = ShardImpl.named(name).orElseThrow(() -> new UsageException(
+                                    "unknown shard implementation '" + name + "'; use " + ShardImpl.names()));
+                        }
                         default -> {
                             String name = value;
                             scenario = Optional.of(Scenario.named(name).orElseThrow(() -> new UsageException(
@@ -115,7 +124,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
             throw new UsageException("--scenario " + scenario.get() + " needs --shards " + scenario.get().minimumShards()
                     + " or more");
         }
-        return new SandboxOptions(shards, objects, scenario, exit, json, quiet, Duration.ofSeconds(timeout));
+        return new SandboxOptions(shards, objects, scenario, exit, json, quiet, Duration.ofSeconds(timeout), shardImpl);
     }
 
     /** Whether a live view is printed while the sandbox runs. */
