@@ -105,7 +105,7 @@ public class ShardJosdkIT {
         create(client, namespace, "drained", Map.of(shardLabel, "josdk-0", drainLabel, "true"));
         Sharding sharding = Sharding.forRing(ring).shard("josdk-0").namespace(namespace).client(client).build();
         ShardedOperator operator = ShardedOperator.builder(sharding)
-                .configuration(o -> o.withKubernetesClient(client))
+                .configuration(o -> o.withKubernetesClient(client).withCloseClientOnStop(false))
                 .build();
         Recorder recorder = new Recorder();
         operator.register(recorder, controller -> controller.settingNamespace(namespace));
@@ -119,6 +119,7 @@ public class ShardJosdkIT {
             operator.stop();
         }
         Lease lease = client.leases().inNamespace(namespace).withName("josdk-0").get();
+        client.close();
         assertTrue("the Lease released on stop: " + lease.getSpec(), lease.getSpec().getHolderIdentity() == null
                 || lease.getSpec().getHolderIdentity().isEmpty());
     }

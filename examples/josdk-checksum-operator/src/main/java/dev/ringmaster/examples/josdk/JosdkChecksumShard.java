@@ -2,7 +2,6 @@ package dev.ringmaster.examples.josdk;
 
 import dev.ringmaster.examples.checksum.ChecksumReconciler;
 import dev.ringmaster.examples.checksum.ChecksumShard;
-import dev.ringmaster.shard.client.Sharding;
 import dev.ringmaster.shard.josdk.ShardedOperator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.HashSet;
@@ -52,18 +51,7 @@ public final class JosdkChecksumShard implements AutoCloseable {
         leaseExecutor.setRemoveOnCancelPolicy(true);
         ShardedOperator operator;
         try {
-            Sharding sharding = Sharding.forRing(options.ring())
-                    .ringKind(options.ringKind())
-                    .shard(options.shard())
-                    .namespace(options.leaseNamespace())
-                    .client(client)
-                    .leaseDuration(options.leaseDuration())
-                    .renewDeadline(options.renewDeadline())
-                    .retryPeriod(options.retryPeriod())
-                    .clock(options.clock())
-                    .executor(leaseExecutor)
-                    .build();
-            operator = ShardedOperator.builder(sharding)
+            operator = ShardedOperator.builder(options.sharding(client, leaseExecutor))
                     .configuration(o -> o.withKubernetesClient(client).withCloseClientOnStop(false))
                     .build();
             ChecksumReconciler checksums = new ChecksumReconciler(client, options.clock(), options.shard(), reconcileLog);
