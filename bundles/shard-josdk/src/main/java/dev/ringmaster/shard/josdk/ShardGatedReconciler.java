@@ -44,9 +44,9 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
                 : new ShardGatedReconciler<>(user, lease, labels, handBacks, fencedRetry);
     }
 
-    /** Whether the user's code may run for {@code resource} now; if it is drained, its hand-back is queued. */
+    /** Whether the user's code may run for {@code resource}, the Lease held; if it is drained, its hand-back is queued. */
     boolean mayRun(P resource) {
-        return lease.isHeld() && labels.owns(resource.getMetadata().getLabels()) && !handBacks.submit(resource);
+        return labels.owns(resource.getMetadata().getLabels()) && !handBacks.submit(resource);
     }
 
     @Override

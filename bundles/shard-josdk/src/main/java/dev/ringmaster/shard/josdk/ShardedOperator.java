@@ -82,6 +82,7 @@ public final class ShardedOperator implements AutoCloseable {
             // nothing to drop: every call checks the Lease first
         }
     };
+    private boolean halted;
     private boolean stopped;
 
     private ShardedOperator(Builder builder) {
@@ -210,14 +211,28 @@ public final class ShardedOperator implements AutoCloseable {
             return;
         }
         stopped = true;
-        operator.stop();
-        Duration timeout = operator.getConfigurationService().reconciliationTerminationTimeout();
-        handBacks.forEach(drains -> drains.close(timeout));
-        sharding.lease().removeListener(listener);
+        halt();
         sharding.close();
         if (closeClient) {
             operator.getKubernetesClient().close();
         }
+    }
+
+    /**
+     * Stops the Operator (running reconciles finish) and the hand-backs, and leaves the Lease alone:
+     * not released, and renewed for as long as its executor runs. For failure drills: stop the
+     * Lease's executor first, and the shard ends as a crashed process would, its Lease expiring in
+     * the sharder's eyes. Idempotent; {@link #stop()} calls it.
+     */
+    public synchronized void halt() {
+        if (halted) {
+            return;
+        }
+        halted = true;
+        operator.stop();
+        Duration timeout = operator.getConfigurationService().reconciliationTerminationTimeout();
+        handBacks.forEach(drains -> drains.close(timeout));
+        sharding.lease().removeListener(listener);
     }
 
     /** {@link #stop()}. */

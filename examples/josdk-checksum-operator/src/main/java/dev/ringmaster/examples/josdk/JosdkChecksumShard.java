@@ -103,7 +103,7 @@ public final class JosdkChecksumShard implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            operator.operator().stop(); // JOSDK's own stop: ShardedOperator.stop() would release the Lease
+            operator.halt();
             LOG.info("JOSDK shard {} killed: its Lease was not released", shard());
         }
     }
