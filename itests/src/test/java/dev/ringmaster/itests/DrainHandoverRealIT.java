@@ -30,28 +30,39 @@ import org.junit.Test;
  */
 public class DrainHandoverRealIT {
 
-    private static final String RING = "handover";
-    private static final String NAMESPACE = "handover";
     private static final int OBJECTS = 60;
     private static final Duration SOON = Duration.ofSeconds(90);
     /** A shard's lease is 15 s: expired after 15 s, uncertain after 30 s, then acquired and dead. */
     private static final Duration DEATH = Duration.ofSeconds(120);
 
+    private final String script;
+    /** The ring, its namespace and the sharder's home: a subclass's must differ (test classes share the server). */
+    private final String ring;
     private RealCluster cluster;
     private KubernetesClient admin;
     private Cli.Started sharder;
     private ShardFleet shards;
     private RingObjects objects;
 
+    public DrainHandoverRealIT() {
+        this(ShardFleet.CHECKSUM_CONTROLLER, "handover");
+    }
+
+    /** The same scenario with shards of {@code bin/<script>}. */
+    protected DrainHandoverRealIT(String script, String ring) {
+        this.script = script;
+        this.ring = ring;
+    }
+
     @Before
     public void start() {
         cluster = RealCluster.get();
         admin = cluster.admin();
-        objects = new RingObjects(admin, RING, NAMESPACE);
-        cluster.configMapRing(RING, NAMESPACE, true);
-        SharderHome replica = SharderHome.prepare("handover");
+        objects = new RingObjects(admin, ring, ring);
+        cluster.configMapRing(ring, ring, true);
+        SharderHome replica = SharderHome.prepare(ring);
         sharder = cluster.runSharder(replica, cluster.sharderKubeconfig(replica));
-        shards = new ShardFleet(cluster, replica.home(), RING, NAMESPACE);
+        shards = new ShardFleet(cluster, replica.home(), script, ring, ring);
     }
 
     @After
@@ -71,7 +82,7 @@ public class DrainHandoverRealIT {
         Waiting.until(SOON, () -> "two shards ready\n" + shards.logs(),
                 () -> objects.readyShards().equals(Set.of("shard-0", "shard-1")));
         for (int i = 0; i < OBJECTS; i++) {
-            admin.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
+            admin.configMaps().inNamespace(ring).resource(new ConfigMapBuilder().withNewMetadata()
                     .withName("cm-" + i).endMetadata().addToData("key", "value-" + i).build()).create();
         }
         settledOn(Set.of("shard-0", "shard-1"));

@@ -47,6 +47,12 @@ public class SandboxCliIT {
     }
 
     @Test
+    public void josdkShardsHandOverLikeChecksumShards() {
+        Json json = scenario("kill-shard", "--shard-impl", "josdk");
+        assertOneShardLeft(json);
+    }
+
+    @Test
     public void scaleInMovesTheObjectsOfTheShardThatLeftGracefully() {
         Json json = scenario("scale-in");
         assertOneShardLeft(json);
@@ -135,10 +141,10 @@ public class SandboxCliIT {
     }
 
     /** Runs one scenario to its end and returns its JSON, checked for what every scenario must show. */
-    private static Json scenario(String name, String... flags) {
+    private static Json scenario(String name, String... moreFlags) {
         List<String> args = new ArrayList<>(List.of("sandbox", "--shards", String.valueOf(SHARDS), "--objects",
                 String.valueOf(OBJECTS), "--scenario", name, "--exit", "--json"));
-        args.addAll(List.of(flags));
+        args.addAll(List.of(moreFlags));
         Cli.Result result = Cli.run(Distribution.home(), args, PROCESS_TIMEOUT);
         assertEquals(result.toString(), 0, result.exit());
         assertNoErrors(result);

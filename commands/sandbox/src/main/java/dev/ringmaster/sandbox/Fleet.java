@@ -13,8 +13,9 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * The checksum controller's shards, each as it would run in a process of its own: a
- * {@link ChecksumShard} with a client of its own, in this JVM on the plain class path. What became of
+ * The example's shards, each as it would run in a process of its own: a {@link ChecksumShard} (or,
+ * with {@code --shard-impl josdk}, the JOSDK operator's) with a client of its own, in this JVM on the
+ * plain class path. What became of
  * each shard is remembered for the live view.
  */
 final class Fleet implements AutoCloseable {
@@ -35,11 +36,12 @@ final class Fleet implements AutoCloseable {
         }
     }
 
-    private record Member(ChecksumShard shard, KubernetesClient client) {
+    private record Member(ShardImpl.Running shard, KubernetesClient client) {
     }
 
     private final Supplier<KubernetesClient> clients;
     private final RingKind kind;
+    private final ShardImpl impl;
     private final String ring;
     private final String namespace;
     private final Consumer<String> reconcileLog;
@@ -48,14 +50,16 @@ final class Fleet implements AutoCloseable {
 
     /**
      * @param clients      a new client per shard
+     * @param impl         what the shards run
      * @param kind         the ring's kind
      * @param ring         the ring
      * @param namespace    the shards' Leases and the ConfigMaps they reconcile
      * @param reconcileLog receives every shard's reconcile lines
      */
-    Fleet(Supplier<KubernetesClient> clients, RingKind kind, String ring, String namespace,
+    Fleet(Supplier<KubernetesClient> clients, ShardImpl impl, RingKind kind, String ring, String namespace,
             Consumer<String> reconcileLog) {
         this.clients = clients;
+        this.impl = impl;
         this.kind = kind;
         this.ring = ring;
         this.namespace = namespace;
@@ -71,7 +75,7 @@ final class Fleet implements AutoCloseable {
     synchronized void start(String name) {
         KubernetesClient client = clients.get();
         try {
-            ChecksumShard shard = ChecksumShard.start(client, ChecksumShard.Options.of(ring, name, namespace).withRingKind(kind)
+            ShardImpl.Running shard = impl.start(client, ChecksumShard.Options.of(ring, name, namespace).withRingKind(kind)
                     .withWatchNamespaces(List.of(namespace)), reconcileLog);
             running.put(name, new Member(shard, client));
             status.put(name, Status.RUNNING);
@@ -84,14 +88,14 @@ final class Fleet implements AutoCloseable {
     /** Stops a shard gracefully: its running reconcile ends, then it releases its Lease. */
     void stop(String name) {
         Member member = remove(name, Status.STOPPED);
-        member.shard().close();
+        member.shard().close().run();
         member.client().close();
     }
 
     /** Kills a shard: it stops renewing and reconciling, and its Lease stays as it was. */
     void kill(String name) {
         Member member = remove(name, Status.KILLED);
-        member.shard().kill();
+        member.shard().kill().run();
         member.client().close();
     }
 

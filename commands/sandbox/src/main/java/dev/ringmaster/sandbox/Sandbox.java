@@ -112,7 +112,7 @@ final class Sandbox implements AutoCloseable {
 
         phase("starting the shards");
         watch = new ClusterWatch(client, options.ringKind(), RING, NAMESPACE, NAMESPACE);
-        fleet = new Fleet(server::newClient, options.ringKind(), RING, NAMESPACE, reconciles);
+        fleet = new Fleet(server::newClient, options.shardImpl(), options.ringKind(), RING, NAMESPACE, reconciles);
         startTicker();
         for (int i = 0; i < options.shards(); i++) {
             fleet.start(Fleet.name(i));

@@ -16,14 +16,15 @@ import java.util.Optional;
  * @param quiet    no live view
  * @param timeout  how long the set-up and then the scenario may each take
  * @param ringKind the kind of the sandbox's ring
+ * @param shardImpl what the shards run
  */
 record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, boolean exit, boolean json, boolean quiet,
-        Duration timeout, RingKind ringKind) {
+        Duration timeout, RingKind ringKind, ShardImpl shardImpl) {
 
     static final String USAGE = """
             usage: ringmaster sandbox [--shards N] [--objects M] [--scenario %s]
                                       [--exit [--json]] [--quiet] [--timeout SECONDS]
-                                      [--ring-kind clusterring|controllerring]
+                                      [--ring-kind clusterring|controllerring] [--shard-impl %s]
 
             Runs the whole system with no cluster: an embedded API server (the fabric8 mock server), the
             sharder in Felix as 'ringmaster run' starts it, and N shards of the example checksum controller.
@@ -45,8 +46,10 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
               --timeout SECONDS   how long the set-up, and then the scenario, may each take (default %d)
               --ring-kind KIND    clusterring (default) or controllerring: the kind of the ring, with its
                                   labels and Lease label (the reference sharder's ControllerRing since v0.9)
+              --shard-impl IMPL   checksum (default): the checksum controller on shard-client; josdk: the same
+                                  job as a java-operator-sdk operator on shard-josdk
             Without --exit the sandbox keeps running until Ctrl-C or SIGTERM."""
-            .formatted(Scenario.names(), SandboxOptions.MAX_SHARDS, SandboxOptions.DEFAULT_SHARDS,
+            .formatted(Scenario.names(), ShardImpl.names(), SandboxOptions.MAX_SHARDS, SandboxOptions.DEFAULT_SHARDS,
                     SandboxOptions.MAX_OBJECTS, SandboxOptions.DEFAULT_OBJECTS, SandboxOptions.DEFAULT_TIMEOUT_SECONDS);
 
     static final int DEFAULT_SHARDS = 3;
@@ -74,6 +77,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
         boolean quiet = false;
         int timeout = DEFAULT_TIMEOUT_SECONDS;
         RingKind ringKind = RingKind.CLUSTER_RING;
+        ShardImpl shardImpl = ShardImpl.CHECKSUM;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String flag = arg;
@@ -92,7 +96,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                     json |= flag.equals("--json");
                     quiet |= flag.equals("--quiet");
                 }
-                case "--shards", "--objects", "--scenario", "--timeout", "--ring-kind" -> {
+                case "--shards", "--objects", "--scenario", "--timeout", "--ring-kind", "--shard-impl" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
@@ -105,6 +109,11 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                         case "--objects" -> objects = number(flag, value, 1, MAX_OBJECTS);
                         case "--timeout" -> timeout = number(flag, value, 1, MAX_TIMEOUT_SECONDS);
                         case "--ring-kind" -> ringKind = ringKind(value);
+                        case "--shard-impl" -> {
+                            String name = value;
+                            shardImpl = ShardImpl.named(name).orElseThrow(() -> new UsageException(
+                                    "unknown shard implementation '" + name + "'; use " + ShardImpl.names()));
+                        }
                         default -> {
                             String name = value;
                             scenario = Optional.of(Scenario.named(name).orElseThrow(() -> new UsageException(
@@ -122,7 +131,8 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
             throw new UsageException("--scenario " + scenario.get() + " needs --shards " + scenario.get().minimumShards()
                     + " or more");
         }
-        return new SandboxOptions(shards, objects, scenario, exit, json, quiet, Duration.ofSeconds(timeout), ringKind);
+        return new SandboxOptions(shards, objects, scenario, exit, json, quiet, Duration.ofSeconds(timeout), ringKind,
+                shardImpl);
     }
 
     /** Whether a live view is printed while the sandbox runs. */

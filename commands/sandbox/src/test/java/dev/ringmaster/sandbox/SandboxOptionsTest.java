@@ -16,17 +16,17 @@ class SandboxOptionsTest {
         SandboxOptions options = SandboxOptions.parse(List.of());
 
         assertThat(options).isEqualTo(new SandboxOptions(3, 100, Optional.empty(), false, false, false,
-                Duration.ofSeconds(120), RingKind.CLUSTER_RING));
+                Duration.ofSeconds(120), RingKind.CLUSTER_RING, ShardImpl.CHECKSUM));
         assertThat(options.liveView()).isTrue();
     }
 
     @Test
     void readsEveryFlag() throws Exception {
         SandboxOptions options = SandboxOptions.parse(List.of("--shards", "4", "--objects", "300", "--scenario",
-                "kill-shard", "--exit", "--json", "--timeout", "90", "--ring-kind", "controllerring"));
+                "kill-shard", "--exit", "--json", "--timeout", "90", "--ring-kind", "controllerring", "--shard-impl", "josdk"));
 
         assertThat(options).isEqualTo(new SandboxOptions(4, 300, Optional.of(Scenario.KILL_SHARD), true, true, false,
-                Duration.ofSeconds(90), RingKind.CONTROLLER_RING));
+                Duration.ofSeconds(90), RingKind.CONTROLLER_RING, ShardImpl.JOSDK));
         assertThat(options.liveView()).isFalse();
     }
 
@@ -64,6 +64,7 @@ class SandboxOptionsTest {
         assertUsageError(List.of("--shards", "0"), "--shards must be a whole number from 1 to 20, not '0'");
         assertUsageError(List.of("--objects", "10001"), "--objects must be a whole number from 1 to 10000");
         assertUsageError(List.of("--timeout", "-5"), "--timeout must be a whole number");
+        assertUsageError(List.of("--shard-impl", "go"), "unknown shard implementation 'go'; use checksum|josdk");
         assertUsageError(List.of("--scenario", "explode"),
                 "unknown scenario 'explode'; scenarios: scale-out|scale-in|kill-shard|swap-strategy");
         assertUsageError(List.of("--json"), "--json needs --exit");

@@ -90,6 +90,11 @@ public final class Distribution {
         return onlyJarIn(path("ringmaster.itests.shard.client", "target/shard-client"), "the shard-client jar");
     }
 
+    /** shard-josdk, JOSDK wrapped as a bundle (josdk-osgi) and java-diff-utils, as their modules build them. */
+    public static List<Path> josdkBundles() {
+        return jarsIn(path("ringmaster.itests.josdk", "target/josdk"));
+    }
+
     /** The slf4j API bundle and its binding fragment that Pax Exam's own bundles need in the framework. */
     public static List<Path> frameworkLoggingBundles() {
         return jarsIn(path("ringmaster.itests.framework.logging", "target/framework-logging"));

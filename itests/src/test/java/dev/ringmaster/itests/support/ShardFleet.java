@@ -12,14 +12,20 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Shards of the example checksum controller, each a {@code bin/checksum-controller} process of the
- * distribution, as a sharded controller's replicas run: one ring, one namespace for their Leases and
+ * Shards of an example checksum controller, each a process of the distribution
+ * ({@code bin/checksum-controller} or {@code bin/josdk-checksum-operator}, same flags and reconcile
+ * lines), as a sharded controller's replicas run: one ring, one namespace for their Leases and
  * ConfigMaps, one ServiceAccount with the permissions of a shard. Every shard prints a line per
  * reconcile; {@link #overlaps()} compares them across all shards that ever ran.
  */
 public final class ShardFleet implements AutoCloseable {
 
+    /** The shard processes' script in {@code bin/}. */
+    public static final String CHECKSUM_CONTROLLER = "checksum-controller";
+    public static final String JOSDK_CHECKSUM_OPERATOR = "josdk-checksum-operator";
+
     private final Path home;
+    private final String script;
     private final Path kubeconfig;
     private final RingKind kind;
     private final String ring;
@@ -29,12 +35,22 @@ public final class ShardFleet implements AutoCloseable {
 
     /** A fleet of shards of {@code ring} in {@code namespace}, running as the ServiceAccount {@code checksum-controller} there. */
     public ShardFleet(RealCluster cluster, Path home, String ring, String namespace) {
-        this(cluster, home, RingKind.CLUSTER_RING, ring, namespace);
+        this(cluster, home, CHECKSUM_CONTROLLER, RingKind.CLUSTER_RING, ring, namespace);
     }
 
-    /** A fleet of shards of the ring {@code ring} of the kind. */
+    /** The same, of {@code bin/<script>} processes. */
+    public ShardFleet(RealCluster cluster, Path home, String script, String ring, String namespace) {
+        this(cluster, home, script, RingKind.CLUSTER_RING, ring, namespace);
+    }
+
+    /** The same, of a ring of the kind. */
     public ShardFleet(RealCluster cluster, Path home, RingKind kind, String ring, String namespace) {
+        this(cluster, home, CHECKSUM_CONTROLLER, kind, ring, namespace);
+    }
+
+    private ShardFleet(RealCluster cluster, Path home, String script, RingKind kind, String ring, String namespace) {
         this.home = home;
+        this.script = script;
         this.kind = kind;
         this.ring = ring;
         this.namespace = namespace;
@@ -49,8 +65,9 @@ public final class ShardFleet implements AutoCloseable {
     }
 
     public void start(String shard) {
-        Cli.Started started = Cli.startScript(home, "checksum-controller", List.of("--kubeconfig", kubeconfig.toString(),
-                "--ring-kind", kind.lowerCaseKind(), "--ring", ring, "--shard-name", shard, "--namespace", namespace, "--watch-namespace", namespace));
+        Cli.Started started = Cli.startScript(home, script, List.of("--kubeconfig", kubeconfig.toString(),
+                "--ring-kind", kind.lowerCaseKind(), "--ring", ring, "--shard-name", shard, "--namespace", namespace,
+                "--watch-namespace", namespace));
         running.put(shard, started);
         everStarted.add(started);
     }

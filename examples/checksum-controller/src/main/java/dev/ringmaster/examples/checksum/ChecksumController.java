@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,10 +55,28 @@ public final class ChecksumController {
     /** How long the shutdown hook waits for the shard to stop and release its Lease. */
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(40);
 
+    /** Starts one shard of a checksum controller implementation; {@link ChecksumShard#start} is this one's. */
+    @FunctionalInterface
+    public interface Shards {
+
+        /**
+         * @return the running shard; closing it stops it gracefully and releases its Lease
+         */
+        AutoCloseable start(KubernetesClient client, ChecksumShard.Options options, Consumer<String> reconcileLog);
+    }
+
     private ChecksumController() {
     }
 
     public static void main(String[] args) {
+        main(NAME, CommandLine.USAGE, ChecksumShard::start, args);
+    }
+
+    /**
+     * The command line of a checksum controller implementation: {@code name} in messages and the
+     * shutdown hook's thread, {@code usage} for {@code --help} and bad arguments, {@code shards} to run.
+     */
+    public static void main(String name, String usage, Shards shards, String[] args) {
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch finished = new CountDownLatch(1);
         AtomicBoolean signalled = new AtomicBoolean();
@@ -70,10 +89,10 @@ public final class ChecksumController {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }, NAME + "-shutdown"));
+        }, name + "-shutdown"));
         int code;
         try {
-            code = run(Arrays.asList(args), System.out, System.err, stop);
+            code = run(name, usage, shards, Arrays.asList(args), System.out, System.err, stop);
         } finally {
             finished.countDown();
         }
@@ -93,43 +112,52 @@ public final class ChecksumController {
      *     check, 2 for bad arguments
      */
     static int run(List<String> args, PrintStream out, PrintStream err, CountDownLatch stop) {
+        return run(NAME, CommandLine.USAGE, ChecksumShard::start, args, out, err, stop);
+    }
+
+    /** {@link #run(List, PrintStream, PrintStream, CountDownLatch)} of another implementation, see {@link #main(String, String, Shards, String[])}. */
+    public static int run(String name, String usage, Shards shards, List<String> args, PrintStream out,
+                          PrintStream err, CountDownLatch stop) {
         if (CommandLine.wantsHelp(args)) {
-            out.print(CommandLine.USAGE);
+            out.print(usage);
             return 0;
         }
         CommandLine commandLine;
         try {
             commandLine = CommandLine.parse(args);
         } catch (CommandLine.UsageException e) {
-            err.println(NAME + ": " + e.getMessage());
+            err.println(name + ": " + e.getMessage());
             err.println();
-            err.print(CommandLine.USAGE);
+            err.print(usage);
             return EXIT_USAGE;
         }
         Config config;
         try {
             config = Config.fromKubeconfig(commandLine.kubeconfig().toFile());
         } catch (RuntimeException e) {
-            err.println(NAME + ": cannot use kubeconfig " + commandLine.kubeconfig() + ": " + rootMessage(e));
+            err.println(name + ": cannot use kubeconfig " + commandLine.kubeconfig() + ": " + rootMessage(e));
             return EXIT_USAGE;
         }
         ChecksumShard.Options options = commandLine.shard();
         String problem = probe(config, options);
         if (problem != null) {
-            err.println(NAME + ": " + problem);
+            err.println(name + ": " + problem);
             return EXIT_FAILURE;
         }
         try (KubernetesClient client = client(config);
-             ChecksumShard shard = ChecksumShard.start(client, options, line -> {
+             AutoCloseable shard = shards.start(client, options, line -> {
                  out.println(line);
                  out.flush();
              })) {
-            LOG.info("{} shard {} of ring {} running against {}", NAME, shard.shard(), options.ring(),
+            LOG.info("{} shard {} of ring {} running against {}", name, options.shard(), options.ring(),
                     config.getMasterUrl());
             stop.await();
-            LOG.info("Stopping shard {}", shard.shard());
+            LOG.info("Stopping shard {}", options.shard());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            err.println(name + ": " + rootMessage(e));
+            return EXIT_FAILURE;
         }
         return 0;
     }

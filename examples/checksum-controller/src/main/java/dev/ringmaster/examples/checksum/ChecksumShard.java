@@ -121,6 +121,26 @@ public final class ChecksumShard implements AutoCloseable {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
                     retryPeriod, resync, clock);
         }
+
+        /**
+         * The shard these options describe, not started: ring, shard name, Lease namespace, timings and
+         * clock, renewing on {@code leaseExecutor}.
+         *
+         * @throws IllegalArgumentException if a name is invalid or the timings are inconsistent
+         */
+        public Sharding sharding(KubernetesClient client, ScheduledExecutorService leaseExecutor) {
+            return Sharding.forRing(ring)
+                    .ringKind(ringKind)
+                    .shard(shard)
+                    .namespace(leaseNamespace)
+                    .client(client)
+                    .leaseDuration(leaseDuration)
+                    .renewDeadline(renewDeadline)
+                    .retryPeriod(retryPeriod)
+                    .clock(clock)
+                    .executor(leaseExecutor)
+                    .build();
+        }
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(ChecksumShard.class);
@@ -167,17 +187,7 @@ public final class ChecksumShard implements AutoCloseable {
         leaseExecutor.setRemoveOnCancelPolicy(true);
         Sharding sharding;
         try {
-            sharding = Sharding.forRing(options.ring())
-                    .ringKind(options.ringKind())
-                    .shard(options.shard())
-                    .namespace(options.leaseNamespace())
-                    .client(client)
-                    .leaseDuration(options.leaseDuration())
-                    .renewDeadline(options.renewDeadline())
-                    .retryPeriod(options.retryPeriod())
-                    .clock(options.clock())
-                    .executor(leaseExecutor)
-                    .build();
+            sharding = options.sharding(client, leaseExecutor);
         } catch (RuntimeException e) {
             leaseExecutor.shutdownNow();
             throw e;

@@ -22,29 +22,37 @@ import java.util.regex.Pattern;
  */
 public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
 
-    public static final String USAGE = """
-            Usage: checksum-controller --kubeconfig FILE --ring NAME --shard-name NAME --namespace LEASE_NAMESPACE
-                                       [--ring-kind clusterring|controllerring] [--watch-namespace NAMESPACE]...
-
+    public static final String USAGE = usage("checksum-controller", """
             One shard of the example sharded controller: for every ConfigMap the sharder assigns to this
             shard it keeps a Secret checksums-<configmap> with the SHA-256 of each data key, controlled by
-            the ConfigMap. Prints one line per reconcile to stdout:
-              reconcile shard=S object=NS/NAME start=MS end=MS
-            Logs go to stderr. SIGTERM stops it and releases its Lease.
+            the ConfigMap.""");
 
-              --kubeconfig FILE            kubeconfig of the cluster (its current context)
-              --ring NAME                  the ring this controller's shards belong to
-              --ring-kind KIND             its kind: clusterring (default) or controllerring (the reference
-                                           sharder's ControllerRing, v0.9.0 and later)
-              --shard-name NAME            this shard's name: its Lease and the shard label value
-              --namespace LEASE_NAMESPACE  namespace of the shard's Lease
-              --watch-namespace NAMESPACE  reconcile ConfigMaps of this namespace only; repeat or separate
-                                           with commas for several; default: all namespaces
-              -h, --help                   this text
+    /**
+     * The usage text of a command with these flags: {@code name}, what it does (one paragraph), then
+     * the reconcile line, the flags and the exit codes.
+     */
+    public static String usage(String name, String description) {
+        String indent = " ".repeat("Usage: ".length() + name.length() + 1);
+        return "Usage: " + name + " --kubeconfig FILE --ring NAME --shard-name NAME --namespace LEASE_NAMESPACE\n"
+                + indent + "[--ring-kind clusterring|controllerring] [--watch-namespace NAMESPACE]...\n\n"
+                + description + " Prints one line per reconcile to stdout:\n" + """
+                  reconcile shard=S object=NS/NAME start=MS end=MS
+                Logs go to stderr. SIGTERM stops it and releases its Lease.
 
-            Exit codes: 1 the API server is unreachable or refuses the shard, 2 bad arguments; SIGTERM
-            (143) or Ctrl-C (130) stops the shard gracefully, releasing its Lease.
-            """;
+                  --kubeconfig FILE            kubeconfig of the cluster (its current context)
+                  --ring NAME                  the ring this controller's shards belong to
+                  --ring-kind KIND             its kind: clusterring (default) or controllerring (the reference
+                                               sharder's ControllerRing, v0.9.0 and later)
+                  --shard-name NAME            this shard's name: its Lease and the shard label value
+                  --namespace LEASE_NAMESPACE  namespace of the shard's Lease
+                  --watch-namespace NAMESPACE  reconcile ConfigMaps of this namespace only; repeat or separate
+                                               with commas for several; default: all namespaces
+                  -h, --help                   this text
+
+                Exit codes: 1 the API server is unreachable or refuses the shard, 2 bad arguments; SIGTERM
+                (143) or Ctrl-C (130) stops the shard gracefully, releasing its Lease.
+                """;
+    }
 
     /** The arguments were not usable; the message says why, in one line. */
     public static final class UsageException extends Exception {

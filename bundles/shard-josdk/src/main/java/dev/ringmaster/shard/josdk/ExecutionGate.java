@@ -1,0 +1,68 @@
+package dev.ringmaster.shard.josdk;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.javaoperatorsdk.operator.api.monitoring.Metrics;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Mutual exclusion per object between JOSDK's executions and hand-backs. JOSDK calls
+ * {@link #reconciliationExecutionStarted} and {@link #reconciliationExecutionFinished} around the
+ * whole execution of an object (finalizer added, reconcile, the patch its {@code UpdateControl} asks
+ * for), on the executing thread: the only hook that brackets all of it, hence a {@link Metrics}.
+ * A hand-back holds the same object's lock, so it never runs while JOSDK executes that object.
+ */
+final class ExecutionGate implements Metrics {
+
+    /** Which thread holds each locked object; guarded by itself. */
+    private final Map<String, Thread> holders = new HashMap<>();
+
+    static String key(HasMetadata resource) {
+        return resource.getClass().getName() + "/" + resource.getMetadata().getNamespace() + "/"
+                + resource.getMetadata().getName();
+    }
+
+    /** Waits until no other thread holds the object, then holds it. */
+    void lock(HasMetadata resource) {
+        String key = key(resource);
+        Thread me = Thread.currentThread();
+        boolean interrupted = false;
+        synchronized (holders) {
+            while (holders.containsKey(key) && holders.get(key) != me) {
+                try {
+                    holders.wait();
+                } catch (InterruptedException e) {
+                    interrupted = true; // an execution must not run unguarded: keep waiting, restore the flag
+                }
+            }
+            holders.put(key, me);
+        }
+        if (interrupted) {
+            me.interrupt();
+        }
+    }
+
+    /** Releases the object if this thread holds it. */
+    void unlock(HasMetadata resource) {
+        String key = key(resource);
+        synchronized (holders) {
+            if (holders.get(key) == Thread.currentThread()) {
+                holders.remove(key);
+                holders.notifyAll();
+            }
+        }
+    }
+
+    @Override
+    public void reconciliationExecutionStarted(HasMetadata resource, Map<String, Object> metadata) {
+        lock(resource);
+    }
+
+    @Override
+    public void reconciliationExecutionFinished(HasMetadata resource, Map<String, Object> metadata) {
+        // JOSDK also calls this for an execution it skipped without calling Started (object gone from its cache)
+        if (resource != null) {
+            unlock(resource);
+        }
+    }
+}

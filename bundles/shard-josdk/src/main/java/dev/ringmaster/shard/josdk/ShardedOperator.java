@@ -1,0 +1,301 @@
+package dev.ringmaster.shard.josdk;
+
+import dev.ringmaster.shard.client.ShardLabels;
+import dev.ringmaster.shard.client.ShardLease;
+import dev.ringmaster.shard.client.Sharding;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.RegisteredController;
+import io.javaoperatorsdk.operator.api.config.ConfigurationService;
+import io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider;
+import io.javaoperatorsdk.operator.api.config.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
+import io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration;
+import io.javaoperatorsdk.operator.api.monitoring.AggregatedMetrics;
+import io.javaoperatorsdk.operator.api.reconciler.ContextInitializer;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.processing.event.source.filter.OnAddFilter;
+import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * A java-operator-sdk {@link Operator} that runs as one shard of a Ringmaster ring
+ * ({@code docs/josdk.md}). It holds the shard's Lease from {@link #start()} to {@link #stop()}, and
+ * every controller registered through it
+ * <ul>
+ *   <li>watches only this shard's primaries (the shard label selector is added to the controller's);</li>
+ *   <li>hands a primary back to the sharder when the sharder drains it: the drained object's events
+ *       do not reach the reconciler, the hand-back runs on a pool of its own and never while JOSDK
+ *       executes that object (reconcile, finalizer, the patch of its {@code UpdateControl});</li>
+ *   <li>calls the user's reconciler only while the shard holds its Lease (fencing); calls while the
+ *       Lease is lost are rescheduled, not dropped.</li>
+ * </ul>
+ * Secondary resources of the shard's objects carry the shard label too (the sharder labels controlled
+ * resources like their owner): give their informers {@link #selector()}. JOSDK's leader election must
+ * stay off: every shard is active, for its own objects.
+ *
+ * <pre>{@code
+ * ShardedOperator operator = ShardedOperator.builder(sharding)
+ *         .configuration(o -> o.withKubernetesClient(client))
+ *         .build();
+ * operator.register(new MyReconciler());
+ * operator.start();     // the Operator, then the Lease
+ * ...
+ * operator.stop();      // the Operator (running reconciles finish), then the Lease is released
+ * }</pre>
+ */
+public final class ShardedOperator implements AutoCloseable {
+
+    /** Default period of the drain sweep, as {@code bin/checksum-controller}'s. */
+    public static final Duration DEFAULT_DRAIN_SWEEP = Duration.ofSeconds(10);
+    /** Default delay after which a call refused for want of the Lease is tried again. */
+    public static final Duration DEFAULT_FENCED_RETRY = Duration.ofSeconds(2);
+    /** Default number of hand-backs in flight at once per controller, as shard-client's. */
+    public static final int DEFAULT_HAND_BACK_THREADS = 8;
+
+    private final Sharding sharding;
+    private final Operator operator;
+    private final ExecutionGate gate;
+    private final boolean closeClient;
+    private final Duration drainSweep;
+    private final Duration fencedRetry;
+    private final int handBackThreads;
+    private final List<HandBacks<?>> handBacks = new CopyOnWriteArrayList<>();
+    private final ShardLease.Listener listener = new ShardLease.Listener() {
+        @Override
+        public void onAcquired() {
+            handBacks.forEach(HandBacks::onAcquired);
+        }
+
+        @Override
+        public void onLost() {
+            // nothing to drop: every call checks the Lease first
+        }
+    };
+    private boolean halted;
+    private boolean stopped;
+
+    private ShardedOperator(Builder builder) {
+        this.sharding = builder.sharding;
+        this.drainSweep = builder.drainSweep;
+        this.fencedRetry = builder.fencedRetry;
+        this.handBackThreads = builder.handBackThreads;
+        this.gate = new ExecutionGate();
+        ConfigurationService users = ConfigurationService.newOverriddenConfigurationService(builder.configuration);
+        if (users.getLeaderElectionConfiguration().isPresent()) {
+            throw new IllegalArgumentException("JOSDK's leader election must be off for a shard: every shard is active,"
+                    + " for its own objects, and the shard's Lease fences it");
+        }
+        this.closeClient = users.closeClientOnStop();
+        this.operator = new Operator(ConfigurationService.newOverriddenConfigurationService(users, o -> o
+                .withMetrics(new AggregatedMetrics(List.of(users.getMetrics(), gate)))
+                // the client outlives the Operator: the Lease is released after the last reconcile, through it
+                .withCloseClientOnStop(false)
+                // JOSDK 5.2.0 overrides an overridden configuration with a new default client and
+                // cloner unless they are given again
+                .withKubernetesClient(users.getKubernetesClient())
+                .withResourceCloner(users.getResourceCloner())));
+    }
+
+    /** Starts a builder for an operator that is the shard {@code sharding}; build the Sharding with the same client. */
+    public static Builder builder(Sharding sharding) {
+        return new Builder(Objects.requireNonNull(sharding, "sharding"));
+    }
+
+    /** The JOSDK Operator, e.g. for its client or runtime information; register and start through this class. */
+    public Operator operator() {
+        return operator;
+    }
+
+    /** The Sharding: the shard's labels, Lease and drain acknowledgement. */
+    public Sharding sharding() {
+        return sharding;
+    }
+
+    /**
+     * The label selector of this shard's objects, {@code <shard label>=<shard>}, for the informers of
+     * secondary resources, e.g. {@code InformerEventSourceConfiguration.from(Secret.class, MyPrimary.class)
+     * .withLabelSelector(operator.selector())}.
+     */
+    public String selector() {
+        return sharding.labels().selector();
+    }
+
+    /** Registers a sharded controller with the reconciler's own configuration. */
+    public <P extends HasMetadata> RegisteredController<P> register(Reconciler<P> reconciler) {
+        return register(reconciler, overrider -> { });
+    }
+
+    /**
+     * Registers a sharded controller: the reconciler's configuration, changed by {@code overrider},
+     * then restricted to this shard (its label selector, the drain filter) and gated by the Lease.
+     *
+     * @throws IllegalArgumentException if the reconciler is a {@link ContextInitializer} (not supported)
+     */
+    public <P extends HasMetadata> RegisteredController<P> register(Reconciler<P> reconciler,
+            Consumer<ControllerConfigurationOverrider<P>> overrider) {
+        Objects.requireNonNull(reconciler, "reconciler");
+        Objects.requireNonNull(overrider, "overrider");
+        if (reconciler instanceof ContextInitializer<?>) {
+            throw new IllegalArgumentException("a ContextInitializer cannot be sharded: its context would not be initialized");
+        }
+        ConfigurationService configurations = operator.getConfigurationService();
+        ControllerConfigurationOverrider<P> users =
+                ControllerConfigurationOverrider.override(configurations.getConfigurationFor(reconciler));
+        overrider.accept(users);
+        ControllerConfiguration<P> configured = users.build();
+        HandBacks<P> drains = new HandBacks<>(sharding, gate, handBackThreads, configured.getName());
+        InformerConfiguration<P> informer = configured.getInformerConfig();
+        OnAddFilter<? super P> onAdd = informer.getOnAddFilter();
+        OnUpdateFilter<? super P> onUpdate = informer.getOnUpdateFilter();
+        ControllerConfiguration<P> sharded = ControllerConfigurationOverrider.override(configured)
+                .withLabelSelector(withShardSelector(informer.getLabelSelector()))
+                // a drained object's events go to the hand-back, not to JOSDK's queue
+                .withOnAddFilter(object -> !drains.submit(object) && (onAdd == null || onAdd.accept(object)))
+                .withOnUpdateFilter((object, old) -> !drains.submit(object)
+                        && (onUpdate == null || onUpdate.accept(object, old)))
+                .build();
+        drains.sweep(drained(configured), drainSweep);
+        handBacks.add(drains);
+        return operator.register(ShardGatedReconciler.wrap(reconciler, sharding.lease(), sharding.labels(), drains,
+                fencedRetry), sharded);
+    }
+
+    private String withShardSelector(String selector) {
+        return selector == null || selector.isBlank() ? selector() : selector + "," + selector();
+    }
+
+    /** Lists this shard's drained primaries of the controller from the API server, in the namespaces it watches. */
+    private <P extends HasMetadata> Supplier<List<P>> drained(ControllerConfiguration<P> configuration) {
+        KubernetesClient client = operator.getKubernetesClient();
+        MixedOperation<P, KubernetesResourceList<P>, Resource<P>> resources =
+                client.resources(configuration.getResourceClass());
+        InformerConfiguration<P> informer = configuration.getInformerConfig();
+        List<FilterWatchListDeletable<P, KubernetesResourceList<P>, Resource<P>>> scopes = informer.watchAllNamespaces()
+                ? List.of(resources.inAnyNamespace())
+                : informer.getEffectiveNamespaces(configuration).stream()
+                        .<FilterWatchListDeletable<P, KubernetesResourceList<P>, Resource<P>>>map(resources::inNamespace)
+                        .toList();
+        ShardLabels labels = sharding.labels();
+        return () -> scopes.stream()
+                .flatMap(scope -> scope.withLabel(labels.shardLabel(), labels.shard()).withLabel(labels.drainLabel())
+                        .list().getItems().stream())
+                .toList();
+    }
+
+    /** Starts the Operator (its informers sync), then the shard's Lease: reconciles begin once it is held. */
+    public synchronized void start() {
+        sharding.lease().addListener(listener);
+        operator.start();
+        sharding.lease().start();
+    }
+
+    /**
+     * Stops gracefully: the Operator (its running reconciles finish, up to its
+     * {@code reconciliationTerminationTimeout}) and the hand-backs, then releases the Lease, so the
+     * sharder moves the objects at once and no other shard reconciles them while this one still
+     * does. Closes the client if the configuration says so (JOSDK's default). Idempotent.
+     */
+    public synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        halt();
+        sharding.close();
+        if (closeClient) {
+            operator.getKubernetesClient().close();
+        }
+    }
+
+    /**
+     * Stops the Operator (running reconciles finish) and the hand-backs, and leaves the Lease alone:
+     * not released, and renewed for as long as its executor runs. For failure drills: stop the
+     * Lease's executor first, and the shard ends as a crashed process would, its Lease expiring in
+     * the sharder's eyes. Idempotent; {@link #stop()} calls it.
+     */
+    public synchronized void halt() {
+        if (halted) {
+            return;
+        }
+        halted = true;
+        operator.stop();
+        Duration timeout = operator.getConfigurationService().reconciliationTerminationTimeout();
+        handBacks.forEach(drains -> drains.close(timeout));
+        sharding.lease().removeListener(listener);
+    }
+
+    /** {@link #stop()}. */
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /** Collects the operator's settings. Not thread-safe. */
+    public static final class Builder {
+
+        private final Sharding sharding;
+        private Consumer<ConfigurationServiceOverrider> configuration = o -> { };
+        private Duration drainSweep = DEFAULT_DRAIN_SWEEP;
+        private Duration fencedRetry = DEFAULT_FENCED_RETRY;
+        private int handBackThreads = DEFAULT_HAND_BACK_THREADS;
+
+        private Builder(Sharding sharding) {
+            this.sharding = sharding;
+        }
+
+        /** JOSDK's configuration, as for {@code new Operator(overrider)}; its leader election must stay off. */
+        public Builder configuration(Consumer<ConfigurationServiceOverrider> configuration) {
+            this.configuration = Objects.requireNonNull(configuration, "configuration");
+            return this;
+        }
+
+        /** How often each controller lists its drained primaries from the API server; default 10 s. */
+        public Builder drainSweep(Duration period) {
+            this.drainSweep = positive("drain sweep period", period);
+            return this;
+        }
+
+        /** After how long a call refused for want of the Lease is tried again; default 2 s. */
+        public Builder fencedRetry(Duration delay) {
+            this.fencedRetry = positive("fenced retry delay", delay);
+            return this;
+        }
+
+        /** Hand-backs in flight at once per controller; default 8. */
+        public Builder handBackThreads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("hand-back threads must be at least 1, got " + threads);
+            }
+            this.handBackThreads = threads;
+            return this;
+        }
+
+        /**
+         * Builds the Operator (JOSDK's configuration is resolved now).
+         *
+         * @throws IllegalArgumentException if the configuration turns JOSDK's leader election on
+         */
+        public ShardedOperator build() {
+            return new ShardedOperator(this);
+        }
+
+        private static Duration positive(String what, Duration value) {
+            Objects.requireNonNull(value, what);
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, got " + value);
+            }
+            return value;
+        }
+    }
+}
