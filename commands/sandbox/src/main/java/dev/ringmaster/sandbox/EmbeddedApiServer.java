@@ -2,29 +2,21 @@ package dev.ringmaster.sandbox;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.testing.mockapiserver.CrudApiServer;
 import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.jar.JarFile;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -64,11 +56,8 @@ public final class EmbeddedApiServer implements AutoCloseable {
     /** Starts the server on a free port of 127.0.0.1, with the discovery of the core resources. */
     public static EmbeddedApiServer start() {
         CHATTY_LOGS.forEach(log -> log.setLevel(Level.WARNING));
-        Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
         // mixed: the expectations below first, CRUD for everything else; https as a real API server
-        KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()),
-                new MockWebServer(), responses, new WatchCloseOffLoop(new KubernetesMixedDispatcher(responses)), true);
-        server.init(InetAddress.getLoopbackAddress(), 0);
+        KubernetesMockServer server = CrudApiServer.start();
         APIResourceListBuilder core = new APIResourceListBuilder().withGroupVersion("v1");
         for (String[] resource : CORE_RESOURCES) {
             core.addNewResource().withName(resource[0]).withKind(resource[1])

@@ -23,12 +23,12 @@ import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.testing.TestDiscovery;
 import dev.ringmaster.sharder.testing.TestLeases;
+import dev.ringmaster.testing.mockapiserver.CrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.InputStream;
 import java.time.Duration;
@@ -41,7 +41,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Sharder replicas against the mock API server: every controller working together, leader and follower. */
-@EnableKubernetesMockClient(crud = true)
+/**
+ * Replicas of the sharder on the mock API server. A follower closes its watches while the leader
+ * writes, so the server keeps closing watches off its event loop ({@link CrudApiServer}).
+ */
 class SharderReplicaTest {
 
     private static final PlugIns PLUG_INS = PlugIns.NONE
@@ -49,8 +52,8 @@ class SharderReplicaTest {
             .withDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector())
             .withInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter());
 
-    KubernetesClient client;
-    KubernetesMockServer server;
+    private KubernetesMockServer server;
+    private KubernetesClient client;
 
     private static final String RING = "example";
     private static final RingKey KEY = RingKey.clusterRing(RING);
@@ -65,6 +68,8 @@ class SharderReplicaTest {
 
     @BeforeEach
     void cluster() throws Exception {
+        server = CrudApiServer.start();
+        client = server.createClient();
         try (InputStream crd = getClass().getClassLoader()
                 .getResourceAsStream("META-INF/fabric8/clusterrings.sharding.timebertt.dev-v1.yml")) {
             client.apiextensions().v1().customResourceDefinitions().load(crd).create();
@@ -100,7 +105,11 @@ class SharderReplicaTest {
 
     @AfterEach
     void stop() {
-        sharder.close();
+        if (sharder != null) {
+            sharder.close();
+        }
+        client.close();
+        server.destroy();
     }
 
     /** A shard's lease, held by the shard and renewed now by the test clock. */

@@ -1,4 +1,4 @@
-package dev.ringmaster.sandbox;
+package dev.ringmaster.testing.mockapiserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

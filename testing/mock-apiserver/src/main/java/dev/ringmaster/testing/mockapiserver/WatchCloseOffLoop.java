@@ -1,4 +1,4 @@
-package dev.ringmaster.sandbox;
+package dev.ringmaster.testing.mockapiserver;
 
 import io.fabric8.mockwebserver.http.ByteString;
 import io.fabric8.mockwebserver.http.Dispatcher;
@@ -19,7 +19,8 @@ import java.util.concurrent.Executors;
  * stand still until the write times out after 30 s, and with them every request to the server. In the
  * sandbox this happens when the sharder restarts (a configuration change closes its watches while the
  * shards renew their Leases) on a busy machine: for 30 s no shard can renew, so afterwards the
- * sharder finds every Lease overdue, declares every shard dead and moves everything.
+ * sharder finds every Lease overdue, declares every shard dead and moves everything. In tests it
+ * happens when a replica closes while the leader writes: the server cannot be shut down in time.
  *
  * <p>This dispatcher answers as the mock's own does, but hands the closing and failure callbacks of
  * every WebSocket listener (the watches) to a thread of its own, so the event loop goes on, the write
