@@ -17,10 +17,12 @@ public class ChecksumControllerCliIT {
 
     @Test
     public void aMissingFlagIsAUsageError() {
+        // --ring is the one flag without a default (--kubeconfig, --shard-name and --namespace have in-pod ones)
         Cli.Result result = Cli.runScript(Distribution.home(), "checksum-controller",
-                List.of("--ring", "example", "--shard-name", "shard-0", "--namespace", "default"));
+                List.of("--shard-name", "shard-0", "--namespace", "default"));
         assertEquals(result.toString(), 2, result.exit());
-        assertTrue(result.toString(), result.err().contains("--kubeconfig"));
+        assertTrue(result.toString(), result.err().contains("missing required flag --ring"));
+        assertTrue(result.toString(), result.err().contains("Usage: checksum-controller --ring NAME"));
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,17 +29,22 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code bin/checksum-controller}: runs one shard of the example controller until SIGTERM (or
  * Ctrl-C), then stops it gracefully, which releases the shard's Lease. Several processes with
- * different {@code --shard-name}s form the controller's ring.
+ * different shard names form the controller's ring; in pods, the defaults of {@link CommandLine}
+ * (pod name, pod namespace, the ServiceAccount's client configuration) make {@code --ring} the only
+ * flag needed.
  *
  * <p>Before starting, one request (a read of the shard's Lease) checks that the API server is
  * reachable and lets the shard in; if not, one line on stderr says why and the exit code is 1. Bad
- * arguments print the problem and the usage to stderr, exit code 2.
+ * arguments print the problem and the usage to stderr, exit code 2; a setting found nowhere (no
+ * shard name, no Lease namespace, no cluster) is one line on stderr, exit code 2.
  */
 public final class ChecksumController {
 
     static final String NAME = "checksum-controller";
     static final int EXIT_FAILURE = 1;
     static final int EXIT_USAGE = 2;
+    /** Set in every pod: fabric8's auto-configuration then uses the pod's ServiceAccount. */
+    static final String KUBERNETES_SERVICE_HOST = "KUBERNETES_SERVICE_HOST";
 
     static {
         // slf4j-simple, before the first logger exists: stdout carries only the reconcile lines, so logs go
@@ -118,25 +125,58 @@ public final class ChecksumController {
     /** {@link #run(List, PrintStream, PrintStream, CountDownLatch)} of another implementation, see {@link #main(String, String, Shards, String[])}. */
     public static int run(String name, String usage, Shards shards, List<String> args, PrintStream out,
                           PrintStream err, CountDownLatch stop) {
+        return run(name, usage, shards, args, out, err, stop, CommandLine.Environment.system(),
+                () -> Config.autoConfigure(null));
+    }
+
+    /**
+     * {@link #run(String, String, Shards, List, PrintStream, PrintStream, CountDownLatch)} with the
+     * defaults taken from {@code environment} and, without {@code --kubeconfig}, the client
+     * configuration from {@code autoConfiguration} (fabric8's {@code Config.autoConfigure(null)}: in a
+     * pod its ServiceAccount, else {@code $KUBECONFIG} or {@code ~/.kube/config}).
+     */
+    public static int run(String name, String usage, Shards shards, List<String> args, PrintStream out,
+                          PrintStream err, CountDownLatch stop, CommandLine.Environment environment,
+                          Supplier<Config> autoConfiguration) {
         if (CommandLine.wantsHelp(args)) {
             out.print(usage);
             return 0;
         }
         CommandLine commandLine;
         try {
-            commandLine = CommandLine.parse(args);
+            commandLine = CommandLine.parse(args, environment);
         } catch (CommandLine.UsageException e) {
-            err.println(name + ": " + e.getMessage());
-            err.println();
-            err.print(usage);
+            if (e.showUsage()) {
+                err.println(name + ": " + e.getMessage());
+                err.println();
+                err.print(usage);
+            } else {
+                err.println(name + ": " + e.getMessage() + " (see " + name + " --help)");
+            }
             return EXIT_USAGE;
         }
         Config config;
-        try {
-            config = Config.fromKubeconfig(commandLine.kubeconfig().toFile());
-        } catch (RuntimeException e) {
-            err.println(name + ": cannot use kubeconfig " + commandLine.kubeconfig() + ": " + rootMessage(e));
-            return EXIT_USAGE;
+        if (commandLine.kubeconfig().isPresent()) {
+            Path kubeconfig = commandLine.kubeconfig().get();
+            try {
+                config = Config.fromKubeconfig(kubeconfig.toFile());
+            } catch (RuntimeException e) {
+                err.println(name + ": cannot use kubeconfig " + kubeconfig + ": " + rootMessage(e));
+                return EXIT_USAGE;
+            }
+        } else {
+            try {
+                config = autoConfiguration.get();
+            } catch (RuntimeException e) {
+                err.println(name + ": cannot configure the client from $KUBECONFIG or ~/.kube/config: "
+                        + rootMessage(e) + " (give --kubeconfig FILE)");
+                return EXIT_USAGE;
+            }
+            if (foundNoCluster(config, environment)) {
+                err.println(name + ": no cluster to connect to: not in a pod ($" + KUBERNETES_SERVICE_HOST
+                        + " is not set) and no kubeconfig ($KUBECONFIG, ~/.kube/config): give --kubeconfig FILE");
+                return EXIT_USAGE;
+            }
         }
         ChecksumShard.Options options = commandLine.shard();
         String problem = probe(config, options);
@@ -160,6 +200,17 @@ public final class ChecksumController {
             return EXIT_FAILURE;
         }
         return 0;
+    }
+
+    /**
+     * Whether fabric8's auto-configuration found nothing: not in a pod, no kubeconfig context, so
+     * it fell back to its default URL, which resolves only inside a cluster.
+     */
+    static boolean foundNoCluster(Config config, CommandLine.Environment environment) {
+        return environment.variables().apply(KUBERNETES_SERVICE_HOST) == null
+                && config.getCurrentContext() == null
+                && config.getMasterUrl() != null
+                && config.getMasterUrl().startsWith(Config.DEFAULT_MASTER_URL);
     }
 
     /**

@@ -2,25 +2,76 @@ package dev.ringmaster.examples.checksum;
 
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.shard.client.Sharding;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * The command line of {@code bin/checksum-controller}:
- * {@code --kubeconfig F --ring NAME [--ring-kind clusterring|controllerring] --shard-name NAME
- * --namespace LEASE_NS [--watch-namespace NS]...}.
+ * The command line of {@code bin/checksum-controller} (and of {@code bin/josdk-checksum-operator}):
+ * {@code --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig F] [--shard-name NAME]
+ * [--namespace LEASE_NS] [--watch-namespace NS]...}.
  * Flags take their value as the next argument or after {@code =}.
  *
- * @param kubeconfig the kubeconfig file to reach the API server with (its current context)
+ * <p>What a pod knows need not be given ({@link Environment}): the shard name defaults to
+ * {@code $POD_NAME}, else {@code $HOSTNAME} (a pod's hostname is its name); the Lease namespace to
+ * {@code $POD_NAMESPACE}, else the namespace file of the pod's ServiceAccount. Without
+ * {@code --kubeconfig} the command uses fabric8's auto-configuration, as {@code bin/ringmaster run}
+ * does: in a pod its ServiceAccount, else {@code $KUBECONFIG} or {@code ~/.kube/config}.
+ *
+ * @param kubeconfig the kubeconfig file to reach the API server with (its current context); empty:
+ *     fabric8's auto-configuration
  * @param shard      what the shard runs with
  */
-public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
+public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard) {
+
+    /** Downward API variable of the pod's name: the shard name when {@code --shard-name} is not given. */
+    public static final String POD_NAME_ENV = "POD_NAME";
+
+    public CommandLine {
+        Objects.requireNonNull(kubeconfig, "kubeconfig");
+        Objects.requireNonNull(shard, "shard");
+    }
+
+    /**
+     * Where the defaults come from: the process environment and the namespace file of the pod's
+     * ServiceAccount. Tests pass their own.
+     *
+     * @param variables                   environment variables by name; {@code null} for an unset one
+     * @param serviceAccountNamespaceFile the ServiceAccount's namespace file (absent outside a pod)
+     */
+    public record Environment(Function<String, String> variables, Path serviceAccountNamespaceFile) {
+
+        public Environment {
+            Objects.requireNonNull(variables, "variables");
+            Objects.requireNonNull(serviceAccountNamespaceFile, "serviceAccountNamespaceFile");
+        }
+
+        /** This process's environment and {@value Sharding#SERVICE_ACCOUNT_NAMESPACE_FILE}. */
+        public static Environment system() {
+            return new Environment(System::getenv, Path.of(Sharding.SERVICE_ACCOUNT_NAMESPACE_FILE));
+        }
+
+        /** These variables and no ServiceAccount (a file that does not exist), for tests. */
+        public static Environment of(Map<String, String> variables) {
+            return new Environment(Map.copyOf(variables)::get, Path.of("/nonexistent/serviceaccount/namespace"));
+        }
+
+        /** A variable's value, trimmed; empty if unset or blank. */
+        Optional<String> variable(String name) {
+            String value = variables.apply(name);
+            return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.strip());
+        }
+    }
 
     public static final String USAGE = usage("checksum-controller", """
             One shard of the example sharded controller: for every ConfigMap the sharder assigns to this
@@ -33,24 +84,27 @@ public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
      */
     public static String usage(String name, String description) {
         String indent = " ".repeat("Usage: ".length() + name.length() + 1);
-        return "Usage: " + name + " --kubeconfig FILE --ring NAME --shard-name NAME --namespace LEASE_NAMESPACE\n"
-                + indent + "[--ring-kind clusterring|controllerring] [--watch-namespace NAMESPACE]...\n\n"
+        return "Usage: " + name + " --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig FILE]\n"
+                + indent + "[--shard-name NAME] [--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]...\n\n"
                 + description + " Prints one line per reconcile to stdout:\n" + """
                   reconcile shard=S object=NS/NAME start=MS end=MS
                 Logs go to stderr. SIGTERM stops it and releases its Lease.
 
-                  --kubeconfig FILE            kubeconfig of the cluster (its current context)
                   --ring NAME                  the ring this controller's shards belong to
                   --ring-kind KIND             its kind: clusterring (default) or controllerring (the reference
                                                sharder's ControllerRing, v0.9.0 and later)
-                  --shard-name NAME            this shard's name: its Lease and the shard label value
-                  --namespace LEASE_NAMESPACE  namespace of the shard's Lease
+                  --kubeconfig FILE            kubeconfig of the cluster (its current context); default: in a pod
+                                               its ServiceAccount, else $KUBECONFIG or ~/.kube/config
+                  --shard-name NAME            this shard's name: its Lease and the shard label value;
+                                               default: $POD_NAME, else $HOSTNAME (in a pod: the pod's name)
+                  --namespace LEASE_NAMESPACE  namespace of the shard's Lease; default: $POD_NAMESPACE, else
+                                               the namespace of the pod's ServiceAccount
                   --watch-namespace NAMESPACE  reconcile ConfigMaps of this namespace only; repeat or separate
                                                with commas for several; default: all namespaces
                   -h, --help                   this text
 
-                Exit codes: 1 the API server is unreachable or refuses the shard, 2 bad arguments; SIGTERM
-                (143) or Ctrl-C (130) stops the shard gracefully, releasing its Lease.
+                Exit codes: 1 the API server is unreachable or refuses the shard, 2 bad arguments or a setting
+                found nowhere; SIGTERM (143) or Ctrl-C (130) stops the shard gracefully, releasing its Lease.
                 """;
     }
 
@@ -58,9 +112,25 @@ public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
     public static final class UsageException extends Exception {
 
         private static final long serialVersionUID = 1L;
+        private final boolean showUsage;
 
+        /** A problem with the arguments: the usage text helps. */
         public UsageException(String message) {
+            this(message, true);
+        }
+
+        /**
+         * @param showUsage whether the usage text helps; not for a value the environment lacks or
+         *     has wrong, which the message explains
+         */
+        public UsageException(String message, boolean showUsage) {
             super(message);
+            this.showUsage = showUsage;
+        }
+
+        /** Whether to print the usage text below the message. */
+        public boolean showUsage() {
+            return showUsage;
         }
     }
 
@@ -70,7 +140,7 @@ public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
     private static final String SHARD_NAME = "--shard-name";
     private static final String NAMESPACE = "--namespace";
     private static final String WATCH_NAMESPACE = "--watch-namespace";
-    private static final List<String> REQUIRED = List.of(KUBECONFIG, RING, SHARD_NAME, NAMESPACE);
+    private static final List<String> REQUIRED = List.of(RING);
     private static final Set<String> FLAGS =
             Set.of(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, WATCH_NAMESPACE);
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
@@ -81,12 +151,24 @@ public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
     }
 
     /**
-     * Parses and validates the arguments; the kubeconfig must be a readable file.
+     * Parses and validates the arguments, with the defaults from this process's environment.
      *
-     * @throws UsageException for a missing, unknown, repeated or empty flag, a stray argument, an
-     *     invalid name or an unreadable kubeconfig
+     * @see #parse(List, Environment)
      */
     public static CommandLine parse(List<String> args) throws UsageException {
+        return parse(args, Environment.system());
+    }
+
+    /**
+     * Parses and validates the arguments; a kubeconfig given must be a readable file, a shard name
+     * or Lease namespace not given comes from {@code environment}.
+     *
+     * @throws UsageException for a missing, unknown, repeated or empty flag, a stray argument, an
+     *     invalid name, an unreadable kubeconfig, or a shard name or Lease namespace that is neither
+     *     given nor found in the environment (then without the usage text)
+     */
+    public static CommandLine parse(List<String> args, Environment environment) throws UsageException {
+        Objects.requireNonNull(environment, "environment");
         Map<String, String> single = new LinkedHashMap<>();
         List<String> watched = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
@@ -123,23 +205,89 @@ public record CommandLine(Path kubeconfig, ChecksumShard.Options shard) {
             throw new UsageException((missing.size() == 1 ? "missing required flag " : "missing required flags ")
                     + String.join(", ", missing));
         }
-        Path kubeconfig = Path.of(single.get(KUBECONFIG));
-        if (!Files.isRegularFile(kubeconfig) || !Files.isReadable(kubeconfig)) {
-            throw new UsageException("kubeconfig " + kubeconfig + " is not a readable file");
+        Optional<Path> kubeconfig = Optional.ofNullable(single.get(KUBECONFIG)).map(Path::of);
+        if (kubeconfig.isPresent() && (!Files.isRegularFile(kubeconfig.get()) || !Files.isReadable(kubeconfig.get()))) {
+            throw new UsageException("kubeconfig " + kubeconfig.get() + " is not a readable file");
         }
         RingKind ringKind = single.containsKey(RING_KIND) ? ringKind(single.get(RING_KIND)) : RingKind.CLUSTER_RING;
         String ring = single.get(RING);
-        String shard = single.get(SHARD_NAME);
-        String leaseNamespace = single.get(NAMESPACE);
+        Sharding.Builder names;
         try {
             // the shard library's own checks of the names, without building anything
-            Sharding.forRing(ring).shard(shard).namespace(leaseNamespace);
+            names = Sharding.forRing(ring);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        return new CommandLine(kubeconfig, ChecksumShard.Options.of(ring, shard, leaseNamespace)
+        Value shard = shardName(single.get(SHARD_NAME), environment);
+        Value leaseNamespace = leaseNamespace(single.get(NAMESPACE), environment);
+        try {
+            names.shard(shard.value());
+        } catch (IllegalArgumentException e) {
+            throw shard.invalid(e);
+        }
+        try {
+            names.namespace(leaseNamespace.value());
+        } catch (IllegalArgumentException e) {
+            throw leaseNamespace.invalid(e);
+        }
+        return new CommandLine(kubeconfig, ChecksumShard.Options.of(ring, shard.value(), leaseNamespace.value())
                 .withRingKind(ringKind)
                 .withWatchNamespaces(watched.stream().distinct().toList()));
+    }
+
+    /**
+     * A setting's value and where it came from: {@code null} for a flag, else the variable or file
+     * it was read from.
+     */
+    private record Value(String value, String source) {
+
+        UsageException invalid(IllegalArgumentException problem) {
+            return source == null ? new UsageException(problem.getMessage())
+                    : new UsageException(problem.getMessage() + " (from " + source + ")", false);
+        }
+    }
+
+    /** {@code --shard-name}, else {@code $POD_NAME}, else {@code $HOSTNAME}. */
+    private static Value shardName(String flag, Environment environment) throws UsageException {
+        if (flag != null) {
+            return new Value(flag, null);
+        }
+        for (String variable : List.of(POD_NAME_ENV, Sharding.HOSTNAME_ENV)) {
+            Optional<String> value = environment.variable(variable);
+            if (value.isPresent()) {
+                return new Value(value.get(), "$" + variable);
+            }
+        }
+        throw new UsageException("no shard name: give " + SHARD_NAME + " NAME, or set $" + POD_NAME_ENV + " or $"
+                + Sharding.HOSTNAME_ENV + " (in a pod: " + POD_NAME_ENV + " from the downward API, fieldRef metadata.name)",
+                false);
+    }
+
+    /** {@code --namespace}, else {@code $POD_NAMESPACE}, else the ServiceAccount's namespace file. */
+    private static Value leaseNamespace(String flag, Environment environment) throws UsageException {
+        if (flag != null) {
+            return new Value(flag, null);
+        }
+        Optional<String> variable = environment.variable(Sharding.POD_NAMESPACE_ENV);
+        if (variable.isPresent()) {
+            return new Value(variable.get(), "$" + Sharding.POD_NAMESPACE_ENV);
+        }
+        Path file = environment.serviceAccountNamespaceFile();
+        if (Files.isRegularFile(file)) {
+            String content;
+            try {
+                content = Files.readString(file, StandardCharsets.UTF_8).strip();
+            } catch (IOException e) {
+                throw new UsageException("no Lease namespace: cannot read " + file + " (" + e.getMessage()
+                        + "): give " + NAMESPACE + " LEASE_NAMESPACE or set $" + Sharding.POD_NAMESPACE_ENV, false);
+            }
+            if (!content.isEmpty()) {
+                return new Value(content, file.toString());
+            }
+        }
+        throw new UsageException("no Lease namespace: give " + NAMESPACE + " LEASE_NAMESPACE, or set $"
+                + Sharding.POD_NAMESPACE_ENV + " (in a pod: from the downward API, fieldRef metadata.namespace), or run"
+                + " in a pod with " + file, false);
     }
 
     /** The kind by its Kind name, case ignored: {@code clusterring} as the usage spells it, or {@code ClusterRing}. */

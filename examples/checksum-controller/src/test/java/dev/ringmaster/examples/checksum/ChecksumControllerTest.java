@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -21,9 +23,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,8 +46,16 @@ class ChecksumControllerTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     private final CountDownLatch stop = new CountDownLatch(1);
 
+    /** Without the flags, the values a pod would have; empty: this process's own must not matter. */
+    private Map<String, String> environment = Map.of();
+    /** What fabric8's auto-configuration finds (without --kubeconfig). */
+    private Supplier<Config> autoConfiguration = () -> {
+        throw new AssertionError("auto-configuration used although --kubeconfig was given");
+    };
+
     private int run(String... args) {
-        return ChecksumController.run(List.of(args), print(out), print(err), stop);
+        return ChecksumController.run(ChecksumController.NAME, CommandLine.USAGE, ChecksumShard::start, List.of(args),
+                print(out), print(err), stop, CommandLine.Environment.of(environment), autoConfiguration);
     }
 
     private static PrintStream print(ByteArrayOutputStream bytes) {
@@ -57,18 +69,95 @@ class ChecksumControllerTest {
     @Test
     void helpPrintsTheUsage() {
         assertThat(run("--help")).isZero();
-        assertThat(text(out)).startsWith("Usage: checksum-controller --kubeconfig FILE --ring NAME --shard-name NAME")
-                .contains("--watch-namespace").contains("[--ring-kind clusterring|controllerring]");
+        assertThat(text(out)).startsWith("Usage: checksum-controller --ring NAME [--ring-kind clusterring|controllerring]"
+                        + " [--kubeconfig FILE]\n")
+                .contains("[--shard-name NAME] [--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]...")
+                .contains("default: $POD_NAME, else $HOSTNAME").contains("default: $POD_NAMESPACE");
         assertThat(text(err)).isEmpty();
     }
 
     @Test
     void aMissingFlagIsNamedAboveTheUsage() throws IOException {
-        assertThat(run("--kubeconfig", kubeconfig("https://127.0.0.1:6443").toString(), "--ring", "checksums",
+        assertThat(run("--kubeconfig", kubeconfig("https://127.0.0.1:6443").toString(), "--shard-name", "shard-0",
                 "--namespace", "default")).isEqualTo(2);
-        assertThat(text(err).lines().toList()).first().isEqualTo("checksum-controller: missing required flag --shard-name");
+        assertThat(text(err).lines().toList()).first().isEqualTo("checksum-controller: missing required flag --ring");
         assertThat(text(err)).contains("Usage: checksum-controller");
         assertThat(text(out)).isEmpty();
+    }
+
+    @Test
+    void aShardNameFoundNowhereIsOneLineAndExitCode2() throws IOException {
+        environment = Map.of("POD_NAMESPACE", "default");
+
+        assertThat(run("--kubeconfig", kubeconfig("https://127.0.0.1:6443").toString(), "--ring", "checksums"))
+                .isEqualTo(2);
+
+        assertThat(text(err).lines().toList()).singleElement().asString()
+                .startsWith("checksum-controller: no shard name: give --shard-name NAME, or set $POD_NAME or $HOSTNAME")
+                .endsWith("(see checksum-controller --help)");
+        assertThat(text(out)).isEmpty();
+    }
+
+    @Test
+    void aLeaseNamespaceFoundNowhereIsOneLineAndExitCode2() throws IOException {
+        environment = Map.of("POD_NAME", "shard-0");
+
+        assertThat(run("--kubeconfig", kubeconfig("https://127.0.0.1:6443").toString(), "--ring", "checksums"))
+                .isEqualTo(2);
+
+        assertThat(text(err).lines().toList()).singleElement().asString()
+                .startsWith("checksum-controller: no Lease namespace: give --namespace LEASE_NAMESPACE, or set $POD_NAMESPACE");
+    }
+
+    @Test
+    void noClusterFoundIsOneLineAndExitCode2() {
+        // not in a pod, no kubeconfig: fabric8 falls back to its in-cluster default URL
+        environment = Map.of("POD_NAME", "shard-0", "POD_NAMESPACE", "default");
+        autoConfiguration = () -> new ConfigBuilder(Config.empty()).withMasterUrl(Config.DEFAULT_MASTER_URL).build();
+        long started = System.nanoTime();
+
+        assertThat(run("--ring", "checksums")).isEqualTo(2);
+
+        assertThat(text(err).lines().toList()).singleElement().asString()
+                .isEqualTo("checksum-controller: no cluster to connect to: not in a pod ($KUBERNETES_SERVICE_HOST is not"
+                        + " set) and no kubeconfig ($KUBECONFIG, ~/.kube/config): give --kubeconfig FILE");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("no request").isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aBrokenAutoConfigurationIsOneLineAndExitCode2() {
+        environment = Map.of("POD_NAME", "shard-0", "POD_NAMESPACE", "default");
+        autoConfiguration = () -> {
+            throw new KubernetesClientException("Could not load kubeconfig", new IOException("while parsing a flow\n node"));
+        };
+
+        assertThat(run("--ring", "checksums")).isEqualTo(2);
+
+        assertThat(text(err).lines().toList()).singleElement().asString()
+                .isEqualTo("checksum-controller: cannot configure the client from $KUBECONFIG or ~/.kube/config:"
+                        + " while parsing a flow node (give --kubeconfig FILE)");
+    }
+
+    @Test
+    void inAPodTheRingIsTheOnlyFlagNeeded() throws Exception {
+        String namespace = "in-pod";
+        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName("app")
+                .withNamespace(namespace).addToLabels(RingContract.shardLabel("checksums"), "checksums-1").endMetadata()
+                .addToData("k", "v").build()).create();
+        // a StatefulSet's pod: the downward API's POD_NAME and POD_NAMESPACE, the ServiceAccount's configuration
+        environment = Map.of("POD_NAME", "checksums-1", "HOSTNAME", "checksums-1", "POD_NAMESPACE", namespace,
+                "KUBERNETES_SERVICE_HOST", "10.0.0.1");
+        autoConfiguration = client::getConfiguration;
+
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--ring", "checksums",
+                "--watch-namespace", namespace));
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> text(out).contains("reconcile shard=checksums-1 object=in-pod/app "));
+        assertThat(client.leases().inNamespace(namespace).withName("checksums-1").get().getSpec().getHolderIdentity())
+                .isEqualTo("checksums-1");
+        stop.countDown();
+        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        assertThat(text(err)).isEmpty();
     }
 
     @Test

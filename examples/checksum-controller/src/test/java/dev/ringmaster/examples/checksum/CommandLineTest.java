@@ -10,15 +10,28 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class CommandLineTest {
 
+    /** No variables, no ServiceAccount: every value must come from the flags. */
+    private static final CommandLine.Environment NOTHING = CommandLine.Environment.of(Map.of());
+
     @TempDir
     Path dir;
     private Path kubeconfig;
+
+    /** Parses without this process's environment (a developer's $HOSTNAME must not matter). */
+    private static CommandLine parse(List<String> args) throws CommandLine.UsageException {
+        return CommandLine.parse(args, NOTHING);
+    }
+
+    private static CommandLine parse(List<String> args, Map<String, String> variables) throws CommandLine.UsageException {
+        return CommandLine.parse(args, CommandLine.Environment.of(variables));
+    }
 
     @BeforeEach
     void kubeconfig() throws IOException {
@@ -34,9 +47,9 @@ class CommandLineTest {
 
     @Test
     void parsesTheFlags() throws Exception {
-        CommandLine parsed = CommandLine.parse(complete());
+        CommandLine parsed = parse(complete());
 
-        assertThat(parsed.kubeconfig()).isEqualTo(kubeconfig);
+        assertThat(parsed.kubeconfig()).contains(kubeconfig);
         assertThat(parsed.shard().ring()).isEqualTo("checksums");
         assertThat(parsed.shard().ringKind()).as("today's command lines keep their meaning").isEqualTo(RingKind.CLUSTER_RING);
         assertThat(parsed.shard().shard()).isEqualTo("shard-0");
@@ -47,7 +60,7 @@ class CommandLineTest {
 
     @Test
     void valuesMayFollowAnEqualsSignAndWatchNamespacesRepeat() throws Exception {
-        CommandLine parsed = CommandLine.parse(List.of("--kubeconfig=" + kubeconfig, "--ring=checksums",
+        CommandLine parsed = parse(List.of("--kubeconfig=" + kubeconfig, "--ring=checksums",
                 "--shard-name=shard-1", "--namespace=leases", "--watch-namespace", "team-a,team-b",
                 "--watch-namespace=team-c", "--watch-namespace", "team-a"));
 
@@ -58,63 +71,143 @@ class CommandLineTest {
 
     @Test
     void theRingKindIsChosenByName() throws Exception {
-        assertThat(CommandLine.parse(complete("--ring-kind", "controllerring")).shard().ringKind())
+        assertThat(parse(complete("--ring-kind", "controllerring")).shard().ringKind())
                 .isEqualTo(RingKind.CONTROLLER_RING);
-        assertThat(CommandLine.parse(complete("--ring-kind=clusterring")).shard().ringKind())
+        assertThat(parse(complete("--ring-kind=clusterring")).shard().ringKind())
                 .isEqualTo(RingKind.CLUSTER_RING);
-        assertThat(CommandLine.parse(complete("--ring-kind", "ControllerRing")).shard().ringKind())
+        assertThat(parse(complete("--ring-kind", "ControllerRing")).shard().ringKind())
                 .as("the Kind name as kubectl prints it").isEqualTo(RingKind.CONTROLLER_RING);
     }
 
     @Test
     void anUnknownRingKindIsRejected() {
-        assertThatThrownBy(() -> CommandLine.parse(complete("--ring-kind", "ring")))
+        assertThatThrownBy(() -> parse(complete("--ring-kind", "ring")))
                 .isInstanceOf(CommandLine.UsageException.class)
                 .hasMessage("--ring-kind 'ring' is not a ring kind: use clusterring or controllerring");
-        assertThatThrownBy(() -> CommandLine.parse(complete("--ring-kind", "controllerring", "--ring-kind=clusterring")))
+        assertThatThrownBy(() -> parse(complete("--ring-kind", "controllerring", "--ring-kind=clusterring")))
                 .hasMessage("flag --ring-kind is given twice");
     }
 
     @Test
-    void missingFlagsAreNamed() {
-        assertThatThrownBy(() -> CommandLine.parse(List.of("--ring", "checksums", "--shard-name", "shard-0",
-                "--namespace", "default")))
-                .isInstanceOf(CommandLine.UsageException.class).hasMessage("missing required flag --kubeconfig");
-        assertThatThrownBy(() -> CommandLine.parse(List.of()))
-                .hasMessage("missing required flags --kubeconfig, --ring, --shard-name, --namespace");
+    void onlyTheRingIsRequired() {
+        assertThatThrownBy(() -> parse(List.of("--shard-name", "shard-0", "--namespace", "default")))
+                .isInstanceOf(CommandLine.UsageException.class).hasMessage("missing required flag --ring")
+                .satisfies(e -> assertThat(((CommandLine.UsageException) e).showUsage()).isTrue());
+        assertThatThrownBy(() -> parse(List.of(), Map.of("POD_NAME", "shard-0", "POD_NAMESPACE", "default")))
+                .hasMessage("missing required flag --ring");
+    }
+
+    @Test
+    void withoutKubeconfigTheClientIsAutoConfigured() throws Exception {
+        CommandLine parsed = parse(List.of("--ring", "checksums", "--shard-name", "shard-0", "--namespace", "default"));
+
+        assertThat(parsed.kubeconfig()).as("fabric8's auto-configuration, as `ringmaster run`").isEmpty();
+    }
+
+    @Test
+    void inAPodTheRingIsTheOnlyFlagNeeded() throws Exception {
+        // a StatefulSet's pod: POD_NAME and POD_NAMESPACE from the downward API, HOSTNAME from the runtime
+        CommandLine parsed = parse(List.of("--ring", "checksums"), Map.of("POD_NAME", "checksum-controller-2",
+                "HOSTNAME", "checksum-controller-2", "POD_NAMESPACE", "checksum-example",
+                "KUBERNETES_SERVICE_HOST", "10.0.0.1"));
+
+        assertThat(parsed.kubeconfig()).isEmpty();
+        assertThat(parsed.shard().shard()).isEqualTo("checksum-controller-2");
+        assertThat(parsed.shard().leaseNamespace()).isEqualTo("checksum-example");
+        assertThat(parsed.shard().ring()).isEqualTo("checksums");
+        assertThat(parsed.shard().watchNamespaces()).isEmpty();
+    }
+
+    @Test
+    void theShardNameIsThePodNameElseTheHostname() throws Exception {
+        List<String> args = List.of("--ring", "checksums", "--namespace", "default");
+
+        assertThat(parse(args, Map.of("POD_NAME", "from-pod-name", "HOSTNAME", "from-hostname")).shard().shard())
+                .isEqualTo("from-pod-name");
+        assertThat(parse(args, Map.of("HOSTNAME", "from-hostname")).shard().shard()).isEqualTo("from-hostname");
+        assertThat(parse(args, Map.of("POD_NAME", "  ", "HOSTNAME", " from-hostname\n")).shard().shard())
+                .as("blank variables count as unset, values are trimmed").isEqualTo("from-hostname");
+        assertThat(parse(complete(), Map.of("POD_NAME", "from-pod-name", "HOSTNAME", "from-hostname")).shard().shard())
+                .as("the flag wins").isEqualTo("shard-0");
+    }
+
+    @Test
+    void theLeaseNamespaceIsThePodNamespaceElseTheServiceAccounts() throws Exception {
+        List<String> args = List.of("--ring", "checksums", "--shard-name", "shard-0");
+        Path serviceAccountNamespace = Files.writeString(dir.resolve("namespace"), "from-service-account");
+        CommandLine.Environment inAPod = new CommandLine.Environment(Map.of("POD_NAMESPACE", "from-pod-namespace")::get,
+                serviceAccountNamespace);
+        CommandLine.Environment withoutDownwardApi = new CommandLine.Environment(Map.<String, String>of()::get,
+                serviceAccountNamespace);
+
+        assertThat(CommandLine.parse(args, inAPod).shard().leaseNamespace()).isEqualTo("from-pod-namespace");
+        assertThat(CommandLine.parse(args, withoutDownwardApi).shard().leaseNamespace()).isEqualTo("from-service-account");
+        assertThat(CommandLine.parse(complete(), inAPod).shard().leaseNamespace()).as("the flag wins").isEqualTo("default");
+    }
+
+    @Test
+    void aValueFoundNowhereIsOneLineWithoutTheUsage() {
+        assertThatThrownBy(() -> parse(List.of("--ring", "checksums", "--namespace", "default")))
+                .isInstanceOf(CommandLine.UsageException.class)
+                .hasMessage("no shard name: give --shard-name NAME, or set $POD_NAME or $HOSTNAME"
+                        + " (in a pod: POD_NAME from the downward API, fieldRef metadata.name)")
+                .satisfies(e -> assertThat(((CommandLine.UsageException) e).showUsage()).isFalse());
+        Path missing = dir.resolve("no-serviceaccount/namespace");
+        assertThatThrownBy(() -> CommandLine.parse(List.of("--ring", "checksums", "--shard-name", "shard-0"),
+                new CommandLine.Environment(Map.<String, String>of()::get, missing)))
+                .hasMessage("no Lease namespace: give --namespace LEASE_NAMESPACE, or set $POD_NAMESPACE"
+                        + " (in a pod: from the downward API, fieldRef metadata.namespace), or run in a pod with " + missing)
+                .satisfies(e -> assertThat(((CommandLine.UsageException) e).showUsage()).isFalse());
+    }
+
+    @Test
+    void anInvalidValueFromTheEnvironmentNamesWhereItCameFrom() throws IOException {
+        assertThatThrownBy(() -> parse(List.of("--ring", "checksums", "--namespace", "default"),
+                Map.of("HOSTNAME", "Dev_Laptop")))
+                .hasMessageStartingWith("shard name 'Dev_Laptop' is invalid")
+                .hasMessageEndingWith("(from $HOSTNAME)")
+                .satisfies(e -> assertThat(((CommandLine.UsageException) e).showUsage()).isFalse());
+        Path serviceAccountNamespace = Files.writeString(dir.resolve("namespace"), "Not_A_Namespace");
+        assertThatThrownBy(() -> CommandLine.parse(List.of("--ring", "checksums", "--shard-name", "shard-0"),
+                new CommandLine.Environment(Map.<String, String>of()::get, serviceAccountNamespace)))
+                .hasMessageContaining("'Not_A_Namespace' is invalid")
+                .hasMessageEndingWith("(from " + serviceAccountNamespace + ")");
+        assertThatThrownBy(() -> parse(List.of("--ring", "checksums", "--shard-name", "Shard-0", "--namespace", "default")))
+                .hasMessageStartingWith("shard name 'Shard-0' is invalid")
+                .satisfies(e -> assertThat(((CommandLine.UsageException) e).showUsage()).as("a flag's: with usage").isTrue());
     }
 
     @Test
     void unknownRepeatedEmptyAndStrayArgumentsAreRejected() {
-        assertThatThrownBy(() -> CommandLine.parse(complete("--shard", "x"))).hasMessage("unknown flag --shard");
-        assertThatThrownBy(() -> CommandLine.parse(complete("--ring=other"))).hasMessage("flag --ring is given twice");
-        assertThatThrownBy(() -> CommandLine.parse(complete("--watch-namespace")))
+        assertThatThrownBy(() -> parse(complete("--shard", "x"))).hasMessage("unknown flag --shard");
+        assertThatThrownBy(() -> parse(complete("--ring=other"))).hasMessage("flag --ring is given twice");
+        assertThatThrownBy(() -> parse(complete("--watch-namespace")))
                 .hasMessage("flag --watch-namespace needs a value");
-        assertThatThrownBy(() -> CommandLine.parse(List.of("--ring", "--shard-name", "s")))
+        assertThatThrownBy(() -> parse(List.of("--ring", "--shard-name", "s")))
                 .hasMessage("flag --ring needs a value");
-        assertThatThrownBy(() -> CommandLine.parse(complete("--watch-namespace=")))
+        assertThatThrownBy(() -> parse(complete("--watch-namespace=")))
                 .hasMessage("flag --watch-namespace needs a non-empty value");
-        assertThatThrownBy(() -> CommandLine.parse(complete("run"))).hasMessage("unexpected argument 'run'");
+        assertThatThrownBy(() -> parse(complete("run"))).hasMessage("unexpected argument 'run'");
     }
 
     @Test
     void namesAreValidated() {
-        assertThatThrownBy(() -> CommandLine.parse(List.of("--kubeconfig", kubeconfig.toString(), "--ring", "Checksums",
+        assertThatThrownBy(() -> parse(List.of("--kubeconfig", kubeconfig.toString(), "--ring", "Checksums",
                 "--shard-name", "shard-0", "--namespace", "default")))
                 .hasMessageContaining("ring name 'Checksums' is invalid");
-        assertThatThrownBy(() -> CommandLine.parse(List.of("--kubeconfig", kubeconfig.toString(), "--ring", "checksums",
+        assertThatThrownBy(() -> parse(List.of("--kubeconfig", kubeconfig.toString(), "--ring", "checksums",
                 "--shard-name", "shard_0", "--namespace", "default")))
                 .hasMessageContaining("shard name 'shard_0' is invalid");
-        assertThatThrownBy(() -> CommandLine.parse(complete("--watch-namespace", "team-a,Team-B")))
+        assertThatThrownBy(() -> parse(complete("--watch-namespace", "team-a,Team-B")))
                 .hasMessageStartingWith("--watch-namespace 'Team-B' is not a namespace name");
     }
 
     @Test
     void theKubeconfigMustBeAReadableFile() {
-        assertThatThrownBy(() -> CommandLine.parse(List.of("--kubeconfig", dir.resolve("nope").toString(), "--ring",
+        assertThatThrownBy(() -> parse(List.of("--kubeconfig", dir.resolve("nope").toString(), "--ring",
                 "checksums", "--shard-name", "shard-0", "--namespace", "default")))
                 .hasMessage("kubeconfig " + dir.resolve("nope") + " is not a readable file");
-        assertThatThrownBy(() -> CommandLine.parse(List.of("--kubeconfig", dir.toString(), "--ring",
+        assertThatThrownBy(() -> parse(List.of("--kubeconfig", dir.toString(), "--ring",
                 "checksums", "--shard-name", "shard-0", "--namespace", "default")))
                 .hasMessageEndingWith("is not a readable file");
     }
