@@ -353,14 +353,34 @@ public final class ShardLease implements AutoCloseable {
             }
             acquired = !held;
             held = true;
-            cancel(watchdog);
-            long delay = Math.max(0, Duration.between(clock.instant(), deadline).toMillis());
-            watchdog = executor.schedule(this::checkDeadline, delay, TimeUnit.MILLISECONDS);
+            armWatchdog();
         }
         if (acquired) {
             LOG.info("Acquired shard lease {}/{}", namespace, name);
             listener.onAcquired();
             extraListeners.forEach(Listener::onAcquired);
+        }
+    }
+
+    /**
+     * Schedules the deadline check for the moment the renew deadline passes. Guarded by "this".
+     * Rounded up to the next millisecond, and a check that still runs early (the timer and the clock
+     * are different clocks) schedules itself again: a watchdog that fired a moment too soon and gave up
+     * left a shard whose renewals hung believing it held its Lease until the hung request returned.
+     */
+    private void armWatchdog() {
+        cancel(watchdog);
+        Duration left = Duration.between(clock.instant(), lastRenewal.plus(renewDeadline));
+        long delayMicros = Math.max(0, TimeUnit.NANOSECONDS.toMicros(left.toNanos()));
+        watchdog = executor.schedule(this::watchdogFired, (delayMicros + 999) / 1000, TimeUnit.MILLISECONDS);
+    }
+
+    private void watchdogFired() {
+        checkDeadline();
+        synchronized (this) {
+            if (held && !closed) {
+                armWatchdog(); // not due yet by the clock: look again when it is
+            }
         }
     }
 

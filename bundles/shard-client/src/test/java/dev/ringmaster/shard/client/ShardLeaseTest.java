@@ -247,6 +247,29 @@ class ShardLeaseTest {
         assertThat(lease.isHeld()).isFalse();
     }
 
+    /**
+     * The deadline check is a timer, and timers and clocks disagree by a little: one that runs a moment
+     * before the deadline by the lease's clock must look again, not leave the shard believing it holds
+     * its Lease until something else asks (a renewal hanging through an outage asks only when it returns).
+     */
+    @Test
+    void aDeadlineCheckThatRunsEarlyLooksAgain() {
+        lease.close();
+        Clock lagging = Clock.offset(Clock.systemUTC(), Duration.ofMillis(-20));
+        lease = builder().clock(lagging).leaseDuration(Duration.ofSeconds(2)).renewDeadline(Duration.ofSeconds(1))
+                .retryPeriod(Duration.ofMillis(100)).build().lease();
+        lease.tick(); // acquired now; nothing renews it after this, and nobody asks isHeld()
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            synchronized (events) {
+                return events.contains("lost");
+            }
+        });
+        synchronized (events) {
+            assertThat(events).containsExactly("acquired", "lost");
+        }
+    }
+
     @Test
     void lostAtOnceWhenSomeoneElseTakesTheLease() {
         lease.tick();
