@@ -2,6 +2,8 @@ package dev.ringmaster.shard.client;
 
 import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.RequestConfig;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -150,7 +152,11 @@ public final class Sharding implements AutoCloseable {
             return this;
         }
 
-        /** The client for Lease and label writes (required). Not closed by this library. */
+        /**
+         * The client for Lease and label writes (required). Not closed by this library. Those writes go
+         * through a client derived from it that makes each request once, with a timeout no longer than
+         * the renew deadline ({@link #failFast}).
+         */
         public Builder client(KubernetesClient client) {
             this.client = Objects.requireNonNull(client, "client");
             return this;
@@ -244,9 +250,27 @@ public final class Sharding implements AutoCloseable {
                 scheduler = own;
             }
             ShardLabels labels = ShardLabels.of(ringKind, ring, shardName);
-            ShardLease lease = new ShardLease(client, ringKind, ring, shardName, leaseNamespace, weight, leaseDuration,
+            KubernetesClient writes = failFast(client, renewDeadline);
+            ShardLease lease = new ShardLease(writes, ringKind, ring, shardName, leaseNamespace, weight, leaseDuration,
                     renewDeadline, retryPeriod, clock, scheduler, ownsExecutor, listener);
-            return new Sharding(labels, lease, new DrainAcknowledger(client, labels));
+            return new Sharding(labels, lease, new DrainAcknowledger(writes, labels));
+        }
+
+        /**
+         * The user's client making each request once and giving up after {@code timeout} at most. By
+         * default fabric8 retries a failed request up to ten times over about 20 s; a renewal stuck in
+         * those retries through an outage is one the renew loop cannot make on its schedule, and a
+         * hand-back stuck there holds a hand-back thread long after the API server is back. The lease
+         * retries every retry period and a drain is retried by its next event or the drain sweep, as
+         * client-go's leader election does. Shares the user's connections; closing it would close them.
+         */
+        static KubernetesClient failFast(KubernetesClient client, Duration timeout) {
+            RequestConfig requests = client.getConfiguration().getRequestConfig();
+            int timeoutMillis = (int) Math.min(timeout.toMillis(),
+                    requests.getRequestTimeout() == null || requests.getRequestTimeout() <= 0
+                            ? Integer.MAX_VALUE : requests.getRequestTimeout());
+            return client.newClient(new RequestConfigBuilder(requests).withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(timeoutMillis).build()).adapt(KubernetesClient.class);
         }
 
         private String defaultShard() {

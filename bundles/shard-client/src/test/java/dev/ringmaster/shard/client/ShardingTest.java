@@ -8,10 +8,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +43,39 @@ class ShardingTest {
             assertThat(sharding.lease().isHeld()).isFalse();
             assertThat(sharding.drainAcknowledger()).isNotNull();
         }
+    }
+
+    /**
+     * An API server that cuts every connection: a lease attempt through a client with fabric8's default
+     * retries (ten, over about 20 s) is made once. The JDK client opens a second connection for an
+     * idempotent request whose connection broke, so at most two connections.
+     */
+    @Test
+    void leaseRequestsAreMadeOnceWhateverTheUsersClientRetries() throws Exception {
+        AtomicInteger connections = new AtomicInteger();
+        try (ServerSocket cutting = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                while (true) {
+                    try (Socket connection = cutting.accept()) {
+                        connections.incrementAndGet();
+                    } catch (IOException e) {
+                        return; // closed
+                    }
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            try (KubernetesClient retrying = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
+                    .withMasterUrl("https://127.0.0.1:" + cutting.getLocalPort()).withTrustCerts(true).build()).build();
+                 Sharding sharding = Sharding.forRing("example").shard("shard-0").namespace("default")
+                         .client(retrying).renewDeadline(Duration.ofSeconds(3)).leaseDuration(Duration.ofSeconds(4))
+                         .build()) {
+                assertThat(retrying.getConfiguration().getRequestRetryBackoffLimit()).isEqualTo(10);
+                sharding.lease().tick();
+                assertThat(sharding.lease().isHeld()).isFalse();
+            }
+        }
+        assertThat(connections.get()).isBetween(1, 2);
     }
 
     @Test
