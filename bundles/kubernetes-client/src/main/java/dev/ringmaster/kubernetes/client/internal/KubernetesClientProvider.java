@@ -35,6 +35,14 @@ public class KubernetesClientProvider {
 
     private static final Logger LOG = LoggerFactory.getLogger(KubernetesClientProvider.class);
 
+    /**
+     * How often fabric8 retries a failed request itself (after 100 ms, then 200 ms). Its default, 10
+     * doubling retries, holds one call up to 100 s against an unreachable API server, long after the
+     * server is back; every user of this client retries on its own schedule (work queues, leader
+     * election, informers), which is where a retry belongs.
+     */
+    static final int REQUEST_RETRIES = 2;
+
     @ObjectClassDefinition(name = "Ringmaster Kubernetes client",
             description = "How the sharder reaches the API server")
     public @interface Settings {
@@ -83,7 +91,7 @@ public class KubernetesClientProvider {
             }
             config = Config.fromKubeconfig(Files.readString(file));
         }
-        ConfigBuilder builder = new ConfigBuilder(config);
+        ConfigBuilder builder = new ConfigBuilder(config).withRequestRetryBackoffLimit(REQUEST_RETRIES);
         if (!settings.masterUrl().isEmpty()) {
             builder.withMasterUrl(settings.masterUrl());
         }

@@ -4,9 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
 import java.lang.annotation.Annotation;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,5 +73,35 @@ class KubernetesClientProviderTest {
     void anUnreadableKubeconfigIsAClearError(@TempDir Path dir) {
         assertThatThrownBy(() -> KubernetesClientProvider.create(settings(dir.resolve("missing").toString(), "")))
                 .hasMessageContaining("is not a readable file");
+    }
+
+    /**
+     * An API server that cuts every connection at once (as one that is restarting): the request fails
+     * after fabric8's two retries, three attempts in all, instead of its default ten doubling retries
+     * that hold a call up to 100 s. The JDK's HTTP client opens a second connection for each attempt
+     * (it retries an idempotent request once when the connection breaks), so six connections.
+     */
+    @Test
+    void aRequestToAnUnreachableApiServerFailsAfterTwoRetries(@TempDir Path dir) throws Exception {
+        AtomicInteger connections = new AtomicInteger();
+        try (ServerSocket cutting = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                while (!cutting.isClosed()) {
+                    try (Socket connection = cutting.accept()) {
+                        connections.incrementAndGet();
+                    } catch (IOException e) {
+                        return; // closed
+                    }
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            try (KubernetesClient client = KubernetesClientProvider.create(
+                    settings("", "https://127.0.0.1:" + cutting.getLocalPort()))) {
+                assertThatThrownBy(() -> client.configMaps().inNamespace("default").withName("any").get())
+                        .isInstanceOf(KubernetesClientException.class);
+            }
+        }
+        assertThat(connections.get()).isEqualTo(2 * (1 + KubernetesClientProvider.REQUEST_RETRIES));
     }
 }
