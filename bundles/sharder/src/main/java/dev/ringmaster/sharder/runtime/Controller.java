@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * Runs a {@link Reconciler} over keys with the semantics of client-go's work queue: a key waiting in
  * the queue is there once however often it is added; a key is never reconciled by two workers at
  * once, and adds while it is being reconciled make one more pass afterwards; failures are retried
- * with per-key exponential backoff; delayed adds keep the earliest time.
+ * with per-key exponential backoff, capped low while the API server is unreachable
+ * ({@link Backoff#unreachable}); delayed adds keep the earliest time.
  *
  * @param <K> the key type; must have value semantics
  */
@@ -143,7 +144,7 @@ public final class Controller<K> implements AutoCloseable {
             synchronized (lock) {
                 attempt = failures.merge(key, 1, Integer::sum);
             }
-            Duration delay = backoff.delay(attempt);
+            Duration delay = backoff.delay(attempt, e);
             LOG.warn("{}: reconciling {} failed (attempt {}), retrying in {}: {}", name, key, attempt, delay,
                     describe(e));
             return delay;
