@@ -11,7 +11,9 @@ import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.leader.LeaderElection;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.lease.Membership;
+import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.ring.RingInputs;
 import dev.ringmaster.sharder.ring.RingRegistry;
@@ -22,8 +24,12 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One sharder replica, as plain Java: the OSGi component wires plug-ins into it, and tests or an
@@ -38,6 +44,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * each use.
  */
 public final class SharderReplica implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SharderReplica.class);
 
     /**
      * @param defaultStrategy     strategy of rings that name none
@@ -193,6 +201,16 @@ public final class SharderReplica implements AutoCloseable {
     }
 
     private void membershipChanged(Membership membership) {
+        Membership before = registry.inputs().membership();
+        Set<RingKey> rings = new TreeSet<>(membership.shardsByRing().keySet());
+        rings.addAll(before.shardsByRing().keySet());
+        rings.forEach(ring -> {
+            List<String> available = membership.availableShards(ring).stream().map(ShardInfo::name).toList();
+            if (!available.equals(before.availableShards(ring).stream().map(ShardInfo::name).toList())) {
+                LOG.info("{}: available shards now {} (leases: {})", ring, available, membership.shards(ring).stream()
+                        .map(shard -> shard.name() + "=" + shard.state().label()).toList());
+            }
+        });
         registry.update(inputs -> inputs.withMembership(membership));
         metrics.membership(membership);
     }

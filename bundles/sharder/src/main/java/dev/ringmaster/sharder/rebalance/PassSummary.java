@@ -12,9 +12,11 @@ package dev.ringmaster.sharder.rebalance;
  * @param failed     writes that failed otherwise (the API server refused or was unreachable); tried
  *                   again next pass
  * @param unresolved ring resources the API server does not serve
+ * @param inDrain    main objects already in drain when the pass began, waiting for their shard to hand
+ *                   them back (the unassigned-object watch assigns them then, not a pass)
  */
 public record PassSummary(long examined, long assigned, long drained, long reassigned, long deferred,
-        long conflicts, long failed, int unresolved) {
+        long conflicts, long failed, int unresolved, long inDrain) {
 
     /** Whether the pass left something for a later pass. */
     public boolean pending() {

@@ -113,9 +113,9 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
     PassSummary pass(RingView ring) {
         Pass pass = new Pass(ring, namespaces.matching(ring.namespaceSelector()));
         Map<ResolvedResource, RingResource> resources = resolve(ring, pass);
-        long draining = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
+        pass.inDrain = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
                 .mapToLong(entry -> pass.count(entry.getKey(), ring.drainLabel())).sum();
-        pass.budget.set(Math.max(0, limits.moveBudget() - draining));
+        pass.budget.set(Math.max(0, limits.moveBudget() - pass.inDrain));
         try {
             resources.forEach((resource, ringResource) -> pages.forEachPage(resource, null,
                     page -> pass.move(resource, ringResource, page)));
@@ -155,6 +155,7 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         final AtomicLong conflicts = new AtomicLong();
         final AtomicLong failed = new AtomicLong();
         int unresolved;
+        long inDrain;
         /** Writes in flight: listing goes on while they run, up to the configured number. */
         final Semaphore inFlight = new Semaphore(limits.concurrentMoves());
         /** A failure that ends the pass (the fence refused a write); no write is started after it. */
@@ -273,7 +274,7 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         PassSummary summary() {
             return new PassSummary(examined.get(), written.get(Move.Assign.class).get(),
                     written.get(Move.Drain.class).get(), written.get(Move.Reassign.class).get(), deferred.get(),
-                    conflicts.get(), failed.get(), unresolved);
+                    conflicts.get(), failed.get(), unresolved, inDrain);
         }
     }
 }

@@ -167,7 +167,7 @@ class RebalancerTest {
             assertThat(labels(client.secrets().inNamespace("default").withName("checksums-cm-" + i).get()))
                     .containsEntry(SHARD, shard);
         }
-        assertThat(pass()).isEqualTo(new PassSummary(40, 0, 0, 0, 0, 0, 0, 0));
+        assertThat(pass()).isEqualTo(new PassSummary(40, 0, 0, 0, 0, 0, 0, 0, 0));
     }
 
     @Test
@@ -203,7 +203,9 @@ class RebalancerTest {
                 .counter().count()).isEqualTo(30);
         assertThat(meters.get("controller.sharding.ring.calculations").tags("clusterring", RING).counter().count())
                 .as("built without shards, for two, then for three").isEqualTo(3);
-        assertThat(pass().drained()).as("objects already draining are not written again").isZero();
+        PassSummary again = pass();
+        assertThat(again.drained()).as("objects already draining are not written again").isZero();
+        assertThat(again.inDrain()).as("the pass says what it waits for").isEqualTo(moving);
     }
 
     @Test
