@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 
 import dev.ringmaster.itests.support.ApiServerLink;
 import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.FailureLogs;
 import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.ShardFleet;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.After;
 import org.junit.Before;
+import org.junit.Rule;
 import org.junit.Test;
 
 /**
@@ -49,6 +51,10 @@ public class ApiServerOutageRealIT {
     private Cli.Started sharder;
     private ShardFleet shards;
     private RingObjects objects;
+
+    @Rule
+    public final FailureLogs failureLogs = new FailureLogs(
+            () -> "SHARDER\n" + (sharder == null ? "" : sharder.err()) + "\nSHARDS\n" + (shards == null ? "" : shards.logs()));
 
     @Before
     public void start() {
