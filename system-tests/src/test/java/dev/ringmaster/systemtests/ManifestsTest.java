@@ -298,11 +298,91 @@ class ManifestsTest {
         assertThat(strings(generator.get("files"))).containsExactly("etc/" + SHARDER_CFG);
 
         // the image: distribution in HOME, `bin/ringmaster run` as entrypoint, the pod's user
-        String dockerfile = Files.readString(REPO.resolve("distribution/Dockerfile"), StandardCharsets.UTF_8);
-        assertThat(dockerfile).contains("COPY target/ringmaster/ " + HOME + "/")
-                .contains("ENTRYPOINT [\"" + HOME + "/bin/ringmaster\", \"run\"]")
-                .contains("USER " + pod.getSecurityContext().getRunAsUser() + ":")
-                .contains("EXPOSE 8080 " + WEBHOOK_PORT);
+        ExampleManifestsTest.Dockerfile image = sharderImage();
+        assertThat(image.copies()).containsEntry("target/ringmaster/etc/", HOME + "/etc/");
+        assertThat(image.all("ENTRYPOINT")).containsExactly("[\"" + HOME + "/bin/ringmaster\", \"run\"]");
+        assertThat(image.user()).startsWith(pod.getSecurityContext().getRunAsUser() + ":");
+        assertThat(image.all("EXPOSE")).containsExactly("8080 " + WEBHOOK_PORT);
+    }
+
+    // ---- the images (distribution/Dockerfile, distribution/examples.Dockerfile, one build context)
+
+    /** What `bin/ringmaster run` reads from the distribution: the script, its launcher's class path, the framework's folders. */
+    private static final Set<String> RUN_NEEDS = Set.of("bin/ringmaster", "lib/*.jar",
+            // FelixRuntime.BUNDLE_FOLDERS and SHELL_FOLDERS (commands/launcher): boot, bundle, deploy; shell for --shell
+            "boot", "bundle", "deploy", "shell",
+            // Config Admin's files, watched
+            "etc");
+
+    @Test
+    void sharderImageHoldsWhatRunNeedsAndNothingOfTheExamplesOrTheSandbox() throws IOException {
+        ExampleManifestsTest.Dockerfile image = sharderImage();
+        Map<String, String> copies = image.copies();
+
+        assertThat(copies.keySet().stream().map(ExampleManifestsTest.Dockerfile::trim).toList())
+                .containsExactlyInAnyOrderElementsOf(RUN_NEEDS.stream().map(path -> "target/ringmaster/" + path).toList());
+        copies.forEach((source, destination) -> assertThat(ExampleManifestsTest.Dockerfile.trim(destination))
+                .as("where %s lands", source)
+                .isEqualTo(HOME + "/" + ExampleManifestsTest.Dockerfile.trim(source).substring("target/ringmaster/".length())));
+        assertThat(copies.keySet()).noneMatch(source -> source.contains("checksum") || source.contains("josdk")
+                || source.contains("sandbox"));
+        assertBase(image);
+        assertThat(image.user()).isEqualTo("65532:65532");
+    }
+
+    @Test
+    void examplesImageHoldsTheTwoExampleShardsAndNoEntrypoint() throws IOException {
+        ExampleManifestsTest.Dockerfile image = ExampleManifestsTest.Dockerfile.read(
+                REPO.resolve("distribution/examples.Dockerfile"));
+        Set<String> needed = new TreeSet<>();
+        for (String script : List.of("checksum-controller", "josdk-checksum-operator")) {
+            needed.addAll(ExampleManifestsTest.ImageContents.example(script));
+            assertThat(image.all("ENV")).as("JVM options for %s", script).anySatisfy(env -> assertThat(env)
+                    .contains(ExampleManifestsTest.ImageContents.javaOptsVariable(script) + "=\"-XX:MaxRAMPercentage="));
+        }
+
+        assertThat(image.copied()).as("the scripts and their class paths, nothing else").isEqualTo(needed);
+        image.copies().forEach((source, destination) -> assertThat(ExampleManifestsTest.Dockerfile.trim(destination))
+                .as("where %s lands", source)
+                .isEqualTo(HOME + "/" + ExampleManifestsTest.Dockerfile.trim(source).substring("target/ringmaster/".length())));
+        assertBase(image);
+        assertThat(image.user()).as("the sharder image's user").isEqualTo(sharderImage().user());
+        assertThat(image.all("RUN")).as("the same user is made the same way").isEqualTo(sharderImage().all("RUN"));
+        assertThat(image.all("ENTRYPOINT")).as("the pod's command picks the example").containsExactly("[]");
+        assertThat(image.all("CMD")).singleElement().asString().startsWith("[\"" + HOME + "/bin/");
+        // docs and manifests name the image the same
+        assertThat(Files.readString(REPO.resolve("distribution/examples.Dockerfile"), StandardCharsets.UTF_8))
+                .contains("-t " + ExampleManifestsTest.IMAGE + ":" + ExampleManifestsTest.projectVersion()
+                        + " -f distribution/examples.Dockerfile distribution");
+    }
+
+    @Test
+    void dockerignoreKeepsWhatEitherImageCopiesAndLeavesOutTheRest() throws IOException {
+        Path context = REPO.resolve("distribution");
+        for (String file : List.of("Dockerfile", "examples.Dockerfile")) {
+            for (String source : ExampleManifestsTest.Dockerfile.read(context.resolve(file)).copied()) {
+                String sample = source.replace("*", "launcher");
+                assertThat(ExampleManifestsTest.Dockerfile.ignored(context, sample))
+                        .as("%s copies %s, which .dockerignore must keep", file, sample).isFalse();
+                assertThat(ExampleManifestsTest.Dockerfile.ignored(context, sample + "/a.jar")).isFalse();
+            }
+        }
+        for (String unused : List.of("src/main/dist/bin/ringmaster", "pom.xml", "target/ringmaster.tar.gz",
+                "target/archive-tmp/x", "target/ringmaster/lib/sandbox/vertx-core.jar")) {
+            assertThat(ExampleManifestsTest.Dockerfile.ignored(context, unused)).as("%s stays out of the context", unused)
+                    .isTrue();
+        }
+    }
+
+    private static ExampleManifestsTest.Dockerfile sharderImage() throws IOException {
+        return ExampleManifestsTest.Dockerfile.read(REPO.resolve("distribution/Dockerfile"));
+    }
+
+    /** Any Java 17 runtime as the base, Temurin's by default: ARG BASE before FROM ${BASE}. */
+    private static void assertBase(ExampleManifestsTest.Dockerfile image) {
+        assertThat(image.instructions().subList(0, 2))
+                .containsExactly("ARG BASE=eclipse-temurin:17-jre-noble", "FROM ${BASE}");
+        assertThat(image.all("FROM")).hasSize(1);
     }
 
     @Test

@@ -4,22 +4,40 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.examples.checksum.ChecksumController;
+import dev.ringmaster.examples.checksum.ChecksumShard;
 import dev.ringmaster.examples.checksum.CommandLine;
 import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** {@code bin/josdk-checksum-operator}: the checksum controller's command line, with its in-pod defaults. */
@@ -27,6 +45,7 @@ import org.junit.jupiter.api.Test;
 class JosdkChecksumOperatorTest {
 
     KubernetesClient client;
+    KubernetesMockServer server;
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -59,6 +78,89 @@ class JosdkChecksumOperatorTest {
         assertThat(text(err).lines().toList()).singleElement().asString()
                 .startsWith("josdk-checksum-operator: no shard name: give --shard-name NAME")
                 .endsWith("(see josdk-checksum-operator --help)");
+    }
+
+    /**
+     * The Role of the example's shards (examples/manifests/base/role.yaml) grants what a running JOSDK
+     * shard calls: its Lease, its informers, a Secret created and updated, a drained ConfigMap handed back.
+     */
+    @Test
+    void theExampleManifestsRoleCoversWhatARunningShardCalls() throws Exception {
+        String namespace = "checksum-example";
+        String shard = "josdk-checksum-operator-0";
+        String shardLabel = RingKind.CONTROLLER_RING.shardLabel("josdk-checksums");
+        for (String name : List.of("app", "drained")) {
+            client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
+                    .addToLabels(shardLabel, shard).endMetadata().addToData("k", "v").build()).create();
+        }
+        List<String> lines = new CopyOnWriteArrayList<>();
+        // the shard's requests carry a user agent of their own; the operator closes its client when stopped
+        KubernetesClient shardClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration())
+                .withUserAgent("example-shard").build()).build();
+        try (JosdkChecksumShard running = JosdkChecksumShard.start(shardClient, ChecksumShard.Options.of("josdk-checksums",
+                        shard, namespace).withRingKind(RingKind.CONTROLLER_RING).withWatchNamespaces(List.of(namespace))
+                .withLeaseTimings(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(200)), lines::add)) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> secret(namespace, "checksums-app") != null
+                    && secret(namespace, "checksums-drained") != null);
+            client.secrets().inNamespace(namespace).withName("checksums-app")
+                    .edit(secret -> { secret.getMetadata().getLabels().put(shardLabel, shard); return secret; });
+            client.configMaps().inNamespace(namespace).withName("app")
+                    .edit(configMap -> { configMap.getData().put("k", "changed"); return configMap; });
+            client.configMaps().inNamespace(namespace).withName("drained").edit(configMap -> {
+                configMap.getMetadata().getLabels().put(RingKind.CONTROLLER_RING.drainLabel("josdk-checksums"), "true");
+                return configMap;
+            });
+            await().atMost(Duration.ofSeconds(30)).until(() -> !client.configMaps().inNamespace(namespace)
+                    .withName("drained").get().getMetadata().getLabels().containsKey(shardLabel)
+                    && lines.stream().filter(line -> line.contains("object=" + namespace + "/app ")).count() >= 2);
+        }
+
+        Set<String> called = new TreeSet<>();
+        for (RecordedRequest request; (request = server.takeRequest(1, TimeUnit.SECONDS)) != null; ) {
+            if ("example-shard".equals(request.getHeader("User-Agent"))) {
+                called.add(permission(request));
+            }
+        }
+        assertThat(called).contains("coordination.k8s.io/leases update", "/configmaps patch", "/secrets create",
+                "/secrets update", "/configmaps watch", "/secrets watch");
+        assertThat(exampleRole()).as("examples/manifests/base/role.yaml grants what the shard called").containsAll(called);
+    }
+
+    private Secret secret(String namespace, String name) {
+        return client.secrets().inNamespace(namespace).withName(name).get();
+    }
+
+    /** "group/resource verb" of every rule of the example shards' Role. */
+    private static Set<String> exampleRole() throws IOException {
+        Path file = Path.of(System.getProperty("basedir", ".")).resolve("../manifests/base/role.yaml");
+        Role role = new KubernetesSerialization().unmarshal(Files.readString(file, StandardCharsets.UTF_8), Role.class);
+        Set<String> granted = new TreeSet<>();
+        for (PolicyRule rule : role.getRules()) {
+            for (String group : rule.getApiGroups()) {
+                for (String resource : rule.getResources()) {
+                    rule.getVerbs().forEach(verb -> granted.add(group + "/" + resource + " " + verb));
+                }
+            }
+        }
+        return granted;
+    }
+
+    /** The RBAC permission ("group/resource verb") a namespaced request needs. */
+    private static String permission(RecordedRequest request) {
+        URI uri = URI.create(request.getPath());
+        Matcher matcher = Pattern.compile("/(?:api/v1|apis/([^/]+)/[^/]+)/namespaces/[^/]+/([^/]+)(/[^/]+)?")
+                .matcher(uri.getPath());
+        assertThat(matcher.matches()).as("a namespaced request: %s %s", request.getMethod(), request.getPath()).isTrue();
+        boolean watch = uri.getQuery() != null && uri.getQuery().contains("watch=true");
+        String verb = switch (request.getMethod()) {
+            case "GET" -> watch ? "watch" : matcher.group(3) != null ? "get" : "list";
+            case "POST" -> "create";
+            case "PUT" -> "update";
+            case "PATCH" -> "patch";
+            case "DELETE" -> "delete";
+            default -> request.getMethod();
+        };
+        return (matcher.group(1) == null ? "" : matcher.group(1)) + "/" + matcher.group(2) + " " + verb;
     }
 
     @Test
