@@ -1,0 +1,167 @@
+package dev.ringmaster.clustertests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ringmaster.clustertests.support.Command;
+import dev.ringmaster.clustertests.support.Examples;
+import dev.ringmaster.clustertests.support.NodeCluster;
+import dev.ringmaster.clustertests.support.Sharder;
+import dev.ringmaster.clustertests.support.TimedScenarios;
+import dev.ringmaster.clustertests.support.Waiting;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The sharder's Deployment (two replicas, a PodDisruptionBudget with {@code minAvailable: 1}, leader
+ * election through the Lease {@code sharding-system/sharder}) disrupted while the example shards of
+ * {@code examples/manifests/checksum-statefulset} work: a rolling update, and the leader's container
+ * killed. Both end with every ConfigMap of the ring on a ready shard with its Secret and no
+ * overlapping reconciles.
+ */
+@ExtendWith(TimedScenarios.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SharderFailoverClusterIT {
+
+    private static final Duration SETTLE = Duration.ofSeconds(120);
+    private static NodeCluster cluster;
+    private static Examples shards;
+    private static Sharder sharder;
+
+    @BeforeAll
+    static void install() {
+        cluster = NodeCluster.get();
+        shards = cluster.examples("checksum-statefulset");
+        sharder = new Sharder(cluster);
+    }
+
+    /**
+     * (d) {@code kubectl rollout restart deployment/sharder} while ConfigMaps are being created: at no
+     * moment fewer than one Ready replica (the PodDisruptionBudget's {@code minAvailable}; the
+     * Deployment's {@code maxUnavailable: 0} keeps both), every create succeeds and every ConfigMap
+     * created during the rollout ends labelled, and leadership moves to a new pod.
+     */
+    @Test
+    @Order(1)
+    void rollingUpdateOfTheSharderWhileObjectsAreCreated() throws InterruptedException {
+        shards.awaitSettledOn(shards.readyPods(), SETTLE);
+        String leaderBefore = sharder.awaitLeader(Duration.ofSeconds(60));
+        Set<String> podsBefore = sharder.podNames();
+
+        List<String> created = new CopyOnWriteArrayList<>();
+        List<String> labelledAtCreate = new CopyOnWriteArrayList<>();
+        List<String> failed = new CopyOnWriteArrayList<>();
+        List<Integer> pdbHealthy = new CopyOnWriteArrayList<>();
+        AtomicInteger next = new AtomicInteger();
+        ScheduledExecutorService creator = Executors.newSingleThreadScheduledExecutor();
+        try (Sharder.Recorder recorder = sharder.record()) {
+            // a ConfigMap every 200 ms, and the PDB's status with it, until the rollout is over
+            creator.scheduleWithFixedDelay(() -> {
+                String name = "rollout-%03d".formatted(next.getAndIncrement());
+                try {
+                    ConfigMap configMap = shards.createConfigMap(name);
+                    created.add(name);
+                    if (labels(configMap).containsKey(shards.shardLabel())) {
+                        labelledAtCreate.add(name);
+                    }
+                } catch (RuntimeException e) {
+                    failed.add(name + ": " + e.getMessage());
+                }
+                try {
+                    pdbHealthy.add(sharder.pdbCurrentHealthy());
+                } catch (RuntimeException e) {
+                    failed.add("reading the PDB: " + e.getMessage());
+                }
+            }, 0, 200, TimeUnit.MILLISECONDS);
+
+            Instant restarted = Instant.now();
+            cluster.kubectl("-n", Sharder.NAMESPACE, "rollout", "restart", "deployment/sharder").orThrow();
+            Command.Result rollout = cluster.kubectl("-n", Sharder.NAMESPACE, "rollout", "status", "deployment/sharder",
+                    "--timeout=240s");
+            assertThat(rollout.ok()).as(rollout.describe() + "\n" + sharder.diagnostics()).isTrue();
+            Waiting.until(Duration.ofSeconds(60), () -> "the old sharder pods " + podsBefore + " gone; now " + sharder.podNames(),
+                    () -> sharder.podNames().stream().noneMatch(podsBefore::contains));
+            String leaderAfter = sharder.awaitLeader(Duration.ofSeconds(60));
+            creator.shutdown();
+            assertThat(creator.awaitTermination(30, TimeUnit.SECONDS)).as("the creator stopped").isTrue();
+            System.err.printf("cluster-tests: rollout took %d s; leader %s -> %s; Lease holders %s; Ready replicas %s;"
+                    + " %d ConfigMaps created during it, %d labelled at create; PDB currentHealthy seen %s%n",
+                    Duration.between(restarted, Instant.now()).toSeconds(), leaderBefore, leaderAfter, recorder.holders(),
+                    recorder.readiness(), created.size(), labelledAtCreate.size(), pdbHealthy.stream().distinct().sorted().toList());
+
+            assertThat(failed).as("creates that failed during the rollout").isEmpty();
+            assertThat(recorder.fewestReady()).as("fewest Ready sharder replicas during the rollout: " + recorder.readiness())
+                    .isGreaterThanOrEqualTo(1);
+            assertThat(pdbHealthy).as("the PodDisruptionBudget's currentHealthy during the rollout").allMatch(healthy -> healthy >= 1);
+            assertThat(leaderAfter).as("leader after the rollout").isNotEqualTo(leaderBefore).isNotIn(podsBefore);
+            assertThat(created).as("ConfigMaps created during the rollout").isNotEmpty();
+        } finally {
+            creator.shutdownNow();
+        }
+        shards.awaitSettledOn(shards.readyPods(), SETTLE);
+        shards.assertNoOverlappingReconciles();
+    }
+
+    /**
+     * (e) The leader's container killed (SIGKILL through containerd, as the kernel's OOM killer would):
+     * it cannot release the Lease, so the standby takes it over once it expires and leads; the kubelet
+     * restarts the killed container in the same pod. The new leader goes on assigning: a shard added
+     * afterwards gets its share of the objects through drains, and ConfigMaps created meanwhile end
+     * labelled.
+     */
+    @Test
+    @Order(2)
+    void killTheLeadersContainer() {
+        Set<String> shardsBefore = shards.readyPods();
+        shards.awaitSettledOn(shardsBefore, SETTLE);
+        String leader = sharder.awaitLeader(Duration.ofSeconds(60));
+        Pod pod = sharder.pod(leader).orElseThrow();
+        ContainerStatus container = Sharder.container(pod);
+        String containerId = container.getContainerID().replaceFirst("^containerd://", "");
+        int restarts = container.getRestartCount();
+
+        Instant killed;
+        try (Sharder.Recorder recorder = sharder.record()) {
+            killed = Instant.now();
+            cluster.ctr("tasks", "kill", "--signal", "SIGKILL", containerId).orThrow();
+            String next = Waiting.value(Duration.ofSeconds(90), () -> "another sharder pod leads after " + leader
+                    + " was killed; holder " + sharder.leader() + "\n" + sharder.diagnostics(),
+                    () -> sharder.leader().filter(holder -> !holder.equals(leader)).filter(sharder.podNames()::contains));
+            System.err.printf("cluster-tests: leader %s killed; %s leads after %.1f s; Lease holders %s%n", leader, next,
+                    Duration.between(killed, Instant.now()).toMillis() / 1000.0, recorder.holders());
+        }
+
+        for (int i = 0; i < 20; i++) {
+            shards.createConfigMap("after-kill-%02d".formatted(i));
+        }
+        Set<String> more = shards.scale(shardsBefore.size() + 1);
+        shards.awaitSettledOn(more, SETTLE);
+        assertThat(shards.perShard().keySet()).as("the shard added after the kill got objects").isEqualTo(more);
+
+        Waiting.until(Duration.ofSeconds(120), () -> leader + " restarted in place and Ready\n" + sharder.diagnostics(),
+                () -> sharder.pod(leader).filter(Examples::ready)
+                        .map(restarted -> Sharder.container(restarted).getRestartCount() > restarts).orElse(false));
+        shards.assertNoOverlappingReconciles();
+    }
+
+    private static Map<String, String> labels(ConfigMap configMap) {
+        return Optional.ofNullable(configMap.getMetadata().getLabels()).orElse(Map.of());
+    }
+}

@@ -1,0 +1,345 @@
+package dev.ringmaster.clustertests.support;
+
+import dev.ringmaster.examples.checksum.Checksums;
+import dev.ringmaster.examples.checksum.ReconcileLine;
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The example shards of one {@code examples/manifests/<variant>} installed in the cluster, as a user
+ * would: {@code kubectl apply -k examples/manifests/<variant>}, then {@code kubectl rollout status}
+ * of its workload. What the tests need to know (the ring and its kind, the workload, the namespace of
+ * the shards and of the objects) is read from the rendered kustomization, so the tests follow the
+ * manifests. The shard pods' logs are collected from before the apply ({@link ShardLogs}).
+ *
+ * <p>Also the ring's state as the API server has it: which shard each ConfigMap is on, the shards
+ * the sharder takes for ready, whether every object is settled (on a ready shard, none in drain, its
+ * checksum Secret up to date).
+ */
+public final class Examples {
+
+    private final NodeCluster cluster;
+    private final String variant;
+    private final RingKind kind;
+    private final String ring;
+    private final HasMetadata workload;
+    private final String namespace;
+    private final String objectsNamespace;
+    private final Map<String, String> podSelector;
+    private final ShardLogs logs;
+
+    private Examples(NodeCluster cluster, String variant, RingKind kind, String ring, HasMetadata workload,
+            String objectsNamespace, Map<String, String> podSelector) {
+        this.cluster = cluster;
+        this.variant = variant;
+        this.kind = kind;
+        this.ring = ring;
+        this.workload = workload;
+        this.namespace = workload.getMetadata().getNamespace();
+        this.objectsNamespace = objectsNamespace;
+        this.podSelector = podSelector;
+        this.logs = new ShardLogs(cluster.admin(), namespace, podSelector, cluster.work().resolve("logs").resolve(variant));
+    }
+
+    static Examples install(NodeCluster cluster, String variant) {
+        Path dir = manifests(cluster, variant);
+        String rendered = cluster.kubectl("kustomize", dir.toString()).orThrow().out();
+        List<HasMetadata> items = cluster.admin().load(new ByteArrayInputStream(rendered.getBytes(StandardCharsets.UTF_8))).items();
+        HasMetadata ringObject = items.stream().filter(item -> isRing(item.getKind())).findFirst()
+                .orElseThrow(() -> new IllegalStateException(dir + " has no ClusterRing or ControllerRing"));
+        HasMetadata workload = items.stream().filter(item -> item instanceof StatefulSet || item instanceof Deployment)
+                .findFirst().orElseThrow(() -> new IllegalStateException(dir + " has no StatefulSet or Deployment"));
+        Map<String, String> selector = workload instanceof StatefulSet set ? set.getSpec().getSelector().getMatchLabels()
+                : ((Deployment) workload).getSpec().getSelector().getMatchLabels();
+        Examples examples = new Examples(cluster, variant, RingKind.ofKind(ringObject.getKind()),
+                ringObject.getMetadata().getName(), workload, objectsNamespace(items, ringObject, workload), selector);
+        cluster.kubectl("apply", "-k", dir.toString()).orThrow();
+        examples.awaitRolledOut();
+        return examples;
+    }
+
+    private static boolean isRing(String kind) {
+        return RingKind.CLUSTER_RING.kind().equals(kind) || RingKind.CONTROLLER_RING.kind().equals(kind);
+    }
+
+    private static Path manifests(NodeCluster cluster, String variant) {
+        Path dir = cluster.root().resolve("examples/manifests").resolve(variant);
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalStateException("no " + dir);
+        }
+        return dir;
+    }
+
+    /**
+     * The namespace the tests create ConfigMaps in: one of the kustomization's namespaces that the
+     * ring's {@code namespaceSelector} selects (by {@code matchLabels}, with the
+     * {@code kubernetes.io/metadata.name} label every namespace has), else the workload's.
+     */
+    @SuppressWarnings("unchecked")
+    private static String objectsNamespace(List<HasMetadata> items, HasMetadata ring, HasMetadata workload) {
+        Map<String, Object> spec = (Map<String, Object>) ((GenericKubernetesResource) ring).getAdditionalProperties().get("spec");
+        Map<String, Object> selector = spec == null ? null : (Map<String, Object>) spec.get("namespaceSelector");
+        Map<String, String> matchLabels = selector == null ? null : (Map<String, String>) selector.get("matchLabels");
+        if (matchLabels != null) {
+            for (HasMetadata item : items) {
+                if (item instanceof Namespace namespace) {
+                    Map<String, String> labels = new TreeMap<>(Optional.ofNullable(namespace.getMetadata().getLabels()).orElse(Map.of()));
+                    labels.put("kubernetes.io/metadata.name", namespace.getMetadata().getName());
+                    if (labels.entrySet().containsAll(matchLabels.entrySet())) {
+                        return namespace.getMetadata().getName();
+                    }
+                }
+            }
+        }
+        return workload.getMetadata().getNamespace();
+    }
+
+    /** {@code kubectl rollout status} of the workload, then every shard pod's Lease ready. */
+    public void awaitRolledOut() {
+        Command.Result rollout = cluster.kubectl("-n", namespace, "rollout", "status", workloadRef(), "--timeout=180s");
+        if (!rollout.ok()) {
+            throw new AssertionError("the example shards did not roll out:\n" + rollout.describe() + "\n" + diagnostics());
+        }
+        Waiting.until(Duration.ofSeconds(60), () -> "a ready Lease for every shard pod " + readyPods() + "; ready: "
+                + readyShards() + "\n" + diagnostics(), () -> readyShards().equals(readyPods()));
+    }
+
+    /** {@code statefulset/NAME} or {@code deployment/NAME}. */
+    public String workloadRef() {
+        return workload.getKind().toLowerCase() + "/" + workload.getMetadata().getName();
+    }
+
+    public String variant() {
+        return variant;
+    }
+
+    public RingKind kind() {
+        return kind;
+    }
+
+    public String ring() {
+        return ring;
+    }
+
+    /** Namespace of the shard pods and their Leases. */
+    public String namespace() {
+        return namespace;
+    }
+
+    /** Namespace of the ring's ConfigMaps the tests create. */
+    public String objectsNamespace() {
+        return objectsNamespace;
+    }
+
+    public String shardLabel() {
+        return kind.shardLabel(ring);
+    }
+
+    public String drainLabel() {
+        return kind.drainLabel(ring);
+    }
+
+    public ShardLogs logs() {
+        return logs;
+    }
+
+    void stopLogs() {
+        logs.close();
+    }
+
+    private KubernetesClient admin() {
+        return cluster.admin();
+    }
+
+    /** Whether the ring object's Ready condition is True. */
+    @SuppressWarnings("unchecked")
+    public boolean ringReady() {
+        GenericKubernetesResource object = admin().genericKubernetesResources(
+                RingContract.API_GROUP + "/" + RingContract.API_VERSION, kind.kind()).withName(ring).get();
+        Object status = object == null ? null : object.getAdditionalProperties().get("status");
+        return status instanceof Map<?, ?> fields && fields.get("conditions") instanceof List<?> conditions
+                && conditions.stream().map(condition -> (Map<String, Object>) condition)
+                        .anyMatch(condition -> "Ready".equals(condition.get("type")) && "True".equals(condition.get("status")));
+    }
+
+    /** The ring's MutatingWebhookConfiguration as the sharder wrote it, if it exists. */
+    public Optional<MutatingWebhookConfiguration> webhookConfiguration() {
+        return Optional.ofNullable(admin().admissionRegistration().v1().mutatingWebhookConfigurations()
+                .withName(kind.webhookConfigurationName(ring)).get());
+    }
+
+    /** Scales the workload as a user would ({@code kubectl scale}) and waits until it rolled out with that many ready pods. */
+    public Set<String> scale(int replicas) {
+        cluster.kubectl("-n", namespace, "scale", workloadRef(), "--replicas=" + replicas).orThrow();
+        Waiting.until(Duration.ofSeconds(180), () -> replicas + " ready shard pods and no other; now " + readyPods() + " of "
+                + pods().size() + "\n" + diagnostics(), () -> readyPods().size() == replicas && pods().size() == replicas);
+        awaitRolledOut();
+        return readyPods();
+    }
+
+    /** Deletes a shard pod as a user would ({@code kubectl delete pod}, graceful), waiting until it is gone. */
+    public void deletePod(String name) {
+        cluster.kubectl("-n", namespace, "delete", "pod", name, "--wait=true", "--timeout=120s").orThrow();
+    }
+
+    /** The shard pods, by name. */
+    public List<Pod> pods() {
+        return admin().pods().inNamespace(namespace).withLabels(podSelector).list().getItems();
+    }
+
+    /** Names of the shard pods that are Ready and not being deleted. */
+    public Set<String> readyPods() {
+        return pods().stream().filter(pod -> pod.getMetadata().getDeletionTimestamp() == null && ready(pod))
+                .map(pod -> pod.getMetadata().getName()).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** Whether the pod's Ready condition is True. */
+    public static boolean ready(Pod pod) {
+        return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
+                .anyMatch(condition -> "Ready".equals(condition.getType()) && "True".equals(condition.getStatus()));
+    }
+
+    /** Shard Leases of the ring, by name. */
+    public Map<String, Lease> leases() {
+        return admin().leases().inNamespace(namespace).withLabel(kind.leaseLabel(), ring).list().getItems().stream()
+                .collect(Collectors.toMap(lease -> lease.getMetadata().getName(), Function.identity(), (a, b) -> a, TreeMap::new));
+    }
+
+    /** The shards whose Lease the sharder labelled {@code ready}. */
+    public Set<String> readyShards() {
+        return leases().values().stream()
+                .filter(lease -> "ready".equals(labels(lease).get(RingContract.STATE_LABEL)))
+                .map(lease -> lease.getMetadata().getName()).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** The ring's ConfigMaps: every ConfigMap of the objects' namespace. */
+    public List<ConfigMap> configMaps() {
+        return admin().configMaps().inNamespace(objectsNamespace).list().getItems();
+    }
+
+    /** Objects per shard label value; {@code (none)} for unassigned ones. */
+    public Map<String, Long> perShard() {
+        return configMaps().stream().collect(Collectors.groupingBy(
+                configMap -> labels(configMap).getOrDefault(shardLabel(), "(none)"), TreeMap::new, Collectors.counting()));
+    }
+
+    /**
+     * Why the ring is not settled on {@code shards}; empty if it is: the ready shard Leases are exactly
+     * {@code shards}, and every ConfigMap is labelled with one of them, carries no drain label, and has
+     * its Secret {@code checksums-<name>}, controlled by it, with the checksums of its data now.
+     */
+    public List<String> unsettled(Set<String> shards) {
+        List<String> problems = new ArrayList<>();
+        Set<String> ready = readyShards();
+        if (!ready.equals(shards)) {
+            problems.add("ready shard Leases " + ready + ", expected " + shards);
+        }
+        Map<String, Secret> secrets = admin().secrets().inNamespace(objectsNamespace).list().getItems().stream()
+                .collect(Collectors.toMap(secret -> secret.getMetadata().getName(), Function.identity()));
+        for (ConfigMap configMap : configMaps()) {
+            String name = configMap.getMetadata().getName();
+            Map<String, String> labels = labels(configMap);
+            String shard = labels.get(shardLabel());
+            if (shard == null) {
+                problems.add(name + " unassigned");
+            } else if (!shards.contains(shard)) {
+                problems.add(name + " on " + shard + ", not an available shard");
+            }
+            if (labels.containsKey(drainLabel())) {
+                problems.add(name + " in drain");
+            }
+            Secret secret = secrets.get("checksums-" + name);
+            if (secret == null) {
+                problems.add(name + " has no Secret checksums-" + name);
+            } else if (!controlledBy(secret, configMap)) {
+                problems.add("checksums-" + name + " is not controlled by its ConfigMap");
+            } else if (!Checksums.of(configMap).equals(Checksums.fromSecretData(secret.getData()))) {
+                problems.add("checksums-" + name + " is not up to date");
+            }
+        }
+        return problems;
+    }
+
+    private static boolean controlledBy(Secret secret, ConfigMap configMap) {
+        return Optional.ofNullable(secret.getMetadata().getOwnerReferences()).orElse(List.of()).stream()
+                .anyMatch(owner -> Boolean.TRUE.equals(owner.getController())
+                        && configMap.getMetadata().getUid().equals(owner.getUid()));
+    }
+
+    /**
+     * Waits until the ring is settled on {@code shards} ({@link #unsettled}) and checks that it stays so
+     * for 3 s; a failure lists what is not settled, the objects per shard and the shards' namespace.
+     */
+    public void awaitSettledOn(Set<String> shards, Duration timeout) {
+        Waiting.until(timeout, () -> "settled on " + shards + ": " + summary(unsettled(shards)) + "\nper shard: "
+                + perShard() + "\n" + diagnostics(), () -> unsettled(shards).isEmpty());
+        Waiting.throughout(Duration.ofSeconds(3), () -> "settled on " + shards + ": " + summary(unsettled(shards)),
+                () -> unsettled(shards).isEmpty());
+    }
+
+    private static String summary(List<String> problems) {
+        return problems.size() <= 12 ? problems.toString()
+                : problems.subList(0, 12) + " and " + (problems.size() - 12) + " more";
+    }
+
+    /**
+     * Checks the shard pods' reconcile lines so far (every pod that ever ran, {@link ShardLogs}): some
+     * reconciles, and none of one object by two shards at overlapping times. Returns the lines.
+     */
+    public List<ReconcileLine> assertNoOverlappingReconciles() {
+        List<ReconcileLine> lines = logs.reconciles();
+        long overlaps = ShardLogs.overlaps(lines);
+        System.err.println("cluster-tests: " + lines.size() + " reconciles by shard " + ShardLogs.perShard(lines)
+                + ", " + overlaps + " overlapping");
+        if (lines.isEmpty()) {
+            throw new AssertionError("no reconcile lines read from the shard pods\n" + diagnostics());
+        }
+        if (overlaps != 0) {
+            throw new AssertionError(overlaps + " pairs of overlapping reconciles by two shards, e.g.\n"
+                    + ShardLogs.firstOverlap(lines).orElse("") + "\n(raw logs: " + cluster.work().resolve("logs") + ")");
+        }
+        return lines;
+    }
+
+    /** Creates ConfigMap {@code name} with some data in the objects' namespace; returns it as the API server answered. */
+    public ConfigMap createConfigMap(String name) {
+        return admin().configMaps().inNamespace(objectsNamespace).resource(new ConfigMapBuilder().withNewMetadata()
+                .withName(name).endMetadata().addToData("name", name).addToData("created", String.valueOf(System.nanoTime()))
+                .build()).create();
+    }
+
+    /** The shard namespace's pods, events and logs, for failure messages. */
+    public String diagnostics() {
+        return Diagnostics.namespace(cluster, namespace);
+    }
+
+    static Map<String, String> labels(HasMetadata object) {
+        return Optional.ofNullable(object.getMetadata().getLabels()).orElse(Map.of());
+    }
+}

@@ -1,0 +1,319 @@
+package dev.ringmaster.clustertests.support;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The one cluster of a test run, shared by every scenario: a real one-node Kubernetes v1.32 cluster
+ * ({@code ../shared/k8s/node-up}: API server, etcd, containerd, kubelet, controller-manager, scheduler)
+ * with Ringmaster installed in it as docs/install.md tells a user.
+ *
+ * <p>The first {@link #get()} provisions it, timing every phase:
+ * <ol>
+ * <li>checks that this machine can: {@code node-up} exists ({@code -Dcluster.tests.k8s}, default
+ * {@code ../shared/k8s} beside the repository), the JVM runs as root, buildah is there or
+ * {@code apt-get install -y buildah} installs it, the distribution was built;</li>
+ * <li>builds the sharder's and the example shards' images with buildah ({@link Images});</li>
+ * <li>stops what an earlier run may have left ({@code node-down}), then starts the cluster with
+ * {@code node-up}, importing the images; its own run folder under {@code target/} and its own ports
+ * (API server 26443, etcd 22379/22380 unless {@code -Dcluster.tests.apiserver.port} etc.), so it
+ * never meets the real-API-server tier's servers; stopped again by {@code node-down} at JVM exit
+ * (unless {@code -Dcluster.tests.keep=true}, for looking around after a run);</li>
+ * <li>installs the sharder: {@code kubectl apply -k manifests}, {@code kubectl -n sharding-system
+ * rollout status deployment/sharder} ({@link SharderInstall}).</li>
+ * </ol>
+ * A machine that cannot run the tier ({@link Unavailable}) gets a banner saying why, and the scenarios
+ * are skipped (JUnit assumptions) — unless {@code CI=true}, where they fail. A failure of what is
+ * tested (an image that does not build, an install that does not roll out) fails them everywhere.
+ */
+public final class NodeCluster {
+
+    public static final String VERSION = System.getProperty("cluster.tests.version", "0.1.0-SNAPSHOT");
+    public static final boolean CI = "true".equals(System.getenv("CI"));
+
+    private static NodeCluster cluster;
+    private static Unavailable unavailable;
+    private static RuntimeException failed;
+    private static final Map<String, Duration> PHASES = new LinkedHashMap<>();
+
+    private final Path root;
+    private final Path k8s;
+    private final Path work;
+    private final Path runDir;
+    private final Map<String, String> nodeEnv;
+    private Path kubeconfig;
+    private KubernetesClient admin;
+    private final Map<String, Examples> examples = new LinkedHashMap<>();
+
+    private NodeCluster(Path root, Path k8s, Path work) {
+        this.root = root;
+        this.k8s = k8s;
+        this.work = work;
+        this.runDir = work.resolve("k8s");
+        this.nodeEnv = Map.of("K8S_RUN_DIR", runDir.toString(),
+                "APISERVER_PORT", System.getProperty("cluster.tests.apiserver.port", "26443"),
+                "ETCD_CLIENT_PORT", System.getProperty("cluster.tests.etcd.client.port", "22379"),
+                "ETCD_PEER_PORT", System.getProperty("cluster.tests.etcd.peer.port", "22380"));
+    }
+
+    /**
+     * The cluster with the sharder installed, provisioned on the first call. Skips the calling test
+     * (JUnit assumption) with a banner if this machine cannot provision it, or fails it when
+     * {@code CI=true}.
+     */
+    public static synchronized NodeCluster get() {
+        if (cluster == null && unavailable == null && failed == null) {
+            provision();
+        }
+        if (failed != null) {
+            throw new AssertionError("cluster-tests: provisioning the cluster failed (see the first failure): "
+                    + failed.getMessage(), failed);
+        }
+        if (unavailable != null) {
+            String banner = banner(unavailable.getMessage());
+            if (CI) {
+                throw new AssertionError(banner, unavailable);
+            }
+            Assumptions.abort(banner);
+        }
+        return cluster;
+    }
+
+    private static void provision() {
+        Path root = Path.of(System.getProperty("cluster.tests.root", "..")).toAbsolutePath().normalize();
+        Path k8s = Path.of(System.getProperty("cluster.tests.k8s", root.resolve("../shared/k8s").toString()))
+                .toAbsolutePath().normalize();
+        Path work = Path.of(System.getProperty("cluster.tests.work", "target/cluster")).toAbsolutePath().normalize();
+        NodeCluster candidate = new NodeCluster(root, k8s, work);
+        try {
+            candidate.start();
+            cluster = candidate;
+            System.err.println("cluster-tests: cluster ready; " + phases()
+                    + "\n  kubectl --kubeconfig " + candidate.kubeconfig + " get pods -A");
+        } catch (Unavailable e) {
+            unavailable = e;
+            System.err.println(banner(e.getMessage()));
+        } catch (RuntimeException | AssertionError e) {
+            failed = e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getMessage(), e);
+            System.err.println("cluster-tests: provisioning failed after " + phases() + ":\n" + e.getMessage());
+        }
+    }
+
+    private void start() throws Unavailable {
+        timed("prerequisites", this::checkPrerequisites);
+        timed("base image", () -> {
+            Command.Result base = Command.run(root, Map.of(), Duration.ofMinutes(10), List.of(k8s.resolve("base-image").toString()));
+            if (!base.ok()) {
+                throw new Unavailable("../shared/k8s/base-image failed:\n" + base.describe());
+            }
+            return null;
+        });
+        List<Path> archives = timed("image build", () -> {
+            Images images = new Images(root, work);
+            List<Path> built = new ArrayList<>();
+            for (Images.Image image : images.images(VERSION)) {
+                built.add(images.build(image));
+            }
+            images.pruneDangling();
+            return built;
+        });
+        timed("node-up", () -> {
+            nodeDown("an earlier run's cluster");
+            Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "cluster-tests-node-down"));
+            Map<String, String> env = new LinkedHashMap<>(nodeEnv);
+            env.put("IMAGES", archives.stream().map(Path::toString).collect(Collectors.joining(" ")));
+            Command.Result up = Command.run(root, env, Duration.ofMinutes(5), List.of(k8s.resolve("node-up").toString()));
+            if (!up.ok()) {
+                throw new Unavailable("../shared/k8s/node-up failed (run folder " + runDir + "):\n" + up.describe());
+            }
+            kubeconfig = Path.of(up.lastLine());
+            admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig.toFile())).build();
+            if (!nodeReady()) {
+                throw new Unavailable("node-up returned, but no node is Ready (see " + runDir.resolve("kubelet.log") + ")");
+            }
+            return null;
+        });
+        timed("install", () -> {
+            new SharderInstall(this).install();
+            return null;
+        });
+    }
+
+    private Void checkPrerequisites() throws Unavailable, IOException {
+        if (!Files.isExecutable(k8s.resolve("node-up"))) {
+            throw new Unavailable("no " + k8s.resolve("node-up") + " (set -Dcluster.tests.k8s=DIR to the folder of"
+                    + " node-up, node-down and base-image)");
+        }
+        Command.Result id = Command.run(root, Map.of(), Duration.ofSeconds(10), List.of("id", "-u"));
+        if (!id.ok() || !id.out().strip().equals("0")) {
+            throw new Unavailable("node-up needs root (containerd, kubelet, iptables); this JVM runs as uid "
+                    + id.out().strip());
+        }
+        if (!onPath("buildah")) {
+            Command.Result install = Command.run(root, Map.of("DEBIAN_FRONTEND", "noninteractive"), Duration.ofMinutes(5),
+                    List.of("apt-get", "install", "-y", "-q", "buildah"));
+            if (!install.ok() || !onPath("buildah")) {
+                throw new Unavailable("buildah is not installed and `apt-get install -y buildah` failed:\n" + install.describe());
+            }
+        }
+        Path distribution = root.resolve("distribution/target/ringmaster/bin/ringmaster");
+        if (!Files.isRegularFile(distribution)) {
+            throw new IllegalStateException("no " + distribution + ": build the distribution first"
+                    + " (mvn -B install -DskipTests)");
+        }
+        Files.createDirectories(work);
+        Path logs = work.resolve("logs");
+        if (Files.isDirectory(logs)) {
+            try (Stream<Path> old = Files.walk(logs)) {
+                old.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+            }
+        }
+        return null;
+    }
+
+    private boolean onPath(String command) {
+        return Command.run(root, Map.of(), Duration.ofSeconds(10), List.of("sh", "-c", "command -v " + command)).ok();
+    }
+
+    private boolean nodeReady() {
+        try {
+            Waiting.until(Duration.ofSeconds(60), () -> "node Ready", () -> admin.nodes().list().getItems().stream()
+                    .map(Node::getStatus).flatMap(status -> status.getConditions().stream())
+                    .anyMatch(NodeCondition -> "Ready".equals(NodeCondition.getType()) && "True".equals(NodeCondition.getStatus())));
+            return true;
+        } catch (AssertionError e) {
+            return false;
+        }
+    }
+
+    private void nodeDown(String what) {
+        boolean running;
+        try (Stream<Path> pids = Files.isDirectory(runDir) ? Files.list(runDir) : Stream.empty()) {
+            running = pids.anyMatch(file -> file.getFileName().toString().endsWith(".pid"));
+        } catch (IOException e) {
+            running = false;
+        }
+        if (running) {
+            Command.Result down = Command.run(root, nodeEnv, Duration.ofMinutes(3), List.of(k8s.resolve("node-down").toString()));
+            System.err.println("cluster-tests: node-down (" + what + "): exit " + down.exit() + " in "
+                    + down.took().toMillis() + " ms");
+        }
+    }
+
+    private void stop() {
+        System.err.println("cluster-tests: " + phases());
+        if (admin != null) {
+            admin.close();
+        }
+        examples.values().forEach(Examples::stopLogs);
+        if (Boolean.getBoolean("cluster.tests.keep")) {
+            System.err.println("cluster-tests: -Dcluster.tests.keep=true, the cluster keeps running: kubectl --kubeconfig "
+                    + kubeconfig + "; stop it with K8S_RUN_DIR=" + runDir + " " + k8s.resolve("node-down"));
+            return;
+        }
+        nodeDown("end of the run");
+    }
+
+    /** Runs one phase of the provisioning and records how long it took. */
+    private static <T> T timed(String phase, Callable<T> work) throws Unavailable {
+        long started = System.nanoTime();
+        try {
+            return work.call();
+        } catch (Unavailable | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(phase + ": " + e.getMessage(), e);
+        } finally {
+            record(phase, Duration.ofNanos(System.nanoTime() - started));
+        }
+    }
+
+    /** Records how long a phase took (provisioning or a scenario), for the summary printed at the end. */
+    public static synchronized void record(String phase, Duration took) {
+        PHASES.merge(phase, took, Duration::plus);
+        System.err.printf(Locale.ROOT, "cluster-tests: %s took %.1f s%n", phase, took.toMillis() / 1000.0);
+    }
+
+    /** Every phase so far with its time. */
+    public static synchronized String phases() {
+        return "times: " + PHASES.entrySet().stream()
+                .map(phase -> String.format(Locale.ROOT, "%s %.1f s", phase.getKey(), phase.getValue().toMillis() / 1000.0))
+                .collect(Collectors.joining(", "));
+    }
+
+    private static String banner(String reason) {
+        String line = "#".repeat(100);
+        return "\n" + line + "\n#\n# cluster-tests: CANNOT RUN THE REAL-CLUSTER TIER ON THIS MACHINE"
+                + (CI ? " (CI=true: failing)" : " (skipping every *ClusterIT; CI=true would fail)") + "\n#\n"
+                + reason.lines().map(text -> "#   " + text).collect(Collectors.joining("\n")) + "\n#\n" + line + "\n";
+    }
+
+    /** The repository's root (Dockerfiles, {@code manifests/}, {@code examples/manifests/}). */
+    public Path root() {
+        return root;
+    }
+
+    /** Where the tier keeps its files: image archives, the cluster's run folder, pod logs. */
+    public Path work() {
+        return work;
+    }
+
+    /** The cluster's containerd socket, for {@code ctr}. */
+    public Path containerdSocket() {
+        return runDir.resolve("containerd/containerd.sock");
+    }
+
+    public Path kubeconfig() {
+        return kubeconfig;
+    }
+
+    /** A client with the cluster's admin credentials. */
+    public KubernetesClient admin() {
+        return admin;
+    }
+
+    /** {@code kubectl ARGS} with the cluster's admin kubeconfig, in the repository's root; at most 4 minutes. */
+    public Command.Result kubectl(String... args) {
+        List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString()));
+        command.addAll(List.of(args));
+        return Command.run(root, Map.of(), Duration.ofMinutes(4), command);
+    }
+
+    /** {@code ctr -n k8s.io ARGS} against the cluster's containerd. */
+    public Command.Result ctr(String... args) {
+        List<String> command = new ArrayList<>(List.of("ctr", "-a", containerdSocket().toString(), "-n", "k8s.io"));
+        command.addAll(List.of(args));
+        return Command.run(root, Map.of(), Duration.ofMinutes(1), command);
+    }
+
+    /**
+     * The example shards of {@code examples/manifests/<variant>}, applied on first use (and timed as
+     * the phase "examples <variant>"), their pods' logs collected from then on.
+     */
+    public synchronized Examples examples(String variant) {
+        Examples installed = examples.get(variant);
+        if (installed == null) {
+            long started = System.nanoTime();
+            installed = Examples.install(this, variant);
+            record("install examples/" + variant, Duration.ofNanos(System.nanoTime() - started));
+            examples.put(variant, installed);
+        }
+        return installed;
+    }
+}

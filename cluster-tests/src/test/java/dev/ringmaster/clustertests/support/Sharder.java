@@ -1,0 +1,171 @@
+package dev.ringmaster.clustertests.support;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * The installed sharder: its Deployment's pods in {@code sharding-system}, the leader election Lease
+ * {@code sharding-system/sharder} (its holder is the leader's pod name: the sharder's identity
+ * defaults to {@code $HOSTNAME}), the PodDisruptionBudget, and recorders of how these change during a
+ * scenario.
+ */
+public final class Sharder {
+
+    public static final String NAMESPACE = SharderInstall.NAMESPACE;
+    public static final Map<String, String> SELECTOR =
+            Map.of("app.kubernetes.io/name", "ringmaster", "app.kubernetes.io/component", "sharder");
+
+    private final NodeCluster cluster;
+
+    public Sharder(NodeCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    private KubernetesClient admin() {
+        return cluster.admin();
+    }
+
+    public List<Pod> pods() {
+        return admin().pods().inNamespace(NAMESPACE).withLabels(SELECTOR).list().getItems();
+    }
+
+    public Set<String> podNames() {
+        return pods().stream().map(pod -> pod.getMetadata().getName()).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    public Optional<Pod> pod(String name) {
+        return Optional.ofNullable(admin().pods().inNamespace(NAMESPACE).withName(name).get());
+    }
+
+    /** The holder of the leader election Lease, if someone holds it. */
+    public Optional<String> leader() {
+        Lease lease = admin().leases().inNamespace(NAMESPACE).withName("sharder").get();
+        return Optional.ofNullable(lease).map(held -> held.getSpec().getHolderIdentity()).filter(holder -> !holder.isBlank());
+    }
+
+    /** The leader, once one of the sharder's pods holds the Lease. */
+    public String awaitLeader(Duration timeout) {
+        return Waiting.value(timeout, () -> "a sharder pod holds the Lease sharding-system/sharder; holder "
+                + leader() + ", pods " + podNames(), () -> leader().filter(podNames()::contains));
+    }
+
+    /** The PodDisruptionBudget's count of healthy pods now. */
+    public int pdbCurrentHealthy() {
+        PodDisruptionBudget pdb = admin().policy().v1().podDisruptionBudget().inNamespace(NAMESPACE).withName("sharder").get();
+        return pdb == null || pdb.getStatus() == null ? -1 : pdb.getStatus().getCurrentHealthy();
+    }
+
+    /** The sharder container's status in a pod. */
+    public static ContainerStatus container(Pod pod) {
+        return pod.getStatus().getContainerStatuses().stream().filter(status -> status.getName().equals("sharder"))
+                .findFirst().orElseThrow(() -> new IllegalStateException("no container sharder in " + pod.getMetadata().getName()));
+    }
+
+    public String diagnostics() {
+        return Diagnostics.namespace(cluster, NAMESPACE);
+    }
+
+    /**
+     * Records, from a pod and a Lease informer, the fewest sharder pods that were Ready (and not being
+     * deleted) at any moment, and every holder the Lease had, until closed.
+     */
+    public Recorder record() {
+        return new Recorder();
+    }
+
+    public final class Recorder implements AutoCloseable {
+
+        private final SharedIndexInformer<Pod> pods;
+        private final SharedIndexInformer<Lease> lease;
+        private int fewestReady = Integer.MAX_VALUE;
+        private final List<String> holders = new ArrayList<>();
+        private final List<String> readiness = new ArrayList<>();
+        private final Instant started = Instant.now();
+
+        private Recorder() {
+            // handlers added before the informers start: the first events must find the fields set
+            pods = admin().pods().inNamespace(NAMESPACE).withLabels(SELECTOR).runnableInformer(0);
+            lease = admin().leases().inNamespace(NAMESPACE).withField("metadata.name", "sharder").runnableInformer(0);
+            pods.addEventHandler(handler(this::countReady));
+            lease.addEventHandler(handler(this::holder));
+            pods.start().toCompletableFuture().join();
+            lease.start().toCompletableFuture().join();
+        }
+
+        private synchronized void countReady() {
+            List<String> ready = pods.getStore().list().stream()
+                    .filter(pod -> pod.getMetadata().getDeletionTimestamp() == null && Examples.ready(pod))
+                    .map(pod -> pod.getMetadata().getName()).sorted().toList();
+            fewestReady = Math.min(fewestReady, ready.size());
+            String entry = ready.toString();
+            if (readiness.isEmpty() || !readiness.get(readiness.size() - 1).endsWith(entry)) {
+                readiness.add(since() + " ready " + entry);
+            }
+        }
+
+        private synchronized void holder() {
+            String holder = lease.getStore().list().stream().map(held -> held.getSpec().getHolderIdentity())
+                    .filter(name -> name != null && !name.isBlank()).findFirst().orElse("(none)");
+            if (holders.isEmpty() || !holders.get(holders.size() - 1).endsWith(" " + holder)) {
+                holders.add(since() + " " + holder);
+            }
+        }
+
+        private String since() {
+            return String.format(java.util.Locale.ROOT, "+%.1fs", Duration.between(started, Instant.now()).toMillis() / 1000.0);
+        }
+
+        public synchronized int fewestReady() {
+            return fewestReady;
+        }
+
+        /** The Lease's holders in order, each with the time since recording began. */
+        public synchronized List<String> holders() {
+            return List.copyOf(holders);
+        }
+
+        /** The Ready sharder pods each time they changed. */
+        public synchronized List<String> readiness() {
+            return List.copyOf(readiness);
+        }
+
+        @Override
+        public void close() {
+            pods.close();
+            lease.close();
+        }
+    }
+
+    private static <T> ResourceEventHandler<T> handler(Runnable onChange) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T object) {
+                onChange.run();
+            }
+
+            @Override
+            public void onUpdate(T before, T object) {
+                onChange.run();
+            }
+
+            @Override
+            public void onDelete(T object, boolean unknown) {
+                onChange.run();
+            }
+        };
+    }
+}
