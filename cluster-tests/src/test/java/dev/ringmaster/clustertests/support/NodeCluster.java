@@ -6,14 +6,17 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -60,6 +63,8 @@ public final class NodeCluster {
     private Path kubeconfig;
     private KubernetesClient admin;
     private final Map<String, Examples> examples = new LinkedHashMap<>();
+    private SharderInstall install;
+    private final Set<SharderInstall.Extra> extras = EnumSet.noneOf(SharderInstall.Extra.class);
 
     private NodeCluster(Path root, Path k8s, Path work) {
         this.root = root;
@@ -150,7 +155,8 @@ public final class NodeCluster {
             return null;
         });
         timed("install", () -> {
-            new SharderInstall(this).install();
+            install = new SharderInstall(this);
+            install.install();
             return null;
         });
     }
@@ -300,6 +306,35 @@ public final class NodeCluster {
         List<String> command = new ArrayList<>(List.of("ctr", "-a", containerdSocket().toString(), "-n", "k8s.io"));
         command.addAll(List.of(args));
         return Command.run(root, Map.of(), Duration.ofMinutes(1), command);
+    }
+
+    /**
+     * Adds {@code extra} to the install (with the extras added before: a scenario that adds one keeps
+     * the others) and waits for the sharder's rollout; nothing if it is there already. Timed as the
+     * phase "install + EXTRA".
+     */
+    public synchronized void installWith(SharderInstall.Extra extra) {
+        if (extras.add(extra)) {
+            apply("install + " + extra);
+        }
+    }
+
+    /** Takes {@code extra} out of the install again (its cluster-wide objects stay, as after a user's apply). */
+    public synchronized void installWithout(SharderInstall.Extra extra) {
+        if (extras.remove(extra)) {
+            apply("install - " + extra);
+        }
+    }
+
+    private void apply(String phase) {
+        long started = System.nanoTime();
+        try {
+            install.install(extras);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            record(phase, Duration.ofNanos(System.nanoTime() - started));
+        }
     }
 
     /**
