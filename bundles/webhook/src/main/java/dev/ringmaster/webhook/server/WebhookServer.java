@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * certificate and key read from PEM files and polled for changes.
  *
  * <p>The port opens only once the files hold a valid pair; until then {@link #problem()} says why,
- * and every poll tries again. A valid new pair replaces the served one in place: connections open at
+ * and every poll tries again. Files (or a whole directory) that are not there yet are waited for
+ * quietly: a warning, no rejection counted. A valid new pair replaces the served one in place: connections open at
  * that moment keep their session, new ones get the new certificate. An invalid new pair is logged and
  * ignored, so the last good certificate stays in use. A served certificate that expires is logged
  * and reported by {@link #problem()}, still served (nothing better is at hand).
@@ -137,7 +138,7 @@ public final class WebhookServer implements AutoCloseable {
                 if (change instanceof CertificateFiles.Accepted accepted) {
                     accept(accepted.material());
                 } else if (change instanceof CertificateFiles.Rejected rejected) {
-                    reject(rejected.problem());
+                    reject(rejected);
                 }
                 if (server == null && serving != null) {
                     listen();
@@ -169,9 +170,17 @@ public final class WebhookServer implements AutoCloseable {
         metrics.certificateChange(true);
     }
 
-    private void reject(String problem) {
-        metrics.certificateChange(false);
+    private void reject(CertificateFiles.Rejected rejected) {
+        String problem = rejected.problem();
         KeyMaterial current = serving;
+        if (current == null && rejected.missing()) {
+            // nothing served and nothing to judge yet: the files are still to come (the sharder writes them
+            // in self-signed mode, the kubelet mounts a Secret that is not there yet); not a rejection
+            LOG.warn("webhook not listening yet: {}; waiting for the certificate files (checked every {} ms)",
+                    problem, settings.reloadInterval().toMillis());
+            return;
+        }
+        metrics.certificateChange(false);
         if (current == null) {
             LOG.error("webhook not listening, its TLS certificate cannot be used: {}", problem);
         } else {

@@ -29,8 +29,16 @@ public final class CertificateFiles {
     public record Accepted(KeyMaterial material) implements Change {
     }
 
-    /** New contents that cannot serve TLS, or still-bad contents with a new reason (e.g. time passed). */
-    public record Rejected(String problem) implements Change {
+    /**
+     * New contents that cannot serve TLS, or still-bad contents with a new reason (e.g. time passed).
+     *
+     * @param missing whether a file is not there at all (yet): nothing to judge, rather than a bad pair
+     */
+    public record Rejected(String problem, boolean missing) implements Change {
+
+        public Rejected(String problem) {
+            this(problem, false);
+        }
     }
 
     private static final Unchanged UNCHANGED = new Unchanged();
@@ -90,10 +98,10 @@ public final class CertificateFiles {
     private Change judge(byte[] certificate, byte[] key) {
         try {
             if (certificate == null) {
-                throw new KeyMaterialException(certificateFile + ": no such readable file");
+                return new Rejected(certificateFile + ": no such readable file", true);
             }
             if (key == null) {
-                throw new KeyMaterialException(keyFile + ": no such readable file");
+                return new Rejected(keyFile + ": no such readable file", true);
             }
             return new Accepted(KeyMaterial.parse(certificate, certificateFile.toString(), key, keyFile.toString(),
                     clock.instant()));

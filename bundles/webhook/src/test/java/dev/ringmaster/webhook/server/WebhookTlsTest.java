@@ -18,6 +18,7 @@ import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -199,6 +200,43 @@ class WebhookTlsTest {
         assertThat(fixture.server.problem()).isEmpty();
         assertThat(fixture.listened).containsExactly(fixture.port());
         assertThat(fixture.client().review(SHARDER_PATH, Reviews.configMapCreate("late", "cm")).status()).isEqualTo(200);
+    }
+
+    /**
+     * As in self-signed mode: the TLS directory is an emptyDir the sharder fills once it has made or read
+     * the certificate. The server starts without the directory, waits without counting a rejection, and
+     * listens as soon as the files appear, written plainly one after the other (no symlink swap).
+     */
+    @Test
+    void startsWithoutTheDirectoryAndListensAsSoonAsTheFilesAppear() throws Exception {
+        fixture = new ServerFixture(pki, directory.resolve("mount"));
+        Path tls = directory.resolve("empty-dir/tls");
+        fixture.start(WebhookSettings.defaults("127.0.0.1", 0, tls).withReloadInterval(Duration.ofMillis(50))
+                .withShutdownTimeout(Duration.ofSeconds(5)), Clock.systemUTC());
+
+        assertThat(fixture.server.port()).isEmpty();
+        assertThat(fixture.server.problem()).hasValue("no valid TLS certificate, not listening: "
+                + tls.resolve("tls.crt") + ": no such readable file");
+        Thread.sleep(200); // a few polls
+        assertThat(fixture.reloads("rejected")).as("waiting for files is not a rejected certificate").isZero();
+
+        Issued issued = pki.issue(KeyFormat.EC_PKCS8);
+        Files.createDirectories(tls);
+        Files.writeString(tls.resolve("tls.crt"), issued.certificatePem());
+        await().atMost(SOON).until(() -> fixture.server.problem().orElse("").contains("tls.key: no such readable file"));
+        assertThat(fixture.reloads("rejected")).isZero();
+        Files.writeString(tls.resolve("tls.key"), issued.keyPem());
+
+        await().atMost(SOON).until(() -> fixture.server.port().isPresent());
+        assertThat(fixture.server.problem()).isEmpty();
+        assertThat(fixture.reloads("accepted")).isEqualTo(1);
+        assertThat(newConnectionSerial(fixture.port())).isEqualTo(issued.serial());
+
+        // files that go away once served are a rejection: the served certificate stays
+        Files.delete(tls.resolve("tls.key"));
+        await().atMost(SOON).until(() -> fixture.reloads("rejected") == 1);
+        assertThat(fixture.server.problem()).isEmpty();
+        assertThat(newConnectionSerial(fixture.port())).isEqualTo(issued.serial());
     }
 
     @Test

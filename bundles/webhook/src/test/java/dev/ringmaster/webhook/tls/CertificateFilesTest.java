@@ -55,7 +55,10 @@ class CertificateFilesTest {
         CertificateFiles files = new CertificateFiles(mount.resolve("tls.crt"), mount.resolve("tls.key"), clock);
 
         assertThat(files.poll()).isInstanceOfSatisfying(CertificateFiles.Rejected.class,
-                rejected -> assertThat(rejected.problem()).contains("is not valid before"));
+                rejected -> {
+                    assertThat(rejected.problem()).contains("is not valid before");
+                    assertThat(rejected.missing()).isFalse();
+                });
         assertThat(files.poll()).isInstanceOf(CertificateFiles.Unchanged.class);
         assertThat(files.problem()).hasValueSatisfying(problem -> assertThat(problem).contains("not valid before"));
 
@@ -69,7 +72,10 @@ class CertificateFilesTest {
         CertificateFiles files = new CertificateFiles(mount.resolve("tls.crt"), mount.resolve("tls.key"),
                 new MutableClock(Instant.now()));
         assertThat(files.poll()).isInstanceOfSatisfying(CertificateFiles.Rejected.class,
-                rejected -> assertThat(rejected.problem()).isEqualTo(mount.resolve("tls.crt") + ": no such readable file"));
+                rejected -> {
+                    assertThat(rejected.problem()).isEqualTo(mount.resolve("tls.crt") + ": no such readable file");
+                    assertThat(rejected.missing()).as("nothing to judge yet").isTrue();
+                });
         assertThat(files.poll()).isInstanceOf(CertificateFiles.Unchanged.class);
 
         TestPki.write(mount, pki.issue(KeyFormat.RSA_PKCS8));
