@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.RuleWithOperatio
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ServiceReference;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.Reader;
@@ -145,6 +146,32 @@ class LabelGuardManifestTest {
                 "allowDrainAcknowledgements");
         assertThat(webhook.getMatchConditions()).extracting(MatchCondition::getExpression)
                 .anyMatch(expression -> expression.contains("'" + LabelGuardComponent.SHARDER_USER + "'"));
+    }
+
+    /**
+     * The sharder gives this configuration the webhook's CA (its own, or cert-manager's annotation), so the
+     * file carries neither a caBundle nor the annotation, which a later {@code kubectl apply} would
+     * otherwise put back over the sharder's choice: the base's sharder configuration names it, and the
+     * base's ClusterRole lets the sharder watch and patch it by name.
+     */
+    @Test
+    void theSharderGivesItTheWebhooksCa() throws IOException {
+        assertThat(configuration.getMetadata().getAnnotations()).isNullOrEmpty();
+        assertThat(webhook.getClientConfig().getCaBundle()).isNull();
+        Properties sharder = new Properties();
+        try (Reader reader = Files.newBufferedReader(Repository.resolve("manifests/etc/dev.ringmaster.sharder.cfg"))) {
+            sharder.load(reader);
+        }
+        assertThat(sharder.getProperty("webhookValidatingConfigurations").split(",")).extracting(String::trim)
+                .contains(configuration.getMetadata().getName());
+        ClusterRole role = new KubernetesSerialization().unmarshal(
+                Files.readString(Repository.resolve("manifests/clusterrole.yaml")), ClusterRole.class);
+        assertThat(role.getRules()).anySatisfy(rule -> {
+            assertThat(rule.getApiGroups()).containsExactly("admissionregistration.k8s.io");
+            assertThat(rule.getResources()).containsExactly("validatingwebhookconfigurations");
+            assertThat(rule.getResourceNames()).containsExactly(configuration.getMetadata().getName());
+            assertThat(rule.getVerbs()).contains("get", "list", "watch", "patch");
+        });
     }
 
     @Test

@@ -3,9 +3,11 @@ package dev.ringmaster.systemtests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.sharder.app.SharderSettings;
+import dev.ringmaster.sharder.certificates.WebhookCertificates;
 import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -45,6 +47,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -57,18 +60,23 @@ import org.junit.jupiter.api.Test;
 /**
  * Keeps manifests/ (the in-cluster install) honest against the code: every file is a known kind
  * without unknown fields, the kustomizations list exactly the files there are, the Deployment, the
- * Service and the Certificate agree with each other and with the sharder's defaults, and the RBAC
- * grants exactly what the sharder's code calls. manifests/label-guard belongs to the label guard
- * plug-in and is not checked here.
+ * Service and the sharder's certificates (its own by default, cert-manager's with the cert-manager
+ * component) agree with each other and with the sharder's defaults, and the RBAC grants exactly what
+ * the sharder's code calls. manifests/label-guard belongs to the label guard plug-in and is checked by
+ * LabelGuardManifestTest.
  */
 class ManifestsTest {
 
     private static final Path REPO = Repository.ROOT;
     private static final Path MANIFESTS = REPO.resolve("manifests");
     /** Kustomizations of their own that the base deliberately leaves out (docs/install.md). */
-    private static final Set<String> OPTIONAL = Set.of("monitoring", "pod-readiness", "label-guard");
+    private static final Set<String> OPTIONAL = Set.of("monitoring", "pod-readiness", "label-guard", "cert-manager");
     /** Not ours to check. */
     private static final Path LABEL_GUARD = MANIFESTS.resolve("label-guard");
+    /** A kustomize Component: objects (Issuer, Certificate) and patches of the base, loaded apart ({@link #component}). */
+    private static final Path CERT_MANAGER = MANIFESTS.resolve("cert-manager");
+    /** The label guard's ValidatingWebhookConfiguration, which the sharder gives the webhook's CA. */
+    private static final String LABEL_GUARD_CONFIGURATION = "ringmaster-label-guard";
 
     private static final String NS = RingContract.SYSTEM_NAMESPACE;
     private static final String SERVICE_ACCOUNT = "sharder";
@@ -109,6 +117,13 @@ class ManifestsTest {
             cluster("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "patch"),
             // WebhookConfigurations.remove: webhookMode=off
             cluster("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "delete"),
+            // ValidatingWebhookCa: the label guard's configuration, by name (webhookValidatingConfigurations):
+            // a by-name informer in LeaderControllers (list and watch with a metadata.name field selector),
+            // the reconciler's read and its locked JSON patch of caBundle or the cert-manager annotation
+            named(null, "admissionregistration.k8s.io", "validatingwebhookconfigurations", "get", LABEL_GUARD_CONFIGURATION),
+            named(null, "admissionregistration.k8s.io", "validatingwebhookconfigurations", "list", LABEL_GUARD_CONFIGURATION),
+            named(null, "admissionregistration.k8s.io", "validatingwebhookconfigurations", "watch", LABEL_GUARD_CONFIGURATION),
+            named(null, "admissionregistration.k8s.io", "validatingwebhookconfigurations", "patch", LABEL_GUARD_CONFIGURATION),
             // LeaderElection: fabric8's LeaseLock reads the election Lease
             cluster("coordination.k8s.io", "leases", "get"),
             // ShardLeaseController: label-selected informer over shard Leases in all namespaces
@@ -129,7 +144,14 @@ class ManifestsTest {
             // LeaderElection: LeaseLock creates sharding-system/sharder when it does not exist yet
             namespaced(NS, "coordination.k8s.io", "leases", "create"),
             // ClusterRingReconciler: core/v1 Warning events about ClusterRings
-            namespaced(CLUSTER_EVENTS_NAMESPACE, "", "events", "create"));
+            namespaced(CLUSTER_EVENTS_NAMESPACE, "", "events", "create"),
+            // WebhookCertificates (self-signed mode): the first replica creates each Secret (create cannot be
+            // limited to names), every replica reads, watches (by name) and updates (renewals, repairs) them
+            namespaced(NS, "", "secrets", "create"),
+            named(NS, "", "secrets", "get", webhookSecrets()),
+            named(NS, "", "secrets", "list", webhookSecrets()),
+            named(NS, "", "secrets", "watch", webhookSecrets()),
+            named(NS, "", "secrets", "update", webhookSecrets()));
 
     /** The pod-readiness lease detector plug-in watches the Pods behind shard Leases. */
     private static final List<Permission> POD_READINESS_NEEDS = List.of(
@@ -139,21 +161,34 @@ class ManifestsTest {
 
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
     private static Map<Path, Object> objects;
+    /** The cert-manager component's objects (Issuer, Certificate), by file. */
+    private static Map<Path, Object> component;
 
     @BeforeAll
     static void load() throws IOException {
         objects = new TreeMap<>();
+        component = new TreeMap<>();
+        Map<String, Object> kustomization = yamlMap(CERT_MANAGER.resolve("kustomization.yaml"));
+        List<Path> componentResources = strings(kustomization.get("resources")).stream()
+                .map(CERT_MANAGER::resolve).toList();
         for (Path file : manifestFiles()) {
-            objects.put(file, SERIALIZATION.unmarshal(Files.readString(file, StandardCharsets.UTF_8)));
+            if (!file.startsWith(CERT_MANAGER)) {
+                objects.put(file, SERIALIZATION.unmarshal(Files.readString(file, StandardCharsets.UTF_8)));
+            } else if (componentResources.contains(file)) {
+                component.put(file, SERIALIZATION.unmarshal(Files.readString(file, StandardCharsets.UTF_8)));
+            }
         }
     }
 
     @Test
     void everyFileIsOneObjectOfAKnownKindWithoutUnknownFields() {
         assertThat(objects).isNotEmpty();
+        assertThat(component).hasSize(2);
         Set<String> customKinds = Set.of("cert-manager.io/v1/Issuer", "cert-manager.io/v1/Certificate",
                 "monitoring.coreos.com/v1/ServiceMonitor");
-        objects.forEach((file, object) -> {
+        Map<Path, Object> all = new TreeMap<>(objects);
+        all.putAll(component);
+        all.forEach((file, object) -> {
             assertThat(object).as("%s holds one Kubernetes object", MANIFESTS.relativize(file)).isInstanceOf(HasMetadata.class);
             if (object instanceof GenericKubernetesResource generic) {
                 // no model on the class path: only the kinds we mean to ship
@@ -198,12 +233,18 @@ class ManifestsTest {
                     .toList();
         }
         assertThat(roots).contains(MANIFESTS, MANIFESTS.resolve("crd"), MANIFESTS.resolve("monitoring"),
-                MANIFESTS.resolve("pod-readiness"));
+                MANIFESTS.resolve("pod-readiness"), CERT_MANAGER);
         for (Path root : roots) {
             Map<String, Object> kustomization = yamlMap(root.resolve("kustomization.yaml"));
             Set<Path> listed = new TreeSet<>();
             strings(kustomization.get("resources")).forEach(entry -> listed.add(root.resolve(entry).normalize()));
             strings(kustomization.get("components")).forEach(entry -> listed.add(root.resolve(entry).normalize()));
+            for (Object patch : list(kustomization.get("patches"))) {
+                Object path = ((Map<?, ?>) patch).get("path");
+                if (path != null) {
+                    listed.add(root.resolve(String.valueOf(path)).normalize());
+                }
+            }
             for (Object generator : list(kustomization.get("configMapGenerator"))) {
                 strings(((Map<?, ?>) generator).get("files")).forEach(entry -> listed.add(
                         root.resolve(entry.contains("=") ? entry.substring(entry.indexOf('=') + 1) : entry).normalize()));
@@ -273,15 +314,80 @@ class ManifestsTest {
         assertThat(volume(pod, mount(container, "/tmp").getName()).getEmptyDir()).isNotNull();
     }
 
+    /**
+     * Self-signed mode: the webhook reads its certificate from --tls-dir, which the sharder fills
+     * (webhookCertificateDir takes the same flag): a writable emptyDir there, in memory, no Secret volume
+     * to wait for.
+     */
     @Test
-    void deploymentMountsTheCertificatesSecretWhereTheWebhookReadsIt() {
+    void deploymentGivesTheWebhookAWritableTlsDirectoryThatTheSharderFills() throws IOException {
         Container container = sharderContainer();
         PodSpec pod = single(Deployment.class).getSpec().getTemplate().getSpec();
         String tlsDir = flag(container, "--tls-dir");
         VolumeMount tls = mount(container, tlsDir);
         assertThat(tls).as("a volume mounted at --tls-dir %s", tlsDir).isNotNull();
-        assertThat(volume(pod, tls.getName()).getSecret().getSecretName())
-                .isEqualTo(spec(certificate()).get("secretName"));
+        assertThat(tls.getReadOnly()).as("the sharder writes there").isNotEqualTo(Boolean.TRUE);
+        Volume volume = volume(pod, tls.getName());
+        assertThat(volume.getSecret()).isNull();
+        assertThat(volume.getEmptyDir()).isNotNull();
+        assertThat(volume.getEmptyDir().getMedium()).isEqualTo("Memory");
+
+        Properties sharder = cfg(MANIFESTS.resolve("etc/" + SHARDER_CFG));
+        assertThat(sharder.getProperty("webhookCertificates")).isEqualTo("self-signed");
+        assertThat(container.getArgs()).doesNotContain("--webhook-certificates");
+        assertThat(sharder.getProperty("webhookCertificateDir")).as("the directory --tls-dir gives the webhook")
+                .isEqualTo("${ringmaster.run.tlsDir}");
+        assertThat(distributionCfg("dev.ringmaster.webhook.cfg").getProperty("tlsDir")).isEqualTo("${ringmaster.run.tlsDir}");
+    }
+
+    /**
+     * The cert-manager component: the Certificate's Secret mounted where the webhook reads, read-only,
+     * instead of the emptyDir; the sharder switched to cert-manager mode by the flag (which wins over the
+     * base's file); the Role for the sharder's own Secrets removed.
+     */
+    @Test
+    void certManagerComponentMountsItsSecretAndSwitchesTheSharderToCertManager() throws IOException {
+        Map<String, Object> kustomization = yamlMap(CERT_MANAGER.resolve("kustomization.yaml"));
+        assertThat(kustomization.get("kind")).isEqualTo("Component");
+
+        Deployment patch = SERIALIZATION.unmarshal(Files.readString(CERT_MANAGER.resolve("deployment-patch.yaml")),
+                Deployment.class);
+        Deployment base = single(Deployment.class);
+        assertThat(patch.getMetadata().getName()).isEqualTo(base.getMetadata().getName());
+        assertThat(patch.getMetadata().getNamespace()).isEqualTo(base.getMetadata().getNamespace());
+        Container patched = patch.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(patched.getName()).isEqualTo(sharderContainer().getName());
+        String tlsDir = flag(sharderContainer(), "--tls-dir");
+        VolumeMount tls = mount(patched, tlsDir);
+        assertThat(tls.getName()).isEqualTo(mount(sharderContainer(), tlsDir).getName());
+        assertThat(tls.getReadOnly()).isTrue();
+        Volume volume = volume(patch.getSpec().getTemplate().getSpec(), tls.getName());
+        assertThat(volume.getSecret().getSecretName()).isEqualTo(spec(certificate()).get("secretName"));
+        String patchText = Files.readString(CERT_MANAGER.resolve("deployment-patch.yaml"));
+        assertThat(patchText).as("the base's emptyDir goes").contains("emptyDir: null");
+
+        List<?> args = SERIALIZATION.unmarshal(Files.readString(CERT_MANAGER.resolve("args-patch.yaml")), List.class);
+        assertThat(args).extracting(operation -> ((Map<?, ?>) operation).get("op"), operation -> ((Map<?, ?>) operation).get("path"),
+                operation -> ((Map<?, ?>) operation).get("value"))
+                .containsExactly(tuple("add", "/spec/template/spec/containers/0/args/-", "--webhook-certificates"),
+                        tuple("add", "/spec/template/spec/containers/0/args/-", "cert-manager"));
+        assertThat(base.getSpec().getTemplate().getSpec().getContainers()).hasSize(1);
+
+        Set<String> deleted = new TreeSet<>();
+        for (String file : List.of("rbac-patch.yaml", "rbac-binding-patch.yaml")) {
+            Map<String, Object> delete = yamlMap(CERT_MANAGER.resolve(file));
+            assertThat(delete.get("$patch")).isEqualTo("delete");
+            deleted.add(delete.get("kind") + " " + ((Map<?, ?>) delete.get("metadata")).get("namespace") + "/"
+                    + ((Map<?, ?>) delete.get("metadata")).get("name"));
+        }
+        Set<String> secretsAccess = new TreeSet<>();
+        objects.values().stream().filter(object -> object instanceof Role || object instanceof RoleBinding)
+                .map(HasMetadata.class::cast)
+                .filter(object -> object.getMetadata().getName().endsWith(":webhook-certificates"))
+                .forEach(object -> secretsAccess.add(object.getKind() + " " + object.getMetadata().getNamespace() + "/"
+                        + object.getMetadata().getName()));
+        assertThat(deleted).as("the Role and RoleBinding for the Secrets the sharder keeps in self-signed mode")
+                .isEqualTo(secretsAccess).hasSize(2);
     }
 
     @Test
@@ -386,7 +492,7 @@ class ManifestsTest {
     }
 
     @Test
-    void sharderConfigurationIsTheDistributionsWithTheCertManagerCertificate() throws IOException {
+    void sharderConfigurationIsTheDistributionsWithThisInstallsCertificateSettings() throws IOException {
         Properties ours = cfg(MANIFESTS.resolve("etc/" + SHARDER_CFG));
         Properties distribution = distributionCfg(SHARDER_CFG);
         assertThat(ours.stringPropertyNames()).as("keys of manifests/etc/%s and the distribution's", SHARDER_CFG)
@@ -394,12 +500,20 @@ class ManifestsTest {
         Set<String> attributes = Arrays.stream(SharderSettings.class.getDeclaredMethods()).map(Method::getName)
                 .collect(Collectors.toSet());
         assertThat(attributes).containsAll(ours.stringPropertyNames());
+        // what this install sets differently: its own certificates, the label guard's configuration, the
+        // cert-manager component's Certificate (used only with that component)
+        Set<String> differ = Set.of("webhookCertManagerCertificate", "webhookCertificates", "webhookValidatingConfigurations");
         for (String key : ours.stringPropertyNames()) {
-            if (!key.equals("webhookCertManagerCertificate")) {
+            if (!differ.contains(key)) {
                 assertThat(ours.getProperty(key)).as("%s (copy the distribution's value)", key)
                         .isEqualTo(distribution.getProperty(key));
             }
         }
+        assertThat(ours.getProperty("webhookCertificates")).isEqualTo("self-signed");
+        assertThat(distribution.getProperty("webhookCertificates")).isEqualTo("${ringmaster.run.webhookCertificates}");
+        assertThat(ours.getProperty("webhookValidatingConfigurations")).isEqualTo(LABEL_GUARD_CONFIGURATION);
+        assertThat(SERIALIZATION.unmarshal(Files.readString(LABEL_GUARD.resolve("validatingwebhookconfiguration.yaml")),
+                HasMetadata.class).getMetadata().getName()).isEqualTo(LABEL_GUARD_CONFIGURATION);
         String certificate = ours.getProperty("webhookCertManagerCertificate")
                 .replace("${ringmaster.run.namespace}", single(Deployment.class).getMetadata().getNamespace());
         GenericKubernetesResource cert = certificate();
@@ -427,6 +541,92 @@ class ManifestsTest {
         assertThat(containerPort(metrics.getTargetPort())).isEqualTo(8080);
     }
 
+    /**
+     * Every kustomization renders, alone or (the Components) on the base, and the rendered install is
+     * what the files say: self-signed by default, cert-manager's Secret and mode with that Component.
+     * Needs kubectl on the PATH (its built-in kustomize); skipped otherwise.
+     */
+    @Test
+    void everyKustomizationRendersWithKubectl() throws Exception {
+        assumeThat(kubectl("version", "--client").exitCode()).as("kubectl on this machine").isZero();
+        Path overlays = Files.createDirectories(REPO.resolve("system-tests/target/kustomize-overlays"));
+        for (String alone : List.of("", "crd", "monitoring", "pod-readiness")) {
+            Rendered rendered = kubectl("kustomize", MANIFESTS.resolve(alone).toString());
+            assertThat(rendered.exitCode()).as("kubectl kustomize manifests/%s: %s", alone, rendered.output()).isZero();
+        }
+        Map<String, List<String>> combinations = new LinkedHashMap<>();
+        combinations.put("cert-manager", List.of("cert-manager"));
+        combinations.put("label-guard", List.of("label-guard"));
+        combinations.put("both", List.of("label-guard", "cert-manager"));
+        combinations.put("both-reversed", List.of("cert-manager", "label-guard"));
+        for (Map.Entry<String, List<String>> combination : combinations.entrySet()) {
+            Path overlay = Files.createDirectories(overlays.resolve(combination.getKey()));
+            String relative = overlay.relativize(MANIFESTS).toString();
+            Files.writeString(overlay.resolve("kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+                    + "kind: Kustomization\nresources:\n- " + relative + "\ncomponents:\n"
+                    + combination.getValue().stream().map(component -> "- " + relative + "/" + component + "\n")
+                            .collect(Collectors.joining()));
+            Rendered rendered = kubectl("kustomize", overlay.toString());
+            assertThat(rendered.exitCode()).as("%s: %s", combination.getKey(), rendered.output()).isZero();
+            List<HasMetadata> resources = rendered.resources();
+            Deployment deployment = resources.stream().filter(Deployment.class::isInstance).map(Deployment.class::cast)
+                    .findFirst().orElseThrow();
+            PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+            Volume tls = volume(pod, "tls");
+            List<String> args = pod.getContainers().get(0).getArgs();
+            boolean certManager = combination.getValue().contains("cert-manager");
+            assertThat(resources).as(combination.getKey()).anySatisfy(resource ->
+                    assertThat(resource.getKind()).isEqualTo("Role"));
+            boolean secretsRole = resources.stream().anyMatch(resource -> resource.getMetadata().getName()
+                    .equals("ringmaster:sharder:webhook-certificates"));
+            if (certManager) {
+                assertThat(tls.getSecret().getSecretName()).isEqualTo("sharder-webhook-tls");
+                assertThat(tls.getEmptyDir()).isNull();
+                assertThat(args).endsWith("--webhook-certificates", "cert-manager");
+                assertThat(secretsRole).isFalse();
+                assertThat(resources).extracting(HasMetadata::getKind).contains("Issuer", "Certificate");
+            } else {
+                assertThat(tls.getSecret()).isNull();
+                assertThat(tls.getEmptyDir()).isNotNull();
+                assertThat(args).doesNotContain("--webhook-certificates");
+                assertThat(secretsRole).isTrue();
+                assertThat(resources).extracting(HasMetadata::getKind).doesNotContain("Issuer", "Certificate");
+            }
+        }
+        Rendered base = kubectl("kustomize", MANIFESTS.toString());
+        assertThat(base.resources()).extracting(resource -> resource.getKind() + "/" + resource.getMetadata().getName())
+                .contains("Role/ringmaster:sharder:webhook-certificates", "RoleBinding/ringmaster:sharder:webhook-certificates")
+                .doesNotContain("Certificate/sharder-webhook", "Issuer/sharder-selfsigned");
+    }
+
+    private record Rendered(int exitCode, String output) {
+
+        List<HasMetadata> resources() {
+            List<HasMetadata> resources = new ArrayList<>();
+            for (String document : output.split("(?m)^---$")) {
+                if (!document.isBlank()) {
+                    resources.add(SERIALIZATION.unmarshal(document, HasMetadata.class));
+                }
+            }
+            return resources;
+        }
+    }
+
+    private static Rendered kubectl(String... args) {
+        List<String> command = new ArrayList<>(List.of("kubectl"));
+        command.addAll(List.of(args));
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return new Rendered(process.waitFor(), output);
+        } catch (IOException e) {
+            return new Rendered(-1, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Rendered(-1, e.toString());
+        }
+    }
+
     @Test
     void certificateNamesTheServiceAndIsIssuedByTheIssuer() {
         GenericKubernetesResource certificate = certificate();
@@ -437,7 +637,14 @@ class ManifestsTest {
         GenericKubernetesResource issuer = generic("Issuer");
         assertThat(issuerRef.get("kind")).isEqualTo("Issuer");
         assertThat(issuerRef.get("name")).isEqualTo(issuer.getMetadata().getName());
-        assertThat(issuer.getMetadata().getNamespace()).isEqualTo(certificate.getMetadata().getNamespace());
+        assertThat(issuer.getMetadata().getNamespace()).isEqualTo(certificate.getMetadata().getNamespace()).isEqualTo(NS);
+        // the names and the Secret of the sharder's own certificate: either mode serves the same names from
+        // the same Secret
+        WebhookCertificates.Settings own = new WebhookCertificates.Settings(NS, service.getMetadata().getName(),
+                WebhookCertificates.Settings.DEFAULT_CA_VALIDITY, WebhookCertificates.Settings.DEFAULT_CERTIFICATE_VALIDITY,
+                Optional.empty());
+        assertThat(strings(spec(certificate).get("dnsNames"))).containsExactlyElementsOf(own.dnsNames());
+        assertThat(spec(certificate).get("secretName")).isEqualTo(own.tlsSecret());
     }
 
     @Test
@@ -455,8 +662,11 @@ class ManifestsTest {
                         assertThat(rule.getApiGroups()).doesNotContain("*");
                         assertThat(rule.getResources()).doesNotContain("*").noneMatch(resource -> resource.contains("*"));
                         assertThat(rule.getVerbs()).doesNotContain("*");
-                        assertThat(rule.getResourceNames()).isNullOrEmpty();
                         assertThat(rule.getNonResourceURLs()).isNullOrEmpty();
+                        if (rule.getResourceNames() != null && !rule.getResourceNames().isEmpty()) {
+                            // create and deletecollection cannot be limited by name: such a rule would grant nothing
+                            assertThat(rule.getVerbs()).doesNotContain("create", "deletecollection");
+                        }
                     }
                 });
 
@@ -514,20 +724,41 @@ class ManifestsTest {
 
     // ---- permissions
 
-    record Permission(String namespace, String group, String resource, String verb) {
+    /** A verb on a resource, in a namespace or cluster-wide, on every object or only the named ones. */
+    record Permission(String namespace, String group, String resource, String verb, Set<String> names) {
+        Permission {
+            names = Set.copyOf(names);
+        }
+
         @Override
         public String toString() {
             return (namespace == null ? "cluster-wide" : "in " + namespace) + ": " + verb + " "
-                    + (group.isEmpty() ? resource : resource + "." + group);
+                    + (group.isEmpty() ? resource : resource + "." + group) + (names.isEmpty() ? "" : " " + new TreeSet<>(names));
         }
     }
 
     private static Permission cluster(String group, String resource, String verb) {
-        return new Permission(null, group, resource, verb);
+        return new Permission(null, group, resource, verb, Set.of());
     }
 
     private static Permission namespaced(String namespace, String group, String resource, String verb) {
-        return new Permission(namespace, group, resource, verb);
+        return new Permission(namespace, group, resource, verb, Set.of());
+    }
+
+    /** Only on the objects of these names (RBAC resourceNames). */
+    private static Permission named(String namespace, String group, String resource, String verb, String... names) {
+        return new Permission(namespace, group, resource, verb, Set.of(names));
+    }
+
+    /**
+     * The Secrets of the sharder's own certificates, as the code names them for the Service of the
+     * default settings (WebhookCertificates.Settings: {@code <service>-webhook-ca}, {@code <service>-webhook-tls}).
+     */
+    private static String[] webhookSecrets() {
+        WebhookCertificates.Settings settings = new WebhookCertificates.Settings(NS, WebhookClientSettings.DEFAULT_SERVICE.name(),
+                WebhookCertificates.Settings.DEFAULT_CA_VALIDITY, WebhookCertificates.Settings.DEFAULT_CERTIFICATE_VALIDITY,
+                Optional.empty());
+        return new String[] {settings.caSecret(), settings.tlsSecret()};
     }
 
     /** What the bindings among these objects grant the sharder's service account, through roles among them. */
@@ -559,10 +790,11 @@ class ManifestsTest {
     }
 
     private static void expand(PolicyRule rule, String namespace, List<Permission> into) {
+        Set<String> names = rule.getResourceNames() == null ? Set.of() : Set.copyOf(rule.getResourceNames());
         for (String group : rule.getApiGroups()) {
             for (String resource : rule.getResources()) {
                 for (String verb : rule.getVerbs()) {
-                    into.add(new Permission(namespace, group, resource, verb));
+                    into.add(new Permission(namespace, group, resource, verb, names));
                 }
             }
         }
@@ -582,7 +814,7 @@ class ManifestsTest {
     }
 
     private static GenericKubernetesResource generic(String kind) {
-        List<GenericKubernetesResource> found = objects.values().stream()
+        List<GenericKubernetesResource> found = Stream.concat(objects.values().stream(), component.values().stream())
                 .filter(GenericKubernetesResource.class::isInstance).map(GenericKubernetesResource.class::cast)
                 .filter(resource -> resource.getKind().equals(kind)).toList();
         assertThat(found).as("one %s in manifests/", kind).hasSize(1);

@@ -19,6 +19,7 @@ final class RunOptions {
 
     static final String USAGE = """
             usage: ringmaster run [--kubeconfig FILE] [--namespace NS] [--tls-dir DIR]
+                                  [--webhook-certificates files|self-signed|cert-manager]
                                   [--webhook-url URL [--webhook-ca FILE]] [--default-strategy NAME] [--shell]
 
             Runs the sharder and the webhook until SIGTERM; configuration in etc/ (a flag given wins over it),
@@ -26,6 +27,10 @@ final class RunOptions {
               --kubeconfig FILE        kubeconfig of the cluster (default: in-cluster, else $KUBECONFIG or ~/.kube/config)
               --namespace NS           the sharder's namespace: leader election and webhook Service (default: %s)
               --tls-dir DIR            directory with the webhook's tls.crt and tls.key (default: %s)
+              --webhook-certificates MODE
+                                       files: tls.crt and tls.key are put into --tls-dir for the sharder (default);
+                                       self-signed: the sharder makes them, with a CA of its own, keeps them in
+                                       Secrets and writes them into --tls-dir; cert-manager: cert-manager issues them
               --webhook-url URL        webhook configurations call this URL instead of the in-cluster Service
               --webhook-ca FILE        PEM CA bundle the API server verifies --webhook-url with
               --default-strategy NAME  partitioning strategy of rings that name none (default: %s)
@@ -59,6 +64,7 @@ final class RunOptions {
                 case "--kubeconfig" -> RunFlag.KUBECONFIG;
                 case "--namespace" -> RunFlag.NAMESPACE;
                 case "--tls-dir" -> RunFlag.TLS_DIR;
+                case "--webhook-certificates" -> RunFlag.WEBHOOK_CERTIFICATES;
                 case "--webhook-url" -> RunFlag.WEBHOOK_URL;
                 case "--webhook-ca" -> RunFlag.WEBHOOK_CA;
                 case "--default-strategy" -> RunFlag.DEFAULT_STRATEGY;
@@ -69,6 +75,11 @@ final class RunOptions {
             }
             values.put(flag, args.get(++i));
             given.add(flag);
+        }
+        String certificates = values.get(RunFlag.WEBHOOK_CERTIFICATES);
+        if (!List.of("files", "self-signed", "cert-manager").contains(certificates)) {
+            throw new UsageException("--webhook-certificates must be files, self-signed or cert-manager, not "
+                    + certificates);
         }
         readable("--kubeconfig", values.get(RunFlag.KUBECONFIG));
         readable("--webhook-ca", values.get(RunFlag.WEBHOOK_CA));

@@ -3,6 +3,7 @@ package dev.ringmaster.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ringmaster.launcher.run.RunFlag;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,6 +23,7 @@ class RunOptionsTest {
                 "ringmaster.run.kubeconfig", "",
                 "ringmaster.run.namespace", "sharding-system",
                 "ringmaster.run.tlsDir", "/etc/ringmaster/tls",
+                "ringmaster.run.webhookCertificates", "files",
                 "ringmaster.run.webhookMode", "service",
                 "ringmaster.run.webhookUrl", "",
                 "ringmaster.run.webhookCaBundleFile", "",
@@ -64,5 +66,20 @@ class RunOptionsTest {
                 .hasMessageEndingWith("none: no such readable file");
         assertThatThrownBy(() -> RunOptions.parse(List.of("--webhook-url", "http://insecure")))
                 .hasMessageContaining("must be an https:// URL");
+        assertThatThrownBy(() -> RunOptions.parse(List.of("--webhook-certificates", "letsencrypt")))
+                .hasMessage("--webhook-certificates must be files, self-signed or cert-manager, not letsencrypt");
+    }
+
+    @Test
+    void webhookCertificatesSetsTheSharderMode() throws Exception {
+        assertThat(RunOptions.parse(List.of("--webhook-certificates", "self-signed", "--tls-dir", "/run/tls")))
+                .containsEntry("ringmaster.run.webhookCertificates", "self-signed")
+                .containsEntry("ringmaster.run.tlsDir", "/run/tls")
+                .containsEntry("ringmaster.run.given", "webhookCertificates,tlsDir");
+        assertThat(RunFlag.WEBHOOK_CERTIFICATES.targets()).containsExactly(
+                new RunFlag.Target(RunFlag.SHARDER_PID, "webhookCertificates"));
+        assertThat(RunFlag.TLS_DIR.targets()).as("the webhook reads where the sharder writes in self-signed mode")
+                .containsExactly(new RunFlag.Target(RunFlag.WEBHOOK_PID, "tlsDir"),
+                        new RunFlag.Target(RunFlag.SHARDER_PID, "webhookCertificateDir"));
     }
 }

@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
+import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
 import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
 import dev.ringmaster.sharder.interpreter.InvalidKeyEvents;
 import dev.ringmaster.sharder.kube.LabelWriter;
@@ -23,10 +24,13 @@ import dev.ringmaster.sharder.unassigned.UnassignedObject;
 import dev.ringmaster.sharder.unassigned.UnassignedWatches;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -34,7 +38,8 @@ import java.util.function.Consumer;
 
 /**
  * Everything the leading sharder replica runs for one term of leadership: the ring status
- * controller, the rebalancer and the unassigned-object watch, with the informers that feed them.
+ * controller, the rebalancer and the unassigned-object watch, with the informers that feed them, and
+ * the CA of the ValidatingWebhookConfigurations that call the sharder's webhook server (the label guard's).
  * They follow the ring registry, whose views every replica keeps current (from the ClusterRing
  * watch, the shard lease controller and the plug-ins). Built when leadership starts and closed the
  * moment it ends, so a former leader writes nothing.
@@ -45,7 +50,12 @@ final class LeaderControllers implements AutoCloseable {
     private static final String REPORTING_CONTROLLER = "ringmaster.dev/sharder";
 
     /** What a term needs from the component that outlives it. */
-    record Settings(RebalanceLimits limits, Optional<WebhookClientSettings> webhook, Clock clock) {
+    record Settings(RebalanceLimits limits, Optional<WebhookClientSettings> webhook,
+            ValidatingWebhookCa.Settings validatingWebhooks, Clock clock) {
+
+        Settings(RebalanceLimits limits, Optional<WebhookClientSettings> webhook, Clock clock) {
+            this(limits, webhook, ValidatingWebhookCa.Settings.NONE, clock);
+        }
     }
 
     private final RingRegistry registry;
@@ -58,8 +68,14 @@ final class LeaderControllers implements AutoCloseable {
     private final UnassignedWatches watches;
     /** Starts and stops the unassigned watches; off the informer threads, as it makes API requests. */
     private final Controller<String> watchSync;
+    /** The CA of ValidatingWebhookConfigurations, by name; absent when there are none to look after. */
+    private final Optional<Controller<String>> validatingCa;
+    private final List<SharedIndexInformer<ValidatingWebhookConfiguration>> validatingWatches = new ArrayList<>();
+    private final List<String> validatingNames;
     private final Consumer<List<RingChange>> ringsChanged = this::ringsChanged;
     private boolean closed;
+    /** Whether the rings are acted on (after the initial membership and namespaces). */
+    private boolean acting;
 
     LeaderControllers(KubernetesClient client, RingRegistry registry, ShardLeaseController leases,
             SharderMetrics metrics, Settings settings) {
@@ -85,6 +101,34 @@ final class LeaderControllers implements AutoCloseable {
             watches.sync(registry.views().stream().filter(RingView::isValid).toList());
             return Result.done();
         }, 1, Backoff.DEFAULT);
+        ValidatingWebhookCa.Settings validating = settings.validatingWebhooks();
+        this.validatingNames = validating.active() ? validating.names() : List.of();
+        this.validatingCa = validatingNames.isEmpty() ? Optional.empty() : Optional.of(new Controller<>("validating-ca",
+                new ValidatingWebhookCa(client, validating), 1, Backoff.DEFAULT));
+        for (String name : validatingNames) {
+            // by name (a field selector), so RBAC can grant it by resourceNames; a configuration created
+            // after the term began (the label guard installed later) is given its CA at once
+            SharedIndexInformer<ValidatingWebhookConfiguration> watch = client.admissionRegistration().v1()
+                    .validatingWebhookConfigurations().withName(name).runnableInformer(0)
+                    .exceptionHandler((started, failure) -> true);
+            Controller<String> controller = validatingCa.get();
+            watch.addEventHandler(new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(ValidatingWebhookConfiguration configuration) {
+                    controller.enqueue(name);
+                }
+
+                @Override
+                public void onUpdate(ValidatingWebhookConfiguration before, ValidatingWebhookConfiguration after) {
+                    controller.enqueue(name);
+                }
+
+                @Override
+                public void onDelete(ValidatingWebhookConfiguration configuration, boolean finalStateUnknown) {
+                }
+            });
+            validatingWatches.add(watch);
+        }
     }
 
     /**
@@ -97,6 +141,11 @@ final class LeaderControllers implements AutoCloseable {
         rebalancing.start();
         assigning.start();
         watchSync.start();
+        validatingCa.ifPresent(controller -> {
+            controller.start();
+            validatingNames.forEach(controller::enqueue);
+        });
+        validatingWatches.forEach(SharedIndexInformer::start);
         CompletableFuture<Void> namespacesListed = namespaces.start().toCompletableFuture();
         CompletableFuture.allOf(leases.initialMembership(), namespacesListed).thenRun(this::actOnRings);
     }
@@ -105,10 +154,25 @@ final class LeaderControllers implements AutoCloseable {
         if (closed) {
             return;
         }
+        acting = true;
         registry.addListener(ringsChanged);
         // the registry may have every ring already: look at each once, as if it had just appeared
         ringsChanged(registry.views().stream()
                 .map(view -> new RingChange(view.key(), Optional.empty(), Optional.of(view))).toList());
+    }
+
+    /**
+     * The sharder's CA bundle changed (a new or renewed CA): every ring's webhook configuration and every
+     * validating configuration gets it. Only queues work.
+     */
+    synchronized void caBundleChanged() {
+        if (closed) {
+            return;
+        }
+        if (acting) { // else actOnRings looks at every ring soon anyway
+            registry.views().forEach(view -> ringStatus.enqueue(view.key()));
+        }
+        validatingCa.ifPresent(controller -> validatingNames.forEach(controller::enqueue));
     }
 
     private Optional<HasMetadata> cachedUnassigned(UnassignedObject object) {
@@ -140,7 +204,9 @@ final class LeaderControllers implements AutoCloseable {
         closed = true;
         registry.removeListener(ringsChanged);
         namespaces.close();
-        List<Controller<?>> controllers = List.of(watchSync, assigning, rebalancing, ringStatus);
+        validatingWatches.forEach(SharedIndexInformer::close);
+        List<Controller<?>> controllers = new ArrayList<>(List.of(watchSync, assigning, rebalancing, ringStatus));
+        validatingCa.ifPresent(controllers::add);
         controllers.forEach(Controller::stop);
         watches.close();
         // one grace period for all of them, not one each

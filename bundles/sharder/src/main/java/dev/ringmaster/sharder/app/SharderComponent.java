@@ -7,6 +7,8 @@ import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.admission.SharderAdmission;
+import dev.ringmaster.sharder.certificates.WebhookCertificates;
+import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
 import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -15,8 +17,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Hashtable;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -95,7 +100,7 @@ public class SharderComponent implements AdmissionHandler {
         SharderReplica created = new SharderReplica(client, new SharderReplica.Options(settings.defaultStrategy(),
                 settings.leaseDetector(), settings.resourceInterpreter(), limits, webhook(settings),
                 new SharderReplica.Options.LeaseName(settings.leaderElectionNamespace(), settings.leaderElectionLease()),
-                identity(settings), Clock.systemUTC()));
+                identity(settings), Clock.systemUTC(), certificates(settings), validatingWebhooks(settings)));
         created.use(plugIns);
         if (meterRegistry != null) {
             created.addMeterRegistry(meterRegistry);
@@ -118,7 +123,81 @@ public class SharderComponent implements AdmissionHandler {
         }
     }
 
+    /** {@code webhookCertificates}: where the webhook's certificate and its CA come from. */
+    enum CertificateMode {
+        FILES("files"), SELF_SIGNED("self-signed"), CERT_MANAGER("cert-manager");
+
+        private final String value;
+
+        CertificateMode(String value) {
+            this.value = value;
+        }
+
+        static CertificateMode of(String value) {
+            return Arrays.stream(values()).filter(mode -> mode.value.equals(value.trim())).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(
+                            "webhookCertificates must be files, self-signed or cert-manager, not " + value));
+        }
+    }
+
+    static Optional<WebhookCertificates.Settings> certificates(SharderSettings settings) {
+        if (CertificateMode.of(settings.webhookCertificates()) != CertificateMode.SELF_SIGNED) {
+            return Optional.empty();
+        }
+        if ("url".equals(settings.webhookMode())) {
+            throw new IllegalArgumentException("webhookCertificates = self-signed makes a certificate for the Service "
+                    + settings.webhookServiceNamespace() + "/" + settings.webhookServiceName()
+                    + ", which webhookMode = url does not call: give the URL's certificate as files");
+        }
+        String directory = settings.webhookCertificateDir().trim();
+        return Optional.of(new WebhookCertificates.Settings(settings.webhookServiceNamespace(),
+                settings.webhookServiceName(), duration("webhookCaValidity", settings.webhookCaValidity()),
+                duration("webhookCertificateValidity", settings.webhookCertificateValidity()),
+                directory.isEmpty() ? Optional.empty() : Optional.of(Path.of(directory))));
+    }
+
+    static ValidatingWebhookCa.Settings validatingWebhooks(SharderSettings settings) {
+        List<String> names = Arrays.stream(settings.webhookValidatingConfigurations().split(","))
+                .map(String::trim).filter(name -> !name.isEmpty()).toList();
+        return switch (CertificateMode.of(settings.webhookCertificates())) {
+            // the replica puts its own CA in
+            case SELF_SIGNED -> new ValidatingWebhookCa.Settings(names, null, null);
+            case CERT_MANAGER -> new ValidatingWebhookCa.Settings(names, null, certManagerCertificate(settings));
+            case FILES -> {
+                if (!settings.webhookCaBundleFile().isEmpty()) {
+                    WebhookClientSettings file = WebhookClientSettings.defaults()
+                            .withCaBundleFile(Path.of(settings.webhookCaBundleFile()));
+                    yield new ValidatingWebhookCa.Settings(names, () -> Optional.ofNullable(file.readCaBundle()), null);
+                }
+                String certificate = settings.webhookCertManagerCertificate().trim();
+                yield new ValidatingWebhookCa.Settings(names, null, certificate.isEmpty() ? null : certificate);
+            }
+        };
+    }
+
+    private static String certManagerCertificate(SharderSettings settings) {
+        String certificate = settings.webhookCertManagerCertificate().trim();
+        if (certificate.isEmpty()) {
+            throw new IllegalArgumentException("webhookCertificates = cert-manager needs webhookCertManagerCertificate "
+                    + "(namespace/name of the Certificate)");
+        }
+        return certificate;
+    }
+
+    private static Duration duration(String key, String value) {
+        try {
+            Duration duration = Duration.parse(value.trim());
+            if (duration.isNegative() || duration.isZero()) {
+                throw new IllegalArgumentException(key + " must be positive, not " + value);
+            }
+            return duration;
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException(key + " must be an ISO-8601 duration such as P365D or PT12H, not " + value);
+        }
+    }
+
     static Optional<WebhookClientSettings> webhook(SharderSettings settings) {
+        CertificateMode certificates = CertificateMode.of(settings.webhookCertificates());
         WebhookClientSettings webhook = switch (settings.webhookMode()) {
             case "off" -> null;
             case "url" -> WebhookClientSettings.url(settings.webhookUrl());
@@ -127,13 +206,25 @@ public class SharderComponent implements AdmissionHandler {
             default -> throw new IllegalArgumentException("webhookMode must be service, url or off, not "
                     + settings.webhookMode());
         };
-        if (webhook != null && !settings.webhookCaBundleFile().isEmpty()) {
-            webhook = webhook.withCaBundleFile(Path.of(settings.webhookCaBundleFile()));
+        if (webhook == null) {
+            return Optional.empty();
         }
-        if (webhook != null && !settings.webhookCertManagerCertificate().isEmpty()) {
-            webhook = webhook.withCertManagerCertificate(settings.webhookCertManagerCertificate());
+        switch (certificates) {
+            case SELF_SIGNED -> {
+                // the replica's own CA, once it has it (SharderReplica)
+            }
+            case CERT_MANAGER -> webhook = webhook.withCertManagerCertificate(certManagerCertificate(settings));
+            case FILES -> {
+                // as before there were modes: a CA file, else cert-manager's injection if a Certificate is named
+                if (!settings.webhookCaBundleFile().isEmpty()) {
+                    webhook = webhook.withCaBundleFile(Path.of(settings.webhookCaBundleFile()));
+                }
+                if (!settings.webhookCertManagerCertificate().isEmpty()) {
+                    webhook = webhook.withCertManagerCertificate(settings.webhookCertManagerCertificate());
+                }
+            }
         }
-        return Optional.ofNullable(webhook);
+        return Optional.of(webhook);
     }
 
     private static String identity(SharderSettings settings) {

@@ -4,7 +4,9 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.sharder.admission.SharderAdmission;
+import dev.ringmaster.sharder.certificates.WebhookCertificates;
 import dev.ringmaster.sharder.clusterring.ClusterRingWatch;
+import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
 import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.WriteFence;
@@ -56,10 +58,15 @@ public final class SharderReplica implements AutoCloseable {
      * @param leaderElection      namespace and name of the leader election Lease
      * @param identity            this replica's holder identity in the election
      * @param clock               the time leases are judged by
+     * @param certificates        the webhook's own certificates ({@code webhookCertificates = self-signed});
+     *                            empty: cert-manager or files provide them
+     * @param validatingWebhooks  ValidatingWebhookConfigurations given the webhook's CA (the label guard's);
+     *                            with {@code certificates}, their CA bundle is the sharder's own
      */
     public record Options(String defaultStrategy, String leaseDetector, String resourceInterpreter,
             RebalanceLimits limits, Optional<WebhookClientSettings> webhook, LeaseName leaderElection, String identity,
-            Clock clock) {
+            Clock clock, Optional<WebhookCertificates.Settings> certificates,
+            ValidatingWebhookCa.Settings validatingWebhooks) {
 
         public record LeaseName(String namespace, String name) {
         }
@@ -73,6 +80,14 @@ public final class SharderReplica implements AutoCloseable {
             Objects.requireNonNull(leaderElection, "leaderElection");
             Objects.requireNonNull(identity, "identity");
             Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(certificates, "certificates");
+            Objects.requireNonNull(validatingWebhooks, "validatingWebhooks");
+        }
+
+        public Options(String defaultStrategy, String leaseDetector, String resourceInterpreter, RebalanceLimits limits,
+                Optional<WebhookClientSettings> webhook, LeaseName leaderElection, String identity, Clock clock) {
+            this(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection, identity, clock,
+                    Optional.empty(), ValidatingWebhookCa.Settings.NONE);
         }
 
         /** The defaults of the sharder's configuration (docs/sharder.md), with the process as identity. */
@@ -85,27 +100,38 @@ public final class SharderReplica implements AutoCloseable {
 
         public Options withIdentity(String identity) {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
-                    identity, clock);
+                    identity, clock, certificates, validatingWebhooks);
         }
 
         public Options withoutWebhook() {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, Optional.empty(),
-                    leaderElection, identity, clock);
+                    leaderElection, identity, clock, certificates, validatingWebhooks);
         }
 
         public Options withDefaultStrategy(String defaultStrategy) {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
-                    identity, clock);
+                    identity, clock, certificates, validatingWebhooks);
         }
 
         public Options withLimits(RebalanceLimits limits) {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
-                    identity, clock);
+                    identity, clock, certificates, validatingWebhooks);
         }
 
         public Options withClock(Clock clock) {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
-                    identity, clock);
+                    identity, clock, certificates, validatingWebhooks);
+        }
+
+        /** With the webhook's own certificates (self-signed mode): the webhook configurations trust its CA. */
+        public Options withCertificates(WebhookCertificates.Settings certificates) {
+            return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
+                    identity, clock, Optional.of(certificates), validatingWebhooks);
+        }
+
+        public Options withValidatingWebhooks(ValidatingWebhookCa.Settings validatingWebhooks) {
+            return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
+                    identity, clock, certificates, validatingWebhooks);
         }
     }
 
@@ -122,6 +148,10 @@ public final class SharderReplica implements AutoCloseable {
     private final List<ClusterRingWatch> rings;
     private final SharderAdmission admission;
     private final LeaderElection election;
+    /** The webhook's own certificates, on every replica (self-signed mode). */
+    private final Optional<WebhookCertificates> certificates;
+    private final Optional<WebhookClientSettings> webhook;
+    private final ValidatingWebhookCa.Settings validatingWebhooks;
     private LeaderControllers controllers;
 
     /** Prepares the replica; nothing talks to the API server before {@link #start()}. */
@@ -136,6 +166,15 @@ public final class SharderReplica implements AutoCloseable {
         leases.addListener(this::membershipChanged);
         this.rings = ClusterRingWatch.ofEveryKind(client, registry);
         this.admission = new SharderAdmission(registry, metrics);
+        this.certificates = options.certificates().map(settings -> new WebhookCertificates(client, settings,
+                options.clock()));
+        // self-signed: the webhook configurations trust the sharder's own CA, as it is at each write
+        this.webhook = certificates.isEmpty() ? options.webhook()
+                : options.webhook().map(settings -> settings.withCaBundleSource(certificates.get()::caBundle));
+        this.validatingWebhooks = certificates.isEmpty() ? options.validatingWebhooks()
+                : new ValidatingWebhookCa.Settings(options.validatingWebhooks().names(), certificates.get()::caBundle,
+                        null);
+        certificates.ifPresent(manager -> manager.addListener(this::caBundleChanged));
         this.election = new LeaderElection(client, options.leaderElection().namespace(),
                 options.leaderElection().name(), options.identity(), LeaderElection.Timing.DEFAULT, options.clock(),
                 this::startLeading, this::stopLeading);
@@ -143,6 +182,7 @@ public final class SharderReplica implements AutoCloseable {
 
     /** Starts watching rings and leases and campaigning for leadership; returns at once. */
     public void start() {
+        certificates.ifPresent(WebhookCertificates::start);
         rings.forEach(ClusterRingWatch::start);
         leases.start();
         election.start();
@@ -221,8 +261,20 @@ public final class SharderReplica implements AutoCloseable {
         // with a lease duration of grace for every shard
         leases.startTerm(options.clock().instant());
         controllers = new LeaderControllers(fenced, registry, leases, metrics,
-                new LeaderControllers.Settings(options.limits(), options.webhook(), options.clock()));
+                new LeaderControllers.Settings(options.limits(), webhook, validatingWebhooks, options.clock()));
         controllers.start();
+    }
+
+    /** The sharder's CA changed: the leader writes it into every webhook configuration. */
+    private synchronized void caBundleChanged() {
+        if (controllers != null) {
+            controllers.caBundleChanged();
+        }
+    }
+
+    /** The webhook's own certificates, when this replica keeps them (tests). */
+    public Optional<WebhookCertificates> certificates() {
+        return certificates;
     }
 
     private boolean mayWrite() {
@@ -242,6 +294,7 @@ public final class SharderReplica implements AutoCloseable {
     @Override
     public void close() {
         election.close();
+        certificates.ifPresent(WebhookCertificates::close);
         rings.forEach(ClusterRingWatch::close);
         leases.close();
         fenced.close();

@@ -57,4 +57,27 @@ public @interface SharderSettings {
 
     @AttributeDefinition(description = "namespace/name of a cert-manager Certificate whose CA cert-manager injects")
     String webhookCertManagerCertificate() default "";
+
+    @AttributeDefinition(description = "Where the webhook's certificate comes from: files (tlsDir, with "
+            + "webhookCaBundleFile or webhookCertManagerCertificate for the CA), self-signed (the sharder keeps a CA "
+            + "and the serving certificate in Secrets and writes them into webhookCertificateDir), or cert-manager "
+            + "(webhookCertManagerCertificate names the Certificate)",
+            options = {@Option(value = "files"), @Option(value = "self-signed"), @Option(value = "cert-manager")})
+    String webhookCertificates() default "files";
+
+    @AttributeDefinition(description = "self-signed: the webhook server's TLS directory (its tlsDir), where the "
+            + "sharder writes tls.crt, tls.key and ca.crt")
+    String webhookCertificateDir() default "/etc/ringmaster/tls";
+
+    @AttributeDefinition(description = "self-signed: lifetime of a new CA, ISO-8601 (P3650D: 10 years); renewed "
+            + "when less than a third is left")
+    String webhookCaValidity() default "P3650D";
+
+    @AttributeDefinition(description = "self-signed: lifetime of a new serving certificate, ISO-8601 (P365D); "
+            + "renewed when less than a third is left")
+    String webhookCertificateValidity() default "P365D";
+
+    @AttributeDefinition(description = "Comma-separated names of ValidatingWebhookConfigurations that call this "
+            + "webhook server (the label guard's): the sharder gives them the webhook's CA as well")
+    String webhookValidatingConfigurations() default "";
 }

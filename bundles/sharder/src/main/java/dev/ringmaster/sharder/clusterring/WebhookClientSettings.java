@@ -10,24 +10,36 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * The {@code clientConfig} of every ring's webhook configuration, from the sharder's configuration
  * (the HTTPS server itself is the webhook bundle's, with settings of its own): how the API server
  * reaches the sharder's webhook, either a Service in the cluster or a URL (a sharder running outside
- * the cluster), and how it trusts the sharder's certificate: a CA bundle read from a PEM file,
- * cert-manager's CA injection from a Certificate, or neither (the API server's system trust roots,
- * for a URL with a public certificate).
+ * the cluster), and how it trusts the sharder's certificate: a CA bundle read from a PEM file, the
+ * sharder's own CA ({@code webhookCertificates = self-signed}), cert-manager's CA injection from a
+ * Certificate, or none of them (the API server's system trust roots, for a URL with a public
+ * certificate).
  *
  * @param service                the Service in front of the sharder, or {@code null} when {@code url} is set
  * @param url                    https base URL of the sharder (the webhook path is appended), or
  *                               {@code null} when {@code service} is set
  * @param caBundleFile           PEM file with the CA that signed the sharder's certificate, or {@code null}
  * @param certManagerCertificate {@code <namespace>/<certificate>} whose CA cert-manager injects, or {@code null}
+ * @param caBundleSource         the sharder's own CA bundle, as it is at each moment, or {@code null}
  */
 public record WebhookClientSettings(ServiceEndpoint service, String url, Path caBundleFile,
-        String certManagerCertificate) {
+        String certManagerCertificate, CaBundleSource caBundleSource) {
+
+    /**
+     * The CA bundle the sharder keeps itself (its self-signed CA), read at each use; empty while it is
+     * not known yet, when whatever the configurations hold stays.
+     */
+    @FunctionalInterface
+    public interface CaBundleSource {
+        Optional<byte[]> current();
+    }
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
     private static final Pattern DNS_SUBDOMAIN =
@@ -67,8 +79,9 @@ public record WebhookClientSettings(ServiceEndpoint service, String url, Path ca
         if (url != null) {
             requireHttpsUrl(url);
         }
-        if (caBundleFile != null && certManagerCertificate != null) {
-            throw new IllegalArgumentException("configure either a CA bundle file or a cert-manager certificate, not both");
+        if ((caBundleFile != null ? 1 : 0) + (certManagerCertificate != null ? 1 : 0) + (caBundleSource != null ? 1 : 0) > 1) {
+            throw new IllegalArgumentException("configure one source of the webhook's CA: a CA bundle file, a "
+                    + "cert-manager certificate or the sharder's own CA, not several");
         }
         if (caBundleFile != null) {
             readPem(caBundleFile);
@@ -76,6 +89,10 @@ public record WebhookClientSettings(ServiceEndpoint service, String url, Path ca
         if (certManagerCertificate != null) {
             requireNamespacedName(certManagerCertificate);
         }
+    }
+
+    public WebhookClientSettings(ServiceEndpoint service, String url, Path caBundleFile, String certManagerCertificate) {
+        this(service, url, caBundleFile, certManagerCertificate, null);
     }
 
     /** The defaults: the Service {@code sharding-system/sharder:443}, no CA bundle. */
@@ -95,21 +112,32 @@ public record WebhookClientSettings(ServiceEndpoint service, String url, Path ca
 
     /** The same client, trusting the CA in a PEM file (read again whenever the configuration is built). */
     public WebhookClientSettings withCaBundleFile(Path file) {
-        return new WebhookClientSettings(service, url, file, null);
+        return new WebhookClientSettings(service, url, file, null, null);
     }
 
     /** The same client, with the CA injected by cert-manager from {@code <namespace>/<certificate>}. */
     public WebhookClientSettings withCertManagerCertificate(String namespaceAndName) {
-        return new WebhookClientSettings(service, url, null, namespaceAndName);
+        return new WebhookClientSettings(service, url, null, namespaceAndName, null);
+    }
+
+    /** The same client, trusting the sharder's own CA (self-signed mode), whatever it is at each use. */
+    public WebhookClientSettings withCaBundleSource(CaBundleSource source) {
+        return new WebhookClientSettings(service, url, null, null, Objects.requireNonNull(source, "source"));
     }
 
     /** Whether the sharder writes the CA bundle itself; otherwise it leaves whatever is there alone. */
     public boolean ownsCaBundle() {
-        return caBundleFile != null;
+        return caBundleFile != null || caBundleSource != null;
     }
 
-    /** The CA bundle's PEM bytes, read now so a rotated file is picked up; {@code null} without a file. */
+    /**
+     * The CA bundle's PEM bytes, read now so a rotated file or a renewed CA is picked up; {@code null}
+     * without a file or source, and while the source does not know it yet.
+     */
     public byte[] readCaBundle() {
+        if (caBundleSource != null) {
+            return caBundleSource.current().orElse(null);
+        }
         return caBundleFile == null ? null : readPem(caBundleFile);
     }
 

@@ -58,6 +58,10 @@ public final class WebhookConfigurations {
      * The ring must be valid ({@link RingValidation}) and have a uid (be read from the server).
      */
     public MutatingWebhookConfiguration desired(RingObject ring) {
+        return desired(ring, settings.readCaBundle());
+    }
+
+    private MutatingWebhookConfiguration desired(RingObject ring, byte[] caBundle) {
         RingKey key = ring.key();
         String name = key.name();
         ObjectMeta ringMeta = ring.getMetadata();
@@ -82,7 +86,7 @@ public final class WebhookConfigurations {
                 .endMetadata()
                 .withWebhooks(new MutatingWebhookBuilder()
                         .withName(RingContract.WEBHOOK_NAME)
-                        .withClientConfig(clientConfig(key))
+                        .withClientConfig(clientConfig(key, caBundle))
                         .withRules(rules(ring))
                         .withNewObjectSelector()
                         .addNewMatchExpression()
@@ -133,15 +137,17 @@ public final class WebhookConfigurations {
      * Creates the ring's configuration or brings the fields the sharder owns (its label, the
      * cert-manager annotation, the controller owner reference, the webhooks) in line; writes nothing
      * when they already are. Labels, annotations and non-controller owner references of others stay.
-     * Unless the settings name a CA bundle file, the {@code caBundle} on the server is kept as it is
-     * (cert-manager or an operator injects it): the patch carries it over and is locked to the
+     * Unless the settings name a CA bundle (a file, or the sharder's own CA once it is known), the
+     * {@code caBundle} on the server is kept as it is (cert-manager or an operator injects it, or the
+     * sharder's CA is not read yet): the patch carries it over and is locked to the
      * resourceVersion it was read at, so a concurrent injection makes it fail with 409 instead of
      * undoing the injection.
      *
      * @return whether it wrote
      */
     public boolean apply(RingObject ring) {
-        MutatingWebhookConfiguration desired = desired(ring);
+        byte[] caBundle = settings.readCaBundle();
+        MutatingWebhookConfiguration desired = desired(ring, caBundle);
         String name = desired.getMetadata().getName();
         Resource<MutatingWebhookConfiguration> resource =
                 client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(name);
@@ -160,7 +166,7 @@ public final class WebhookConfigurations {
         List<OwnerReference> owners = withControllerOwner(nonNull(meta.getOwnerReferences()),
                 desired.getMetadata().getOwnerReferences().get(0));
         List<MutatingWebhook> webhooks = desired.getWebhooks();
-        if (!settings.ownsCaBundle()) {
+        if (caBundle == null) {
             carryOverCaBundles(nonNull(current.getWebhooks()), webhooks);
         }
 
@@ -181,7 +187,7 @@ public final class WebhookConfigurations {
         return true;
     }
 
-    private WebhookClientConfig clientConfig(RingKey ring) {
+    private WebhookClientConfig clientConfig(RingKey ring, byte[] caBundle) {
         WebhookClientConfigBuilder config = new WebhookClientConfigBuilder();
         WebhookClientSettings.ServiceEndpoint service = settings.service();
         if (service != null) {
@@ -194,7 +200,6 @@ public final class WebhookConfigurations {
         } else {
             config.withUrl(settings.webhookUrl(ring));
         }
-        byte[] caBundle = settings.readCaBundle();
         if (caBundle != null) {
             config.withCaBundle(Base64.getEncoder().encodeToString(caBundle));
         }

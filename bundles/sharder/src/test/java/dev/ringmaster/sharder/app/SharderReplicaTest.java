@@ -11,6 +11,8 @@ import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.AdmissionRequest;
 import dev.ringmaster.ring.testing.MutableClock;
+import dev.ringmaster.sharder.certificates.WebhookCertificates;
+import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
@@ -27,18 +29,24 @@ import dev.ringmaster.testing.mockapiserver.CrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Sharder replicas against the mock API server: every controller working together, leader and follower. */
 /**
@@ -181,6 +189,63 @@ class SharderReplicaTest {
                 .withName(RingContract.webhookConfigurationName(RING)).get()).isNotNull();
         assertThat(client.leases().inNamespace("default").withName("shard-0").get().getMetadata().getLabels())
                 .containsEntry(RingContract.STATE_LABEL, "ready");
+    }
+
+    /**
+     * webhookCertificates = self-signed: the replica makes the Secrets, writes the files for the webhook
+     * server, and as leader writes its CA into the ring's webhook configuration and the label guard's;
+     * a new CA (the CA Secret deleted) reaches both configurations.
+     */
+    @Test
+    void selfSignedCertificatesReachTheFilesAndEveryWebhookConfiguration(@TempDir Path tls) throws Exception {
+        sharder.close();
+        client.admissionRegistration().v1().validatingWebhookConfigurations().resource(
+                new ValidatingWebhookConfigurationBuilder().withNewMetadata().withName("ringmaster-label-guard")
+                        .endMetadata().addNewWebhook().withName("label-guard.ringmaster.dev").withNewClientConfig()
+                        .withNewService().withNamespace("sharding-system").withName("sharder")
+                        .withPath("/webhooks/label-guard/").endService().endClientConfig().endWebhook().build()).create();
+        sharder = new SharderReplica(client, SharderReplica.Options.defaults().withIdentity("sharder-self-signed")
+                .withDefaultStrategy("rendezvous").withClock(clock)
+                .withCertificates(new WebhookCertificates.Settings("sharding-system", "sharder", Duration.ofDays(3650),
+                        Duration.ofDays(365), Optional.of(tls)))
+                .withValidatingWebhooks(new ValidatingWebhookCa.Settings(List.of("ringmaster-label-guard"), null, null)));
+        sharder.use(PLUG_INS);
+        sharder.start();
+        await().atMost(SOON).until(sharder::isLeader);
+
+        await().atMost(SOON).ignoreExceptions().untilAsserted(() -> {
+            byte[] ca = secretData("sharder-webhook-ca", "ca.crt");
+            assertThat(Files.readAllBytes(tls.resolve("tls.crt"))).isEqualTo(secretData("sharder-webhook-tls", "tls.crt"));
+            assertThat(mutatingCaBundle()).isEqualTo(ca);
+            assertThat(validatingCaBundle()).isEqualTo(ca);
+        });
+        byte[] first = secretData("sharder-webhook-ca", "ca.crt");
+
+        client.secrets().inNamespace("sharding-system").withName("sharder-webhook-ca").delete();
+        sharder.certificates().orElseThrow().check(); // as the watch of the Secret would
+        await().atMost(SOON).ignoreExceptions().untilAsserted(() -> {
+            byte[] ca = secretData("sharder-webhook-ca", "ca.crt");
+            assertThat(ca).isNotEqualTo(first);
+            assertThat(mutatingCaBundle()).isEqualTo(ca);
+            assertThat(validatingCaBundle()).isEqualTo(ca);
+            assertThat(Files.readAllBytes(tls.resolve("ca.crt"))).isEqualTo(ca);
+        });
+    }
+
+    private byte[] secretData(String name, String key) {
+        return Base64.getDecoder().decode(client.secrets().inNamespace("sharding-system").withName(name).get()
+                .getData().get(key));
+    }
+
+    private byte[] mutatingCaBundle() {
+        return Base64.getDecoder().decode(client.admissionRegistration().v1().mutatingWebhookConfigurations()
+                .withName(RingContract.webhookConfigurationName(RING)).get().getWebhooks().get(0).getClientConfig()
+                .getCaBundle());
+    }
+
+    private byte[] validatingCaBundle() {
+        return Base64.getDecoder().decode(client.admissionRegistration().v1().validatingWebhookConfigurations()
+                .withName("ringmaster-label-guard").get().getWebhooks().get(0).getClientConfig().getCaBundle());
     }
 
     @Test

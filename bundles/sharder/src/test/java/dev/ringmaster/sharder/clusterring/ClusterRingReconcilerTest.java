@@ -225,6 +225,46 @@ class ClusterRingReconcilerTest {
                 .isEqualTo(Base64.getEncoder().encodeToString(rotated.getBytes(StandardCharsets.US_ASCII)));
     }
 
+    /**
+     * Self-signed mode: the configuration trusts the sharder's own CA as it is at each pass, takes over
+     * from cert-manager (its annotation goes, so the cainjector does not write another CA over it), and
+     * leaves the caBundle there is while the sharder does not know its CA yet.
+     */
+    @Test
+    void theShardersOwnCaIsWrittenOnceKnownAndReplacesCertManagersInjection() {
+        create(exampleRing());
+        reconciler(WebhookClientSettings.defaults().withCertManagerCertificate("sharding-system/sharder-webhook"))
+                .reconcile(KEY);
+        String injected = Base64.getEncoder().encodeToString("injected by cainjector".getBytes(StandardCharsets.UTF_8));
+        webhookConfigurationResource().edit(configuration -> {
+            configuration.getWebhooks().get(0).getClientConfig().setCaBundle(injected);
+            return configuration;
+        });
+        AtomicReference<byte[]> ca = new AtomicReference<>();
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults()
+                .withCaBundleSource(() -> Optional.ofNullable(ca.get())));
+
+        reconciler.reconcile(KEY);
+        assertThat(singleWebhook(webhookConfiguration()).getClientConfig().getCaBundle())
+                .as("not known yet: kept").isEqualTo(injected);
+        assertThat(webhookConfiguration().getMetadata().getAnnotations()).isNullOrEmpty();
+
+        ca.set(WebhookClientSettingsTest.PEM.getBytes(StandardCharsets.US_ASCII));
+        reconciler.reconcile(KEY);
+        assertThat(singleWebhook(webhookConfiguration()).getClientConfig().getCaBundle())
+                .isEqualTo(Base64.getEncoder().encodeToString(ca.get()));
+
+        String version = webhookConfiguration().getMetadata().getResourceVersion();
+        assertThat(requestsDuring(() -> reconciler.reconcile(KEY))).as("the same CA: nothing to write")
+                .allMatch(request -> request.startsWith("GET "));
+        assertThat(webhookConfiguration().getMetadata().getResourceVersion()).isEqualTo(version);
+
+        ca.set((WebhookClientSettingsTest.PEM + WebhookClientSettingsTest.PEM).getBytes(StandardCharsets.US_ASCII));
+        reconciler.reconcile(KEY);
+        assertThat(singleWebhook(webhookConfiguration()).getClientConfig().getCaBundle())
+                .as("a renewed CA").isEqualTo(Base64.getEncoder().encodeToString(ca.get()));
+    }
+
     @Test
     void foreignLabelsAnnotationsAndOwnersAreKept() {
         create(exampleRing());

@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -100,10 +102,26 @@ class WebhookClientSettingsTest {
     void caBundleAndCertManagerExcludeEachOther() throws IOException {
         Path ca = Files.writeString(dir.resolve("ca.pem"), PEM);
         assertThatThrownBy(() -> new WebhookClientSettings(WebhookClientSettings.DEFAULT_SERVICE, null, ca, "ns/cert"))
-                .hasMessageContaining("not both");
+                .hasMessageContaining("not several");
+        assertThatThrownBy(() -> new WebhookClientSettings(WebhookClientSettings.DEFAULT_SERVICE, null, ca, null,
+                Optional::empty)).hasMessageContaining("not several");
         // The withers switch modes instead of combining them.
         WebhookClientSettings switched = WebhookClientSettings.defaults().withCaBundleFile(ca).withCertManagerCertificate("ns/cert");
         assertThat(switched.caBundleFile()).isNull();
         assertThat(switched.certManagerCertificate()).isEqualTo("ns/cert");
+        WebhookClientSettings own = switched.withCaBundleSource(Optional::empty);
+        assertThat(own.certManagerCertificate()).isNull();
+        assertThat(own.caBundleSource()).isNotNull();
+    }
+
+    @Test
+    void theShardersOwnCaIsReadAtEachUseAndAbsentUntilKnown() {
+        AtomicReference<byte[]> ca = new AtomicReference<>();
+        WebhookClientSettings settings = WebhookClientSettings.defaults()
+                .withCaBundleSource(() -> Optional.ofNullable(ca.get()));
+        assertThat(settings.ownsCaBundle()).isTrue();
+        assertThat(settings.readCaBundle()).as("not known yet: whatever is there stays").isNull();
+        ca.set(PEM.getBytes(StandardCharsets.US_ASCII));
+        assertThat(settings.readCaBundle()).isEqualTo(PEM.getBytes(StandardCharsets.US_ASCII));
     }
 }

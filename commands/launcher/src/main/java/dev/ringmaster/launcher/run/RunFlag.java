@@ -19,7 +19,11 @@ public enum RunFlag {
     KUBECONFIG("kubeconfig", "", new Target(RunFlag.KUBERNETES_PID, "kubeconfig")),
     NAMESPACE("namespace", RingContract.SYSTEM_NAMESPACE, new Target(RunFlag.SHARDER_PID, "leaderElectionNamespace"),
             new Target(RunFlag.SHARDER_PID, "webhookServiceNamespace")),
-    TLS_DIR("tlsDir", "/etc/ringmaster/tls", new Target(RunFlag.WEBHOOK_PID, "tlsDir")),
+    /** The webhook server reads its certificate there; in self-signed mode the sharder writes it there. */
+    TLS_DIR("tlsDir", "/etc/ringmaster/tls", new Target(RunFlag.WEBHOOK_PID, "tlsDir"),
+            new Target(RunFlag.SHARDER_PID, "webhookCertificateDir")),
+    /** Where the webhook's certificate comes from: files, self-signed or cert-manager. */
+    WEBHOOK_CERTIFICATES("webhookCertificates", "files", new Target(RunFlag.SHARDER_PID, "webhookCertificates")),
     /** Not a flag of its own: {@code --webhook-url} sets it to {@code url}. */
     WEBHOOK_MODE("webhookMode", "service", new Target(RunFlag.SHARDER_PID, "webhookMode")),
     WEBHOOK_URL("webhookUrl", "", new Target(RunFlag.SHARDER_PID, "webhookUrl")),
