@@ -83,7 +83,7 @@ class RingShardsClusterIT {
     @Test
     @Order(2)
     void scaleTheShardStatefulSet() {
-        objects(40);
+        shards.atLeastObjects("object");
         shards.awaitSettledOn(shards.scale(3), SETTLE);
 
         Set<String> four = shards.scale(4);
@@ -101,7 +101,7 @@ class RingShardsClusterIT {
     @Test
     @Order(3)
     void aDeletedShardPodComesBack() {
-        objects(40);
+        shards.atLeastObjects("object");
         Set<String> before = shards.readyPods();
         assertThat(before).as("shard pods before").isNotEmpty();
         String victim = new TreeSet<>(before).last();
@@ -117,13 +117,5 @@ class RingShardsClusterIT {
         assertThat(shards.readyPods()).isEqualTo(before);
         shards.awaitSettledOn(before, SETTLE);
         shards.assertNoOverlappingReconciles();
-    }
-
-    /** At least {@code count} ConfigMaps in the ring (created if fewer: this class's scenarios also run one at a time). */
-    private static void objects(int count) {
-        int existing = shards.configMaps().size();
-        for (int i = existing; i < count; i++) {
-            shards.createConfigMap("object-%02d".formatted(i));
-        }
     }
 }

@@ -252,7 +252,10 @@ public final class Examples {
     /**
      * Why the ring is not settled on {@code shards}; empty if it is: the ready shard Leases are exactly
      * {@code shards}, and every ConfigMap is labelled with one of them, carries no drain label, and has
-     * its Secret {@code checksums-<name>}, controlled by it, with the checksums of its data now.
+     * its Secret {@code checksums-<name>}, controlled by it, with the checksums of its data now; and every
+     * one of {@code shards} has objects. The last is how the test knows that the sharder is done: a shard
+     * that just became ready has none until the leader's rebalance pass drains its share to it (the
+     * scenarios keep at least {@value #OBJECTS} objects in the ring, so that no shard's share is empty).
      */
     public List<String> unsettled(Set<String> shards) {
         List<String> problems = new ArrayList<>();
@@ -262,7 +265,15 @@ public final class Examples {
         }
         Map<String, Secret> secrets = admin().secrets().inNamespace(objectsNamespace).list().getItems().stream()
                 .collect(Collectors.toMap(secret -> secret.getMetadata().getName(), Function.identity()));
-        for (ConfigMap configMap : configMaps()) {
+        List<ConfigMap> configMaps = configMaps();
+        Set<String> holding = configMaps.stream().map(configMap -> labels(configMap).get(shardLabel()))
+                .filter(java.util.Objects::nonNull).collect(Collectors.toSet());
+        for (String shard : shards) {
+            if (!holding.contains(shard)) {
+                problems.add(shard + " has no objects yet");
+            }
+        }
+        for (ConfigMap configMap : configMaps) {
             String name = configMap.getMetadata().getName();
             Map<String, String> labels = labels(configMap);
             String shard = labels.get(shardLabel());
@@ -299,8 +310,23 @@ public final class Examples {
     public void awaitSettledOn(Set<String> shards, Duration timeout) {
         Waiting.until(timeout, () -> "settled on " + shards + ": " + summary(unsettled(shards)) + "\nper shard: "
                 + perShard() + "\n" + diagnostics(), () -> unsettled(shards).isEmpty());
-        Waiting.throughout(Duration.ofSeconds(3), () -> "settled on " + shards + ": " + summary(unsettled(shards)),
-                () -> unsettled(shards).isEmpty());
+        List<String> lapse = new ArrayList<>();
+        Waiting.throughout(Duration.ofSeconds(3), () -> "settled on " + shards + "; first lapse: " + summary(lapse)
+                + "; leases now " + leaseStates() + "\n" + diagnostics(), () -> {
+                    List<String> problems = unsettled(shards);
+                    if (!problems.isEmpty() && lapse.isEmpty()) {
+                        lapse.addAll(problems);
+                    }
+                    return problems.isEmpty();
+                });
+    }
+
+    /** Each shard Lease's state label and holder, for failure messages. */
+    public Map<String, String> leaseStates() {
+        return leases().values().stream().collect(Collectors.toMap(lease -> lease.getMetadata().getName(),
+                lease -> labels(lease).getOrDefault(RingContract.STATE_LABEL, "?") + " held by "
+                        + lease.getSpec().getHolderIdentity() + " renewed " + lease.getSpec().getRenewTime(),
+                (a, b) -> a, TreeMap::new));
     }
 
     private static String summary(List<String> problems) {
@@ -325,6 +351,16 @@ public final class Examples {
                     + ShardLogs.firstOverlap(lines).orElse("") + "\n(raw logs: " + cluster.work().resolve("logs") + ")");
         }
         return lines;
+    }
+
+    /** How many ConfigMaps the scenarios keep in the ring at least. */
+    public static final int OBJECTS = 40;
+
+    /** Creates ConfigMaps named {@code prefix-NN} until the ring has at least {@link #OBJECTS}. */
+    public void atLeastObjects(String prefix) {
+        for (int i = configMaps().size(); i < OBJECTS; i++) {
+            createConfigMap("%s-%02d".formatted(prefix, i));
+        }
     }
 
     /** Creates ConfigMap {@code name} with some data in the objects' namespace; returns it as the API server answered. */
