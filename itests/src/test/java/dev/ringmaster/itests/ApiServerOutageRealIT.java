@@ -2,7 +2,6 @@ package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertEquals;
 
-import dev.ringmaster.itests.support.ApiServerLink;
 import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.FailureLogs;
 import dev.ringmaster.itests.support.RealCluster;
@@ -10,6 +9,7 @@ import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.ShardFleet;
 import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
+import dev.ringmaster.testing.apiserver.ApiServerLink;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

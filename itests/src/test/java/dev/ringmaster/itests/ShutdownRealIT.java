@@ -2,11 +2,11 @@ package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertTrue;
 
-import dev.ringmaster.itests.support.ApiServerLink;
 import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
+import dev.ringmaster.testing.apiserver.ApiServerLink;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package dev.ringmaster.itests.support;
 import dev.ringmaster.examples.checksum.ReconcileLine;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.sandbox.ReconcileLog;
+import dev.ringmaster.testing.apiserver.ApiServerLink;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

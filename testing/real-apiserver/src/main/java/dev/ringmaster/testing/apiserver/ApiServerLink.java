@@ -1,4 +1,4 @@
-package dev.ringmaster.itests.support;
+package dev.ringmaster.testing.apiserver;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,18 +15,19 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A TCP link between one process and the real API server, which the test can cut: the process's
- * kubeconfig points at this link's port on 127.0.0.1 (the API server's certificate is for 127.0.0.1,
- * so TLS goes through unchanged). {@link #cut()} makes the API server unreachable for that process
- * alone (every connection reset, new ones refused), {@link #blackHole()} makes it silent (connections
- * stay open, nothing arrives, as in a network partition), {@link #down()} and {@link #up()} make it
- * away for a while (as a restarting API server is), while the other tests' server runs on.
+ * A TCP link between processes and the real API server, which a test or benchmark can cut: the
+ * processes' kubeconfigs point at this link's port on 127.0.0.1 (the API server's certificate is for
+ * 127.0.0.1, so TLS goes through unchanged). {@link #cut()} makes the API server unreachable for those
+ * processes alone (every connection reset, new ones refused), {@link #blackHole()} makes it silent
+ * (connections stay open, nothing arrives, as in a network partition), {@link #down()} and {@link #up()}
+ * make it away for a while (as a restarting API server is), while the other tests' server runs on.
  */
 public final class ApiServerLink implements AutoCloseable {
 
     private final String targetUrl;
     private final InetSocketAddress target;
     private final ServerSocket listener;
+    /** Both ends of every connection passed on; with {@link #away}, guarded by "this". */
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean silent;
     private volatile boolean away;
@@ -65,7 +66,7 @@ public final class ApiServerLink implements AutoCloseable {
     }
 
     /** The API server is away until {@link #up()}: connections reset, new ones closed at once. */
-    public void down() {
+    public synchronized void down() {
         away = true;
         sockets.forEach(ApiServerLink::closeQuietly);
         sockets.clear();
@@ -105,8 +106,16 @@ public final class ApiServerLink implements AutoCloseable {
                     continue;
                 }
                 Socket server = new Socket(target.getAddress(), target.getPort());
-                sockets.add(client);
-                sockets.add(server);
+                synchronized (this) {
+                    // down() may have run while this connection was being made: it must not outlive the outage
+                    if (away) {
+                        closeQuietly(client);
+                        closeQuietly(server);
+                        continue;
+                    }
+                    sockets.add(client);
+                    sockets.add(server);
+                }
                 pump(client, server);
                 pump(server, client);
             } catch (IOException e) {
