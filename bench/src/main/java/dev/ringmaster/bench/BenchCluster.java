@@ -1,6 +1,7 @@
 package dev.ringmaster.bench;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.testing.apiserver.ApiServerLink;
 import dev.ringmaster.testing.apiserver.RealApiServer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -36,7 +37,8 @@ import java.util.regex.Pattern;
  * against it from a copy of the distribution: {@code bin/ringmaster run} with its webhook on a free
  * port of 127.0.0.1, {@code bin/checksum-controller} shards. Every process gets a ServiceAccount
  * token of its own, bound to cluster-admin: benchmarks measure speed (RBAC as shipped is tested in
- * itests), and the audit log tells the accounts apart. Closing stops every process started.
+ * itests), and the audit log tells the accounts apart. With {@link #link()}, they reach the API server
+ * through a link that can be taken down. Closing stops every process started.
  */
 public final class BenchCluster implements AutoCloseable {
 
@@ -51,6 +53,7 @@ public final class BenchCluster implements AutoCloseable {
     private final Map<String, String> sharderSettings;
     private final List<Process> processes = new ArrayList<>();
     private BenchCertificate certificate;
+    private ApiServerLink link;
 
     /**
      * Copies {@code distribution} into {@code work} and installs the CRD.
@@ -109,6 +112,17 @@ public final class BenchCluster implements AutoCloseable {
 
     public KubernetesClient admin() {
         return admin;
+    }
+
+    /**
+     * The link through which every process started from now on (sharders, shards, {@link #clientAs}
+     * clients) reaches the API server, created on first use; {@link #admin()} keeps the direct way.
+     */
+    public ApiServerLink link() {
+        if (link == null) {
+            link = ApiServerLink.to(admin.getConfiguration().getMasterUrl());
+        }
+        return link;
     }
 
     /** A namespace, and a ClusterRing over the ConfigMaps of that namespace alone. */
@@ -201,6 +215,11 @@ public final class BenchCluster implements AutoCloseable {
                 : election.getSpec().getHolderIdentity();
     }
 
+    /** The log (standard error) of the process started as {@code name}, e.g. {@code sharder} or {@code shard-3}. */
+    public Path log(String name) {
+        return work.resolve(name + ".log");
+    }
+
     /** The first sharder's webhook port on 127.0.0.1. */
     public int webhookPort() throws IOException {
         return port(home, "etc/dev.ringmaster.webhook.cfg");
@@ -229,9 +248,15 @@ public final class BenchCluster implements AutoCloseable {
         return server.clientFor(kubeconfig(namespace, account, account));
     }
 
-    /** A kubeconfig {@code work/<file>.kubeconfig} with a token of its own for the ServiceAccount. */
+    /**
+     * A kubeconfig {@code work/<file>.kubeconfig} with a token of its own for the ServiceAccount, through
+     * the {@link #link()} if there is one.
+     */
     private Path kubeconfig(String namespace, String account, String file) {
         Path kubeconfig = server.serviceAccountKubeconfig(namespace, account, work.resolve(file + ".kubeconfig"));
+        if (link != null) {
+            link.reroute(kubeconfig);
+        }
         admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata()
                 .withName("bench-" + namespace + "-" + account).endMetadata()
                 .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "cluster-admin")
@@ -269,6 +294,9 @@ public final class BenchCluster implements AutoCloseable {
         processes.forEach(Process::destroy);
         for (Process process : processes) {
             process.waitFor(30, TimeUnit.SECONDS);
+        }
+        if (link != null) {
+            link.close();
         }
     }
 

@@ -15,6 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.HashMap;
@@ -44,6 +46,9 @@ import java.util.regex.Pattern;
  * account; exits 1 if a change did not settle. With {@code --shards bench} the bench plays the
  * shards itself ({@link BenchShards}: Leases and drain hand-backs, no reconciles) and creates every
  * ConfigMap on its shard of three, so that 100,000 objects take about 2 minutes to set up, not 23.
+ * With {@code --outage SECONDS} every sharder and shard reaches the API server through one
+ * {@link dev.ringmaster.testing.apiserver.ApiServerLink}, which goes down for that long as soon as the
+ * scale-out drains an object; a second table gives the time from the server's return until settled.
  */
 public final class RealScaleBench {
 
@@ -52,6 +57,11 @@ public final class RealScaleBench {
     private static final String SHARD_LABEL = RingContract.shardLabel(RING);
     private static final String DRAIN_LABEL = RingContract.drainLabel(RING);
     private static final Pattern HEAP_USED = Pattern.compile("garbage-first heap\\s+total \\d+K, used (\\d+)K");
+    private static final String SHARDER_USER = "system:serviceaccount:" + BenchCluster.SYSTEM_NAMESPACE + ":sharder";
+    /** How the sharder logs a pass over the ring, a failed write of one, and a pass that failed. */
+    private static final String PASS = "rebalanced ClusterRing/" + RING + ": ";
+    private static final String FAILED_WRITE = "ClusterRing/" + RING + ": moving ";
+    private static final String FAILED_PASS = "rebalancer: reconciling ClusterRing/" + RING + " failed";
 
     private final MockCluster.Args options;
     private final BenchCluster cluster;
@@ -62,6 +72,11 @@ public final class RealScaleBench {
     private final StringBuilder details = new StringBuilder();
     /** The bench's view of every ConfigMap's shard and drain labels, from an informer. */
     private final Map<String, Map<String, String>> labels = new ConcurrentHashMap<>();
+    /** The sharder replicas' names, for their logs. */
+    private final List<String> sharders = new ArrayList<>();
+    /** With {@code --outage}: when the API server came back during the change being timed, else null. */
+    private Instant serverBack;
+    private final StringBuilder outageRows = new StringBuilder();
 
     private RealScaleBench(MockCluster.Args options, BenchCluster cluster) {
         this.options = options;
@@ -100,6 +115,10 @@ public final class RealScaleBench {
             throw new IllegalArgumentException("--failover none|after|with, not " + failover);
         }
         cluster.configMapRing(RING, NAMESPACE);
+        int outage = options.integer("outage", 0);
+        if (outage > 0) {
+            cluster.link(); // before any process starts: every one reaches the API server through it
+        }
         String sharderJvm = options.string("sharder-jvm", "-Xmx256m");
         Map<String, Process> replicas = new TreeMap<>();
         if (!failover.equals("none")) {
@@ -109,6 +128,7 @@ public final class RealScaleBench {
         } else {
             replicas.put("sharder", cluster.startSharder(sharderJvm));
         }
+        sharders.addAll(replicas.keySet());
         for (int shard = 0; shard < 3; shard++) {
             startShard(shard);
         }
@@ -141,7 +161,12 @@ public final class RealScaleBench {
         System.out.println("| change | moved | settled after s | moves/s | sharder writes/move | shard writes/move"
                 + " | sharder CPU ms/move | sharder heap after GC MiB |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
-        boolean scaledOut = change("scale-out 3 → 4", leaderPid, 4, () -> startShard(3));
+        boolean scaledOut = outage > 0
+                ? change("scale-out 3 → 4, API server away " + outage + " s once it drains", leaderPid, 4, () -> {
+                    startShard(3);
+                    outage(outage);
+                })
+                : change("scale-out 3 → 4", leaderPid, 4, () -> startShard(3));
         Change stopShard = () -> stopShard(3);
         boolean scaledIn = switch (failover) {
             case "after" -> {
@@ -159,6 +184,14 @@ public final class RealScaleBench {
             }
             default -> change("scale-in 4 → 3 (SIGTERM)", leaderPid, 3, stopShard);
         };
+        if (outage > 0) {
+            System.out.println();
+            System.out.println("| outage s | settled after the server's return s | sharder passes after it"
+                    + " | sharder's failed writes | failed passes | writes answered ≥ 400 (audit log)"
+                    + " | shard Leases the sharder acquired |");
+            System.out.println("|---:|---:|---:|---:|---:|---:|---|");
+            System.out.print(outageRows);
+        }
         informer.close();
         if (benchShards != null) {
             details.append(String.format(Locale.ROOT, "bench shards: %d hand-backs failed%n", benchShards.failures()));
@@ -187,6 +220,19 @@ public final class RealScaleBench {
         return replicas.get(standby);
     }
 
+    /** Once an object carries the drain label, the API server goes away for {@code seconds}: the link is down. */
+    private void outage(int seconds) throws InterruptedException {
+        boolean drains = BenchCluster.waitUntil(Duration.ofMinutes(2),
+                () -> labels.values().stream().anyMatch(object -> object.get(DRAIN_LABEL) != null));
+        cluster.link().down();
+        Instant down = Instant.now();
+        Thread.sleep(Duration.ofSeconds(seconds).toMillis());
+        cluster.link().up();
+        serverBack = Instant.now();
+        details.append(String.format(Locale.ROOT, "API server away from %s to %s (%s)%n", down, serverBack,
+                drains ? "an object was in drain" : "no drain seen within 2 minutes"));
+    }
+
     /** One change of the fleet, timed from {@code change} until every object is on its shard of the new ring. */
     private boolean change(String name, long sharderPid, int shardsAfter, Change change) throws Exception {
         Map<String, String> after = placement(BenchRing.ring(shardsAfter));
@@ -207,7 +253,59 @@ public final class RealScaleBench {
         details.append(name).append(settled ? ": settled" : ": NOT settled, " + misplaced(after) + " misplaced")
                 .append("; writes until then (user verb resource code: count):\n");
         writes.forEach((what, count) -> details.append(String.format(Locale.ROOT, "  %s: %,d%n", what, count)));
+        if (serverBack != null) {
+            outageRow(start, settledAt);
+            serverBack = null;
+        }
         return settled;
+    }
+
+    /**
+     * The outage's row: from the server's return until settled; the sharder's passes, failed writes
+     * and failed passes (attempts) from its log; writes answered with an error and the sharder's
+     * updates of shard Leases (acquisitions) from the audit log.
+     */
+    private void outageRow(Instant start, Instant settledAt) throws IOException {
+        int passes = sharderLog(serverBack, settledAt, PASS).size();
+        int failedWrites = sharderLog(start, settledAt, FAILED_WRITE).size();
+        int failedPasses = sharderLog(start, settledAt, FAILED_PASS).size();
+        long answeredError = 0; // conflicts (409), and requests the outage cut off (504)
+        List<String> acquired = new ArrayList<>();
+        for (AuditLog.Event event : cluster.server().audit().events()) {
+            if (event.received().isBefore(start) || event.received().isAfter(settledAt)) {
+                continue;
+            }
+            answeredError += event.code() >= 400 ? 1 : 0;
+            if (event.user().equals(SHARDER_USER) && event.resource().equals("leases")
+                    && event.namespace().equals(NAMESPACE) && event.verb().equals("update")) {
+                acquired.add(event.name()); // its state labels are patches
+            }
+        }
+        outageRows.append(String.format(Locale.ROOT, "| %d | %.1f | %d | %d | %d | %d | %s |%n", options.integer("outage", 0),
+                seconds(serverBack, settledAt), passes, failedWrites, failedPasses, answeredError,
+                acquired.isEmpty() ? "none" : acquired));
+        details.append("the sharders' passes, leadership and membership changes since the change started:\n");
+        sharderLog(start, settledAt, PASS, "leads the sharder", "stopped leading", "available shards now")
+                .forEach(line -> details.append("  ").append(line).append('\n'));
+    }
+
+    /** The sharder replicas' log lines logged in [from, to] that contain one of {@code texts}. */
+    private List<String> sharderLog(Instant from, Instant to, String... texts) throws IOException {
+        List<String> lines = new ArrayList<>();
+        for (String sharder : sharders) {
+            for (String line : Files.readAllLines(cluster.log(sharder))) {
+                Instant logged;
+                try {
+                    logged = OffsetDateTime.parse(line.substring(0, Math.max(0, line.indexOf(' ')))).toInstant();
+                } catch (DateTimeParseException notALogLine) {
+                    continue;
+                }
+                if (!logged.isBefore(from) && !logged.isAfter(to) && List.of(texts).stream().anyMatch(line::contains)) {
+                    lines.add(line);
+                }
+            }
+        }
+        return lines;
     }
 
     @FunctionalInterface
