@@ -101,6 +101,7 @@ public class ApiServerOutageRealIT {
         link.down();
         Thread.sleep(OUTAGE.toMillis());
         link.up();
+        long returned = System.nanoTime();
 
         Set<String> five = new TreeSet<>(four);
         five.add("shard-4");
@@ -108,6 +109,7 @@ public class ApiServerOutageRealIT {
                 () -> "settled on five shards within 60 s of the server's return; now "
                 + objects.perShard() + "\n" + sharder.err(),
                 () -> objects.isSettledOn(five, OBJECTS));
+        System.out.printf("settled on five shards %.1f s after the server's return%n", (System.nanoTime() - returned) / 1e9);
         for (String shard : five) {
             assertEquals("the sharder took " + shard + " for dead", shard, objects.holderOf(shard));
         }
