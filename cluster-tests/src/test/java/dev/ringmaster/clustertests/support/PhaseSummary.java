@@ -9,8 +9,16 @@ import org.junit.platform.launcher.TestPlan;
  */
 public final class PhaseSummary implements TestExecutionListener {
 
+    private static boolean printed;
+
     @Override
     public void testPlanExecutionFinished(TestPlan testPlan) {
+        synchronized (PhaseSummary.class) {
+            if (printed) {
+                return;
+            }
+            printed = true;
+        }
         System.err.println("cluster-tests: " + NodeCluster.phases());
     }
 }
