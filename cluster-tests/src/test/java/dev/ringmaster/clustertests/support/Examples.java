@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -267,7 +268,7 @@ public final class Examples {
                 .collect(Collectors.toMap(secret -> secret.getMetadata().getName(), Function.identity()));
         List<ConfigMap> configMaps = configMaps();
         Set<String> holding = configMaps.stream().map(configMap -> labels(configMap).get(shardLabel()))
-                .filter(java.util.Objects::nonNull).collect(Collectors.toSet());
+                .filter(Objects::nonNull).collect(Collectors.toSet());
         for (String shard : shards) {
             if (!holding.contains(shard)) {
                 problems.add(shard + " has no objects yet");

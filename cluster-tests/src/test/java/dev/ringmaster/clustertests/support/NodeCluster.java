@@ -1,7 +1,6 @@
 package dev.ringmaster.clustertests.support;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -11,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -187,7 +187,7 @@ public final class NodeCluster {
         Path logs = work.resolve("logs");
         if (Files.isDirectory(logs)) {
             try (Stream<Path> old = Files.walk(logs)) {
-                old.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+                old.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
             }
         }
         return null;
@@ -201,7 +201,7 @@ public final class NodeCluster {
         try {
             Waiting.until(Duration.ofSeconds(60), () -> "node Ready", () -> admin.nodes().list().getItems().stream()
                     .map(Node::getStatus).flatMap(status -> status.getConditions().stream())
-                    .anyMatch(NodeCondition -> "Ready".equals(NodeCondition.getType()) && "True".equals(NodeCondition.getStatus())));
+                    .anyMatch(condition -> "Ready".equals(condition.getType()) && "True".equals(condition.getStatus())));
             return true;
         } catch (AssertionError e) {
             return false;

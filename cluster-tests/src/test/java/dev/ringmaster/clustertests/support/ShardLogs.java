@@ -23,10 +23,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.stream.Stream;
+import java.util.stream.Collectors;
 
 /**
  * Every line every shard pod printed, for the whole run: also of pods that were deleted since and of
@@ -204,13 +205,7 @@ public final class ShardLogs implements AutoCloseable {
 
     /** The shards that printed reconcile lines, with how many. */
     public static Map<String, Long> perShard(List<ReconcileLine> lines) {
-        return lines.stream().collect(java.util.stream.Collectors.groupingBy(ReconcileLine::shard,
-                java.util.TreeMap::new, java.util.stream.Collectors.counting()));
-    }
-
-    /** The raw log files written so far. */
-    public Stream<Path> files() throws IOException {
-        return Files.list(folder);
+        return lines.stream().collect(Collectors.groupingBy(ReconcileLine::shard, TreeMap::new, Collectors.counting()));
     }
 
     @Override

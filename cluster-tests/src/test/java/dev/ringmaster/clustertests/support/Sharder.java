@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -126,7 +127,7 @@ public final class Sharder {
         }
 
         private String since() {
-            return String.format(java.util.Locale.ROOT, "+%.1fs", Duration.between(started, Instant.now()).toMillis() / 1000.0);
+            return String.format(Locale.ROOT, "+%.1fs", Duration.between(started, Instant.now()).toMillis() / 1000.0);
         }
 
         public synchronized int fewestReady() {
