@@ -37,14 +37,12 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
 import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -153,9 +151,7 @@ class ExampleManifestsTest {
                     assertThat(generic.getApiVersion()).as("%s: %s", variant, generic.getKind()).isEqualTo(RING_GROUP_VERSION);
                     assertThat(generic.getKind()).isIn("ClusterRing", "ControllerRing");
                 } else {
-                    List<String> unknown = new ArrayList<>();
-                    unknownFields(object, "", unknown);
-                    assertThat(unknown).as("fields the %s model does not know in %s (typos?)",
+                    assertThat(ModelFields.unknown(object)).as("fields the %s model does not know in %s (typos?)",
                             object.getClass().getSimpleName(), variant).isEmpty();
                 }
             }
@@ -739,45 +735,5 @@ class ExampleManifestsTest {
         Map<String, String> strings = new LinkedHashMap<>();
         map.forEach((key, value) -> strings.put(String.valueOf(key), String.valueOf(value)));
         return strings;
-    }
-
-    /** Fields of a fabric8 model object (and of the model objects in it) the model does not know. */
-    private static void unknownFields(Object object, String path, List<String> unknown) {
-        if (object == null) {
-            return;
-        }
-        if (object instanceof Collection<?> collection) {
-            int i = 0;
-            for (Object element : collection) {
-                unknownFields(element, path + "[" + i++ + "]", unknown);
-            }
-            return;
-        }
-        if (object instanceof Map<?, ?> map) {
-            map.forEach((key, value) -> unknownFields(value, path + "." + key, unknown));
-            return;
-        }
-        if (!object.getClass().getName().startsWith("io.fabric8.kubernetes.api.model")) {
-            return;
-        }
-        for (Class<?> type = object.getClass(); type != null && type != Object.class; type = type.getSuperclass()) {
-            for (Field field : type.getDeclaredFields()) {
-                if (Modifier.isStatic(field.getModifiers())) {
-                    continue;
-                }
-                field.setAccessible(true);
-                Object value;
-                try {
-                    value = field.get(object);
-                } catch (IllegalAccessException e) {
-                    throw new AssertionError(e);
-                }
-                if (field.getName().equals("additionalProperties") && Map.class.isAssignableFrom(field.getType())) {
-                    (value == null ? Map.of() : (Map<?, ?>) value).keySet().forEach(key -> unknown.add(path + "." + key));
-                } else {
-                    unknownFields(value, path + "." + field.getName(), unknown);
-                }
-            }
-        }
     }
 }

@@ -34,9 +34,7 @@ import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.Reader;
-import java.lang.reflect.Field;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -195,9 +193,7 @@ class ManifestsTest {
                 assertThat(generic.getApiVersion() + "/" + generic.getKind())
                         .as("kind of %s", MANIFESTS.relativize(file)).isIn(customKinds);
             } else {
-                List<String> unknown = new ArrayList<>();
-                unknownFields(object, "", unknown);
-                assertThat(unknown).as("fields the %s model does not know in %s (typos?)",
+                assertThat(ModelFields.unknown(object)).as("fields the %s model does not know in %s (typos?)",
                         object.getClass().getSimpleName(), MANIFESTS.relativize(file)).isEmpty();
             }
             HasMetadata resource = (HasMetadata) object;
@@ -876,50 +872,6 @@ class ManifestsTest {
     /** The default of a sharder setting (SharderSettings), as a configuration without the key gets it. */
     private static Object defaultOf(String attribute) throws NoSuchMethodException {
         return SharderSettings.class.getMethod(attribute).getDefaultValue();
-    }
-
-    /**
-     * Collects the fields of a fabric8 model object (and of the model objects in it) that the model
-     * does not know: the model keeps them in additionalProperties instead of failing.
-     */
-    private static void unknownFields(Object object, String path, List<String> unknown) {
-        if (object == null) {
-            return;
-        }
-        if (object instanceof Collection<?> collection) {
-            int i = 0;
-            for (Object element : collection) {
-                unknownFields(element, path + "[" + i++ + "]", unknown);
-            }
-            return;
-        }
-        if (object instanceof Map<?, ?> map) {
-            map.forEach((key, value) -> unknownFields(value, path + "." + key, unknown));
-            return;
-        }
-        if (!object.getClass().getName().startsWith("io.fabric8.kubernetes.api.model")) {
-            return;
-        }
-        for (Class<?> type = object.getClass(); type != null && type != Object.class; type = type.getSuperclass()) {
-            for (Field field : type.getDeclaredFields()) {
-                if (Modifier.isStatic(field.getModifiers())) {
-                    continue;
-                }
-                field.setAccessible(true);
-                Object value;
-                try {
-                    value = field.get(object);
-                } catch (IllegalAccessException e) {
-                    throw new AssertionError(e);
-                }
-                // (JSONSchemaProps has a schema field of that name: not a map)
-                if (field.getName().equals("additionalProperties") && Map.class.isAssignableFrom(field.getType())) {
-                    (value == null ? Map.of() : (Map<?, ?>) value).keySet().forEach(key -> unknown.add(path + "." + key));
-                } else {
-                    unknownFields(value, path + "." + field.getName(), unknown);
-                }
-            }
-        }
     }
 
     // ---- files
