@@ -22,8 +22,10 @@ import java.util.Set;
  *       give it two owners (this is also how the sharder's mutating webhook assigns an unassigned
  *       object on UPDATE, in the same request);
  *   <li>or it is a drain acknowledgement (when allowed): the old object carried the ring's drain and
- *       shard labels, the new one has no drain label and no longer the old shard label (the shard
- *       removed both; the sharder's webhook may have assigned a new shard in the same request).
+ *       shard labels, the new one has no drain label. The shard removed both; the sharder's webhook
+ *       may have assigned any shard in the same request, the old one too when its replica's view of
+ *       the ring does not (yet) have the shard the object was drained for. Seen from here, that is
+ *       the same as removing the drain label alone, which keeps the object with its one owner.
  * </ol>
  * Everything else is denied with 403 and a message naming the label, the user and the configuration
  * that would trust the user. Other operations are allowed: labels set at CREATE are the sharder
@@ -82,8 +84,7 @@ final class LabelGuard {
             if (oldShard == null) {
                 continue; // nobody owns the object in this ring: an assignment
             }
-            if (policy.allowDrainAcknowledgements() && before.draining(ring) && !after.draining(ring)
-                    && shardChanged) {
+            if (policy.allowDrainAcknowledgements() && before.draining(ring) && !after.draining(ring)) {
                 continue; // the shard let go of the object
             }
             if (shardChanged) {
