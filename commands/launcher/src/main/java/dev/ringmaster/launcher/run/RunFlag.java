@@ -18,7 +18,7 @@ public enum RunFlag {
 
     KUBECONFIG("kubeconfig", "", new Target(RunFlag.KUBERNETES_PID, "kubeconfig")),
     NAMESPACE("namespace", RingContract.SYSTEM_NAMESPACE, new Target(RunFlag.SHARDER_PID, "leaderElectionNamespace"),
-            new Target(RunFlag.SHARDER_PID, "webhookServiceNamespace")),
+            new Target(RunFlag.SHARDER_PID, "webhookServiceNamespace"), new Target(RunFlag.DELIVERY_PID, "namespace")),
     /** The webhook server reads its certificate there; in self-signed mode the sharder writes it there. */
     TLS_DIR("tlsDir", "/etc/ringmaster/tls", new Target(RunFlag.WEBHOOK_PID, "tlsDir"),
             new Target(RunFlag.SHARDER_PID, "webhookCertificateDir")),
@@ -41,6 +41,8 @@ public enum RunFlag {
     public static final String KUBERNETES_PID = "dev.ringmaster.kubernetes";
     /** The sharder's configuration. */
     public static final String SHARDER_PID = "dev.ringmaster.sharder";
+    /** The configuration of the delivery of configuration and bundles by ConfigMaps. */
+    public static final String DELIVERY_PID = "dev.ringmaster.delivery";
     /** The HTTPS webhook server's configuration. */
     public static final String WEBHOOK_PID = "dev.ringmaster.webhook";
 
