@@ -117,8 +117,7 @@ public final class ClusterRingReconciler implements Reconciler<RingKey> {
         }
         webhookConfigurations.ifPresentOrElse(configurations -> configurations.apply(view.ring()),
                 () -> WebhookConfigurations.remove(client, view.ring()));
-        return new Verdict(true, REASON_SUCCEEDED,
-                "sharding with strategy \"" + view.strategyName() + "\" (" + view.strategySource() + ")");
+        return new Verdict(true, REASON_SUCCEEDED, view.readyMessage());
     }
 
     /** Writes the status if it changed, and a Warning event when the ring newly fails for a reason. */

@@ -1,7 +1,12 @@
 package dev.ringmaster.sharder.lease;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.spi.LeaseDetector;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -16,6 +21,19 @@ public record ShardInfo(String name, ShardState state, int weight) {
     public ShardInfo {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(state, "state");
+    }
+
+    /**
+     * The shard of a Lease as {@code detector} judges it at {@code now}, with its weight, for a reader
+     * beside the sharder: as the shard lease controller judges it, without a leader's term grace and
+     * without reporting an invalid weight.
+     */
+    public static ShardInfo judge(Lease lease, LeaseDetector detector, Instant now) {
+        Map<String, String> annotations = lease.getMetadata().getAnnotations();
+        String weight = annotations == null ? null : annotations.get(RingContract.WEIGHT_ANNOTATION);
+        return new ShardInfo(lease.getMetadata().getName(),
+                detector.detect(ShardLeaseReconciler.toRecord(lease), now).state(),
+                ShardWeight.parse(weight).orElse(ShardWeight.DEFAULT));
     }
 
     public boolean isAvailable() {

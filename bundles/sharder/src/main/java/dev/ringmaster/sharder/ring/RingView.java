@@ -23,6 +23,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +47,7 @@ public final class RingView {
     public static final String INTERPRETER_UNAVAILABLE = "InterpreterUnavailable";
 
     private static final Logger LOG = LoggerFactory.getLogger(RingView.class);
+    private static final Pattern READY_MESSAGE = Pattern.compile("sharding with strategy \"(.+)\" \\((.+)\\)");
 
     /** Why a ring can neither assign nor move objects now, in the words of its Ready condition. */
     public record Blocker(String reason, String message) {
@@ -200,6 +203,17 @@ public final class RingView {
     /** Where the strategy name comes from, for messages. */
     public String strategySource() {
         return strategyFromSpec ? "spec.strategy" : "the sharder's default";
+    }
+
+    /** The message of the ring's Ready condition while it can act, naming the strategy in force and its source. */
+    public String readyMessage() {
+        return "sharding with strategy \"" + strategyName + "\" (" + strategySource() + ")";
+    }
+
+    /** The strategy a {@link #readyMessage()} names; empty for any other message. */
+    public static Optional<String> strategyOfReadyMessage(String message) {
+        Matcher matcher = message == null ? null : READY_MESSAGE.matcher(message);
+        return matcher != null && matcher.matches() ? Optional.of(matcher.group(1)) : Optional.empty();
     }
 
     /** The interpreters the ring needs that are not deployed, sorted. */

@@ -1,13 +1,20 @@
 package dev.ringmaster.cli.simulate;
 
 import dev.ringmaster.launcher.command.Command;
+import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
+import dev.ringmaster.sharder.survey.RingSurvey;
+import dev.ringmaster.sharder.survey.RingSurveyException;
+import dev.ringmaster.sharder.survey.RingSurveyor;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
 import org.osgi.framework.ServiceReference;
@@ -26,7 +33,8 @@ import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 
 /**
  * {@code ringmaster simulate}: runs a simulation with a strategy service as deployed, so any strategy
- * bundle in {@code bundle/} or {@code deploy/} can be simulated.
+ * bundle in {@code bundle/} or {@code deploy/} can be simulated: over a synthetic fleet, or with
+ * {@code --ring} over a ring read from a cluster (through the sharder bundle's {@link RingSurveyor}).
  */
 @Component(property = Command.NAME + "=simulate")
 public class SimulateCommand implements Command {
@@ -47,6 +55,10 @@ public class SimulateCommand implements Command {
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile ServiceComponentRuntime componentRuntime;
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile RingSurveyor surveyor;
+
     private ComponentContext context;
 
     @Activate
@@ -59,6 +71,9 @@ public class SimulateCommand implements Command {
         if (args.contains("--help") || args.contains("-h")) {
             out.println(SimulationOptions.USAGE);
             return 0;
+        }
+        if (RingPreviewOptions.isRequested(args)) {
+            return previewRing(args, out, err);
         }
         try {
             SimulationOptions options = SimulationOptions.parse(args);
@@ -82,12 +97,78 @@ public class SimulateCommand implements Command {
         }
     }
 
+    /**
+     * {@code simulate --ring}: reads the ring from the cluster (read-only) and places its objects with
+     * the strategy in force and with the candidate.
+     */
+    private int previewRing(List<String> args, PrintStream out, PrintStream err) {
+        try {
+            RingPreviewOptions options = RingPreviewOptions.parse(args);
+            ServiceReference<PartitioningStrategy> candidate = strategy(options.strategy());
+            RingSurvey survey = survey(options);
+            Map.Entry<String, String> inForce = RingPreview.strategyInForce(options.currentStrategy(), survey);
+            ServiceReference<PartitioningStrategy> current = strategy(inForce.getKey(),
+                    "the current strategy '" + inForce.getKey() + "' (" + inForce.getValue() + ") is not deployed here"
+                            + " (add its bundle to deploy/, or name another with --current-strategy)");
+            // rings are immutable: the current one is built before --tokens reconfigures the candidate
+            ShardRing currentRing = build(current, survey);
+            if (options.tokensPerShard().isPresent()) {
+                configureTokens(candidate, options.tokensPerShard().getAsInt());
+            }
+            RingPreviewResult result = RingPreview.run(survey,
+                    new RingPreview.Placement(inForce.getKey(), inForce.getValue(), currentRing),
+                    new RingPreview.Placement(options.strategy(), "candidate", build(candidate, survey)));
+            out.print(options.json() ? result.toJson() + System.lineSeparator() : result.toTable());
+            return 0;
+        } catch (UsageException e) {
+            err.println("ringmaster simulate: " + e.getMessage());
+            return USAGE_ERROR;
+        } catch (RingSurveyException e) {
+            err.println("ringmaster simulate: " + e.getMessage());
+            return 1;
+        } catch (RuntimeException e) {
+            err.println("ringmaster simulate: the strategy failed: " + e);
+            return 1;
+        }
+    }
+
+    /** The ring as the sharder sees it, read with the options' client. */
+    private RingSurvey survey(RingPreviewOptions options) throws UsageException, RingSurveyException {
+        RingSurveyor surveyor = this.surveyor;
+        if (surveyor == null) {
+            throw new RingSurveyException("the sharder bundle's ring survey is not available in bundle/");
+        }
+        try (KubernetesClient client = ClusterClient.open(options.kubeconfig())) {
+            try {
+                return surveyor.survey(client, options.kind(), options.ring());
+            } catch (KubernetesClientException e) {
+                throw new RingSurveyException("cannot read " + options.ringName() + ": " + ClusterClient.describe(e, client));
+            } catch (RuntimeException e) {
+                throw new RingSurveyException("cannot read " + options.ringName() + ": " + e);
+            }
+        }
+    }
+
+    private ShardRing build(ServiceReference<PartitioningStrategy> reference, RingSurvey survey) throws UsageException {
+        PartitioningStrategy strategy = context.locateService("strategies", reference);
+        if (strategy == null) {
+            throw new UsageException("strategy " + reference.getProperty(PartitioningStrategy.NAME)
+                    + " went away while starting");
+        }
+        return strategy.build(survey.availableShards());
+    }
+
     private ServiceReference<PartitioningStrategy> strategy(String name) throws UsageException {
+        return strategy(name, "unknown strategy '" + name + "'");
+    }
+
+    /** The strategy service of this name; else a usage error saying {@code unknown} and listing the deployed ones. */
+    private ServiceReference<PartitioningStrategy> strategy(String name, String unknown) throws UsageException {
         List<ServiceReference<PartitioningStrategy>> available = strategies;
         return available.stream()
                 .filter(reference -> name.equals(reference.getProperty(PartitioningStrategy.NAME)))
                 .findFirst()
-                .orElseThrow(() -> new UsageException("unknown strategy '" + name + "'; available: "
+                .orElseThrow(() -> new UsageException(unknown + "; available: "
                         + String.join(", ", new TreeSet<>(available.stream()
                                 .map(reference -> String.valueOf(reference.getProperty(PartitioningStrategy.NAME)))
                                 .toList()))));

@@ -20,6 +20,8 @@ record SimulationOptions(
     static final String USAGE = """
             usage: ringmaster simulate --strategy NAME --shards N --objects K
                      [--add M | --remove M] [--weights shard-0=2,shard-3=4] [--tokens T] [--json]
+                   ringmaster simulate --ring KIND/NAME --strategy NAME [--kubeconfig FILE]
+                     [--current-strategy NAME] [--tokens T] [--json]
 
               --strategy NAME   partitioning strategy service to simulate (see the list on error)
               --shards N        fleet before the change: shard-0 … shard-(N-1)
@@ -28,12 +30,25 @@ record SimulationOptions(
               --remove M        remove the M highest-numbered shards
               --weights LIST    shard weights (default 1), comma-separated NAME=WEIGHT
               --tokens T        tokens per shard, for strategies with a tokensPerShard setting
-              --json            print one JSON object instead of the table""";
+                                (with --ring: for the candidate strategy only)
+              --json            print one JSON object instead of the table
+
+            A live preview of a strategy change against a cluster, read-only:
+              --ring KIND/NAME  clusterring/NAME or controllerring/NAME: its shards (their Leases,
+                                judged as the sharder judges them), its objects (keyed as the
+                                sharder keys them) and its strategy are read from the cluster
+              --kubeconfig FILE the cluster (default: $KUBECONFIG, ~/.kube/config or in-cluster)
+              --current-strategy NAME
+                                the strategy in force (default: spec.strategy; else the sharder's
+                                default as the ring's Ready condition names it; else consistent-hash)
+
+            Exit codes: 0 done; 1 the ring could not be read (API server unreachable, access
+            forbidden, no such ring); 2 bad arguments or an unknown strategy.""";
 
     private static final int MAX_SHARDS = 10_000;
     private static final int MAX_OBJECTS = 100_000_000;
     // the consistent-hash strategy's upper bound
-    private static final int MAX_TOKENS_PER_SHARD = 10_000;
+    static final int MAX_TOKENS_PER_SHARD = 10_000;
 
     static SimulationOptions parse(List<String> args) throws UsageException {
         String strategy = null;
@@ -110,14 +125,14 @@ record SimulationOptions(
         }
     }
 
-    private static String value(String option, Iterator<String> it) throws UsageException {
+    static String value(String option, Iterator<String> it) throws UsageException {
         if (!it.hasNext()) {
             throw new UsageException(option + " needs a value");
         }
         return it.next();
     }
 
-    private static int number(String option, String value, int min, int max) throws UsageException {
+    static int number(String option, String value, int min, int max) throws UsageException {
         try {
             int number = Integer.parseInt(value);
             if (number >= min && number <= max) {

@@ -23,12 +23,12 @@ record SimulationResult(
 
     String toJson() {
         String shards = perShard.entrySet().stream()
-                .map(entry -> quote(entry.getKey()) + ":" + entry.getValue())
+                .map(entry -> JsonText.quote(entry.getKey()) + ":" + entry.getValue())
                 .collect(Collectors.joining(",", "{", "}"));
         return String.format(Locale.ROOT,
                 "{\"strategy\":%s,\"shardsBefore\":%d,\"shardsAfter\":%d,\"objects\":%d,\"perShard\":%s,"
                         + "\"peakToMean\":%.4f,\"minToMean\":%.4f,\"movedFraction\":%.6f,\"optimalMovedFraction\":%.6f}",
-                quote(strategy), shardsBefore, shardsAfter, objects, shards, peakToMean(), minToMean(),
+                JsonText.quote(strategy), shardsBefore, shardsAfter, objects, shards, peakToMean(), minToMean(),
                 movedFraction, optimalMovedFraction);
     }
 
@@ -43,23 +43,5 @@ record SimulationResult(
         perShard.forEach((shard, count) -> table.append(String.format(Locale.ROOT, "%-12s %10d %7.2f%%%n",
                 shard, count, 100.0 * count / objects)));
         return table.toString();
-    }
-
-    private static String quote(String value) {
-        StringBuilder quoted = new StringBuilder("\"");
-        for (char c : value.toCharArray()) {
-            switch (c) {
-                case '"' -> quoted.append("\\\"");
-                case '\\' -> quoted.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        quoted.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        quoted.append(c);
-                    }
-                }
-            }
-        }
-        return quoted.append('"').toString();
     }
 }

@@ -1,0 +1,142 @@
+package dev.ringmaster.sharder.survey.internal;
+
+import dev.ringmaster.ring.ObjectReference;
+import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.RingResource;
+import dev.ringmaster.ring.spi.LeaseDetector;
+import dev.ringmaster.ring.spi.PartitionKey;
+import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
+import dev.ringmaster.sharder.kube.ObjectPages;
+import dev.ringmaster.sharder.kube.ResolvedResource;
+import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.lease.Membership;
+import dev.ringmaster.sharder.lease.ShardInfo;
+import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingObject;
+import dev.ringmaster.sharder.rebalance.NamespaceScope;
+import dev.ringmaster.sharder.rebalance.RebalanceLimits;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
+import dev.ringmaster.sharder.survey.RingSurvey;
+import dev.ringmaster.sharder.survey.RingSurveyException;
+import dev.ringmaster.sharder.survey.SurveyedObject;
+import dev.ringmaster.sharder.survey.SurveyedShard;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * One survey of one ring, read-only, through the code the sharder decides with: the ring's view
+ * ({@link RingView}: validation, resources and roles, interpreters, namespace selector, labels), the
+ * lease detector's verdicts ({@link ShardInfo#judge}), the rebalancer's listing in pages
+ * ({@link ObjectPages}, {@link ResourceCatalog}) and namespace scope ({@link NamespaceScope}).
+ */
+final class ClusterRingSurvey {
+
+    private final KubernetesClient client;
+    private final Map<String, ResourceInterpreter> interpreters;
+    private final LeaseDetector detector;
+    private final Clock clock;
+
+    ClusterRingSurvey(KubernetesClient client, Map<String, ResourceInterpreter> interpreters, LeaseDetector detector,
+            Clock clock) {
+        this.client = client;
+        this.interpreters = interpreters;
+        this.detector = detector;
+        this.clock = clock;
+    }
+
+    RingSurvey survey(RingKind kind, String name) throws RingSurveyException {
+        RingObject ring = client.resources(RingObject.typeOf(kind)).withName(name).get();
+        if (ring == null) {
+            throw new RingSurveyException("there is no " + kind.kind() + " named " + name);
+        }
+        List<ShardInfo> shards = shards(kind, name);
+        RingView view = view(ring, shards);
+        if (!view.isValid()) {
+            throw new RingSurveyException(kind.kind() + "/" + name + " is invalid: " + String.join("; ", view.problems()));
+        }
+        if (!view.missingInterpreters().isEmpty()) {
+            throw new RingSurveyException(kind.kind() + "/" + name + " needs resource interpreter "
+                    + String.join(", ", view.missingInterpreters()) + ", which is not deployed here (add its bundle to deploy/)");
+        }
+        List<SurveyedObject> objects = new ArrayList<>();
+        List<String> unserved = new ArrayList<>();
+        Predicate<ObjectReference> inScope = new NamespaceScope(() -> client.namespaces().list().getItems())
+                .matching(view.namespaceSelector());
+        ResourceCatalog catalog = new ResourceCatalog(client);
+        ObjectPages pages = new ObjectPages(client, RebalanceLimits.DEFAULT.pageSize());
+        for (Map.Entry<GroupResource, RingResource> entry : view.resources().entrySet()) {
+            GroupResource resource = entry.getKey();
+            Optional<ResolvedResource> served = catalog.resolve(resource.getGroup(), resource.getResource());
+            if (served.isEmpty()) {
+                unserved.add(resource.getGroup() + "/" + resource.getResource());
+                continue;
+            }
+            pages.forEachPage(served.get(), null, page -> page.stream()
+                    .map(served.get()::reference)
+                    .filter(inScope)
+                    .forEach(object -> objects.add(surveyed(view, object, entry.getValue()))));
+        }
+        return new RingSurvey(kind, name, Optional.ofNullable(ring.getSpec().getStrategy()).filter(s -> !s.isEmpty()),
+                reportedStrategy(ring), shards.stream().map(ClusterRingSurvey::surveyed).toList(), objects, unserved);
+    }
+
+    /**
+     * The ring's Leases in every namespace, judged now. A shard is its name within a ring: of Leases
+     * of one name in several namespaces the first namespace's counts, as in the sharder's membership.
+     */
+    private List<ShardInfo> shards(RingKind kind, String name) {
+        Instant now = clock.instant();
+        Map<String, ShardInfo> byName = new TreeMap<>();
+        client.leases().inAnyNamespace().withLabel(kind.leaseLabel(), name).list().getItems().stream()
+                .sorted(Comparator.comparing((Lease lease) -> lease.getMetadata().getNamespace()))
+                .forEach(lease -> byName.putIfAbsent(lease.getMetadata().getName(), ShardInfo.judge(lease, detector, now)));
+        return List.copyOf(byName.values());
+    }
+
+    private RingView view(RingObject ring, List<ShardInfo> shards) {
+        RingKey key = ring.key();
+        RingRegistry registry = new RingRegistry();
+        registry.update(inputs -> inputs.withRings(key.kind(), List.of(ring))
+                .withMembership(new Membership(Map.of(key, shards)))
+                .withInterpreters(interpreters));
+        return registry.view(key).orElseThrow();
+    }
+
+    private static SurveyedObject surveyed(RingView view, ObjectReference object, RingResource resource) {
+        PartitionKey key = view.keyFor(object, resource);
+        return new SurveyedObject(resource.role(), key, object.labels().get(view.shardLabel()),
+                object.labels().containsKey(view.drainLabel()));
+    }
+
+    private static SurveyedShard surveyed(ShardInfo shard) {
+        return new SurveyedShard(shard.name(), shard.state(), shard.weight());
+    }
+
+    /** The strategy the ring's Ready condition names, if it is True for the ring's current generation. */
+    private static Optional<String> reportedStrategy(RingObject ring) {
+        if (ring.getStatus() == null || ring.getStatus().getConditions() == null
+                || !Objects.equals(ring.getStatus().getObservedGeneration(), ring.getMetadata().getGeneration())) {
+            return Optional.empty();
+        }
+        return ring.getStatus().getConditions().stream()
+                .filter(condition -> ClusterRingReconciler.CONDITION_READY.equals(condition.getType()))
+                .filter(condition -> "True".equals(condition.getStatus()))
+                .map(Condition::getMessage)
+                .findFirst()
+                .flatMap(RingView::strategyOfReadyMessage);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.ringmaster.cli.simulate;
+
+import dev.ringmaster.kubernetes.client.KubernetesClients;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.ConnectException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/** The client a preview reads the cluster with, and its failures in one line. */
+final class ClusterClient {
+
+    /** A request that takes longer has failed: a preview is a person waiting. */
+    static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private ClusterClient() {
+    }
+
+    /**
+     * A client for the kubeconfig, else as kubectl finds the cluster ($KUBECONFIG, ~/.kube/config,
+     * in-cluster), that does not retry: a failure is reported at once. No request is made.
+     *
+     * @throws UsageException if the kubeconfig cannot be read
+     */
+    static KubernetesClient open(Optional<Path> kubeconfig) throws UsageException {
+        Config config;
+        if (kubeconfig.isPresent()) {
+            Path file = kubeconfig.get();
+            if (!Files.isReadable(file) || Files.isDirectory(file)) {
+                throw new UsageException("--kubeconfig " + file + " is not a readable file");
+            }
+            try {
+                config = Config.fromKubeconfig(file.toFile());
+            } catch (RuntimeException e) {
+                throw new UsageException("--kubeconfig " + file + " is not a usable kubeconfig: " + oneLine(e));
+            }
+        } else {
+            config = Config.autoConfigure(null);
+        }
+        return KubernetesClients.build(new ConfigBuilder(config)
+                .withRequestRetryBackoffLimit(0)
+                .withConnectionTimeout((int) TIMEOUT.toMillis())
+                .withRequestTimeout((int) TIMEOUT.toMillis())
+                .build(), http -> { });
+    }
+
+    /** What went wrong talking to the API server, in one line. */
+    static String describe(KubernetesClientException e, KubernetesClient client) {
+        String server = "the API server at " + client.getMasterUrl();
+        if (e.getCode() > 0) {
+            String reason = e.getStatus() != null && e.getStatus().getMessage() != null
+                    ? e.getStatus().getMessage() : oneLine(e);
+            return server + " answered HTTP " + e.getCode() + switch (e.getCode()) {
+                case 401 -> " (unauthorized: check the kubeconfig's credentials): ";
+                case 403 -> " (forbidden: these credentials may not read the ring): ";
+                default -> ": ";
+            } + reason;
+        }
+        return "cannot reach " + server + ": " + oneLine(e);
+    }
+
+    /** The innermost cause's message (its type when it has none), on one line. */
+    private static String oneLine(Throwable failure) {
+        Throwable innermost = failure;
+        while (innermost.getCause() != null && innermost.getCause() != innermost) {
+            innermost = innermost.getCause();
+        }
+        if (innermost instanceof ConnectException && innermost.getMessage() == null) {
+            return "connection refused"; // the JDK HTTP client's refusal carries no message
+        }
+        String message = innermost.getMessage() == null ? innermost.getClass().getSimpleName() : innermost.getMessage();
+        return message.replaceAll("\\s+", " ").strip();
+    }
+}
