@@ -215,8 +215,48 @@ def table(name):
                 print("  %s: %s" % (shard, " ".join("cm-%d" % i for i in range(60)
                                                      if ring.shard_for("/ConfigMap/%s/cm-%d" % (namespace, i)) == shard)))
             print("  fresh ->", ring.shard_for("/ConfigMap/%s/fresh" % namespace))
+    elif name == "ring-preview":  # the cli's RingPreviewTest: consistent-hash -> rendezvous over shard-0..2
+        preview(["/ConfigMap/preview/cm-%d" % i for i in range(60)], preview_label, range(20), SHARDS_3 | {"shard-3": 0})
+    elif name == "ring-preview-real":  # itests' SimulateRingRealIT: ConfigMaps of namespace preview-ring
+        preview(["/ConfigMap/preview-ring/cm-%d" % i for i in range(40)], preview_label, range(10), SHARDS_3 | {"shard-3": 0})
     else:
         raise SystemExit("unknown table " + name)
+
+
+def preview_label(i):
+    """The labels of object i in the preview tests: (shard label or None, drain label present)."""
+    if i % 10 == 9:
+        return None, False
+    return ("shard-gone" if i == 37 else "shard-%d" % (i % 4)), i % 10 == 8
+
+
+def preview(keys, label, controlled, shards):
+    """What simulate --ring reports for main objects `keys` labelled by `label(i)`, of which the first
+    `controlled` each control one object, over `shards` ({name: weight}; weight 0: not available),
+    consistent-hash (100 tokens) in force and rendezvous the candidate."""
+    available = {name: weight for name, weight in shards.items() if weight > 0}
+    current = ConsistentHashRing(available)
+    rows = {name: [0, 0, 0] for name in sorted(shards)}  # labelled, current, candidate
+    moved = controlled_moved = elsewhere = draining = unassigned = 0
+    for i, key in enumerate(keys):
+        before, after = current.shard_for(key), rendezvous(available, key)
+        moved += before != after
+        controlled_moved += (before != after) and i in controlled
+        rows[before][1] += 1
+        rows[after][2] += 1
+        shard, drain = label(i)
+        if shard is None:
+            unassigned += 1
+            continue
+        rows.setdefault(shard, [0, 0, 0])[0] += 1
+        if drain:
+            draining += 1
+        elif shard != before:
+            elsewhere += 1
+    for name, (labelled, before, after) in rows.items():
+        print("%s labelled=%d current=%d candidate=%d" % (name, labelled, before, after))
+    print("moved=%d controlledMoved=%d elsewhere=%d draining=%d unassigned=%d"
+          % (moved, controlled_moved, elsewhere, draining, unassigned))
 
 
 if __name__ == "__main__":
