@@ -1,5 +1,8 @@
 package dev.ringmaster.sharder.app;
 
+import dev.ringmaster.ring.ObjectReference;
+import dev.ringmaster.ring.RingResource;
+import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
 import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
 import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
@@ -19,6 +22,7 @@ import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
 import dev.ringmaster.sharder.runtime.Reconciler.Result;
+import dev.ringmaster.sharder.unassigned.DrainWatches;
 import dev.ringmaster.sharder.unassigned.UnassignedAssigner;
 import dev.ringmaster.sharder.unassigned.UnassignedObject;
 import dev.ringmaster.sharder.unassigned.UnassignedWatches;
@@ -35,6 +39,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Everything the leading sharder replica runs for one term of leadership: the ring status
@@ -66,6 +71,9 @@ final class LeaderControllers implements AutoCloseable {
     private final Controller<RingKey> rebalancing;
     private final Controller<UnassignedObject> assigning;
     private final UnassignedWatches watches;
+    private final DrainWatches drains;
+    private final NamespaceScope scope;
+    private final LeaderMetrics metrics;
     /** Starts and stops the unassigned watches; off the informer threads, as it makes API requests. */
     private final Controller<String> watchSync;
     /** The CA of ValidatingWebhookConfigurations, by name; absent when there are none to look after. */
@@ -78,13 +86,14 @@ final class LeaderControllers implements AutoCloseable {
     private boolean acting;
 
     LeaderControllers(KubernetesClient client, RingRegistry registry, ShardLeaseController leases,
-            SharderMetrics metrics, Settings settings) {
+            LeaderMetrics metrics, Settings settings) {
         this.registry = registry;
         this.leases = leases;
+        this.metrics = metrics;
         this.namespaces = client.namespaces().runnableInformer(0)
                 // a failing list (API server briefly away) is retried, never left unlisted for the term
                 .exceptionHandler((started, failure) -> true);
-        NamespaceScope scope = new NamespaceScope(() -> namespaces.getStore().list());
+        this.scope = new NamespaceScope(() -> namespaces.getStore().list());
         RingView.InvalidKeys invalidKeys = new InvalidKeyEvents(
                 new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER));
         ResourceCatalog catalog = new ResourceCatalog(client);
@@ -97,8 +106,11 @@ final class LeaderControllers implements AutoCloseable {
         this.assigning = new Controller<>("unassigned", new UnassignedAssigner(this::cachedUnassigned,
                 registry, invalidKeys, scope, writer, metrics), 4, Backoff.DEFAULT);
         this.watches = new UnassignedWatches(client, catalog, assigning);
+        this.drains = new DrainWatches(client, catalog, settings.clock());
         this.watchSync = new Controller<>("unassigned-watches", all -> {
-            watches.sync(registry.views().stream().filter(RingView::isValid).toList());
+            List<RingView> valid = registry.views().stream().filter(RingView::isValid).toList();
+            watches.sync(valid);
+            drains.sync(valid);
             return Result.done();
         }, 1, Backoff.DEFAULT);
         ValidatingWebhookCa.Settings validating = settings.validatingWebhooks();
@@ -179,12 +191,38 @@ final class LeaderControllers implements AutoCloseable {
         return watches.get(object);
     }
 
+    /** What the leader's watches hold of each ring's objects, for its metrics. */
+    private final LeaderMetrics.RingObjects objects = new LeaderMetrics.RingObjects() {
+        @Override
+        public long inDrain(RingKey ring) {
+            return drains.inDrain(ring);
+        }
+
+        @Override
+        public Optional<Duration> oldestDrain(RingKey ring) {
+            return drains.oldest(ring);
+        }
+
+        @Override
+        public long unassigned(RingKey ring) {
+            return registry.view(ring).map(view -> {
+                Predicate<ObjectReference> inScope = scope.matching(view.namespaceSelector());
+                return watches.count(ring, (watched, object) -> {
+                    ObjectReference reference = watched.resource().reference(object.getMetadata());
+                    return inScope.test(reference) && view.keyFor(reference, new RingResource(watched.resource().group(),
+                            watched.resource().resource(), watched.role())) instanceof PartitionKey.Key;
+                });
+            }).orElse(0L);
+        }
+    };
+
     /**
      * Rings whose views changed: report each; resync the watches if resources changed; rebalance and
      * retry the waiting objects of rings whose objects may belong elsewhere now. Called on the thread
      * that updated the registry, so it only queues work.
      */
     private void ringsChanged(List<RingChange> changes) {
+        metrics.rings(registry.views().stream().map(RingView::key).toList(), objects);
         boolean resync = false;
         for (RingChange change : changes) {
             resync |= change.resourcesChanged();
@@ -203,12 +241,14 @@ final class LeaderControllers implements AutoCloseable {
     public synchronized void close() {
         closed = true;
         registry.removeListener(ringsChanged);
+        metrics.noRings();
         namespaces.close();
         validatingWatches.forEach(SharedIndexInformer::close);
         List<Controller<?>> controllers = new ArrayList<>(List.of(watchSync, assigning, rebalancing, ringStatus));
         validatingCa.ifPresent(controllers::add);
         controllers.forEach(Controller::stop);
         watches.close();
+        drains.close();
         // one grace period for all of them, not one each
         long deadline = System.nanoTime() + Controller.CLOSE_GRACE.toNanos();
         controllers.forEach(controller -> controller.awaitStopped(Duration.ofNanos(deadline - System.nanoTime())));

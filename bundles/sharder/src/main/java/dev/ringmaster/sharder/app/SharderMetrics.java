@@ -1,7 +1,6 @@
 package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.ring.RingKind;
-import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
@@ -16,11 +15,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The sharder's metrics, named as the reference sharder's so dashboards carry over:
+ * The sharder's move counters, named and labelled as the reference sharder's (docs/monitoring.md):
  * {@code controller_sharding_assignments_total}, {@code _movements_total}, {@code _drains_total}
- * (labels ring, group, resource), {@code _ring_calculations_total} (ring), the state of
- * every shard ({@code controller_sharding_shard_state}, 1 for the current state) and per ring
- * {@code controller_sharding_ring_shards} and {@code controller_sharding_ring_available_shards}.
+ * (labels ring, group, resource), {@code _ring_calculations_total} (ring); and ours per ring from this
+ * replica's membership, {@code controller_sharding_ring_shards} and
+ * {@code controller_sharding_ring_available_shards}. The reference's state metrics are
+ * {@link RingStateMetrics}'.
  *
  * <p>A ring is labelled by its kind, as each era of the reference sharder labels it: a ClusterRing's
  * name in {@code clusterring}, a ControllerRing's in {@code controllerring}, the other label empty
@@ -30,14 +30,11 @@ import java.util.List;
 public final class SharderMetrics implements MoveRecorder {
 
     private final MeterRegistry registry;
-    private final MultiGauge shardState;
     private final MultiGauge ringShards;
     private final MultiGauge ringAvailableShards;
 
     public SharderMetrics(MeterRegistry registry) {
         this.registry = registry;
-        this.shardState = MultiGauge.builder("controller.sharding.shard.state")
-                .description("1 for the state each shard is in").register(registry);
         this.ringShards = MultiGauge.builder("controller.sharding.ring.shards")
                 .description("Shard leases of each ring").register(registry);
         this.ringAvailableShards = MultiGauge.builder("controller.sharding.ring.available.shards")
@@ -63,29 +60,20 @@ public final class SharderMetrics implements MoveRecorder {
         Counter.builder("controller.sharding.ring.calculations").tags(ringTags(ring)).register(registry).increment();
     }
 
-    /** Replaces the shard and ring gauges with the given membership; rings and shards gone disappear. */
+    /** Replaces the ring gauges with the given membership; rings gone disappear. */
     public void membership(Membership membership) {
-        List<MultiGauge.Row<?>> states = new ArrayList<>();
         List<MultiGauge.Row<?>> shards = new ArrayList<>();
         List<MultiGauge.Row<?>> available = new ArrayList<>();
         membership.shardsByRing().forEach((ring, infos) -> {
-            for (ShardInfo info : infos) {
-                for (ShardState state : ShardState.values()) {
-                    states.add(MultiGauge.Row.of(ringTags(ring).and("shard", info.name(), "state", state.label()),
-                            info.state() == state ? 1 : 0));
-                }
-            }
             shards.add(MultiGauge.Row.of(ringTags(ring), infos.size()));
             available.add(MultiGauge.Row.of(ringTags(ring), infos.stream().filter(ShardInfo::isAvailable).count()));
         });
-        shardState.register(states, true);
         ringShards.register(shards, true);
         ringAvailableShards.register(available, true);
     }
 
     /** Removes the gauges, so a successor registering them anew does not collide with stale ones. */
     public void close() {
-        shardState.register(List.of(), true);
         ringShards.register(List.of(), true);
         ringAvailableShards.register(List.of(), true);
     }

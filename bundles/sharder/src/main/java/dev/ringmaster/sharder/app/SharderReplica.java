@@ -141,9 +141,11 @@ public final class SharderReplica implements AutoCloseable {
     private final Options options;
     private final CompositeMeterRegistry meters = new CompositeMeterRegistry();
     private final SharderMetrics metrics = new SharderMetrics(meters);
+    private final AtomicBoolean leading = new AtomicBoolean();
+    private final RingStateMetrics ringStates = new RingStateMetrics(meters, leading::get);
+    private final LeaderMetrics leaderMetrics = new LeaderMetrics(meters, metrics);
     private final RingRegistry registry = new RingRegistry(metrics::ringCalculated);
     private final AtomicReference<PlugIns> plugIns = new AtomicReference<>(PlugIns.NONE);
-    private final AtomicBoolean leading = new AtomicBoolean();
     private final ShardLeaseController leases;
     private final List<ClusterRingWatch> rings;
     private final SharderAdmission admission;
@@ -164,6 +166,9 @@ public final class SharderReplica implements AutoCloseable {
         this.fenced = WriteFence.guard(client, this::mayWrite);
         this.leases = new ShardLeaseController(fenced, this::detector, options.clock(), this::mayWrite);
         leases.addListener(this::membershipChanged);
+        // the state metrics every replica exports: every ring object and every shard Lease as watched
+        leases.addLeaseListener(() -> ringStates.shards(leases.leases()));
+        registry.addListener(changes -> ringStates.rings(registry.inputs().rings().values()));
         this.rings = ClusterRingWatch.ofEveryKind(client, registry);
         this.admission = new SharderAdmission(registry, metrics);
         this.certificates = options.certificates().map(settings -> new WebhookCertificates(client, settings,
@@ -260,7 +265,7 @@ public final class SharderReplica implements AutoCloseable {
         // what this replica only observed as a follower is now acted on: acquisitions, deletions, labels;
         // with a lease duration of grace for every shard
         leases.startTerm(options.clock().instant());
-        controllers = new LeaderControllers(fenced, registry, leases, metrics,
+        controllers = new LeaderControllers(fenced, registry, leases, leaderMetrics,
                 new LeaderControllers.Settings(options.limits(), webhook, validatingWebhooks, options.clock()));
         controllers.start();
     }
@@ -299,5 +304,6 @@ public final class SharderReplica implements AutoCloseable {
         leases.close();
         fenced.close();
         metrics.close();
+        ringStates.close();
     }
 }

@@ -13,7 +13,10 @@ import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -182,6 +185,37 @@ public final class ShardLeaseController implements AutoCloseable {
     /** Leases waiting or being reconciled, for readiness and tests. */
     public int pending() {
         return controller.pending();
+    }
+
+    /**
+     * Tells {@code listener} of every event of a shard Lease (renewals too), on the informers' threads,
+     * e.g. to export the Leases; it must be quick. Call before {@link #start()}.
+     */
+    public void addLeaseListener(Runnable listener) {
+        ResourceEventHandler<Lease> any = new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Lease lease) {
+                listener.run();
+            }
+
+            @Override
+            public void onUpdate(Lease oldLease, Lease newLease) {
+                listener.run();
+            }
+
+            @Override
+            public void onDelete(Lease lease, boolean deletedFinalStateUnknown) {
+                listener.run();
+            }
+        };
+        informers.forEach(informer -> informer.addEventHandler(any));
+    }
+
+    /** Every cached shard Lease, once (a Lease of rings of both kinds is in both caches). */
+    public Collection<Lease> leases() {
+        Map<LeaseKey, Lease> leases = new LinkedHashMap<>();
+        informers.forEach(informer -> informer.getStore().list().forEach(lease -> leases.putIfAbsent(LeaseKey.of(lease), lease)));
+        return leases.values();
     }
 
     /** The keys of the cached leases; for tests. */

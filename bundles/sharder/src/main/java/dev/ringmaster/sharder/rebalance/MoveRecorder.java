@@ -3,12 +3,21 @@ package dev.ringmaster.sharder.rebalance;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.Move;
+import java.time.Duration;
 
-/** Told of every move that was written, e.g. to count it. */
+/** Told of every move that was written and of every rebalance pass, e.g. to count them. */
 @FunctionalInterface
 public interface MoveRecorder {
 
     MoveRecorder NONE = (ring, resource, move) -> { };
 
     void written(RingKey ring, ResolvedResource resource, Move move);
+
+    /** A pass over the ring ended with this summary after {@code took}. */
+    default void passed(RingKey ring, PassSummary summary, Duration took) {
+    }
+
+    /** A pass over the ring failed after {@code took} (it is retried with backoff). */
+    default void passFailed(RingKey ring, Duration took) {
+    }
 }

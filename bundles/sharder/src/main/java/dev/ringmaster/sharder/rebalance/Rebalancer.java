@@ -88,7 +88,15 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
             stalledPasses.remove(ringName);
             return Result.done();
         }
-        PassSummary summary = pass(ring.get());
+        long start = System.nanoTime();
+        PassSummary summary;
+        try {
+            summary = pass(ring.get());
+        } catch (RuntimeException e) {
+            recorder.passFailed(ringName, Duration.ofNanos(System.nanoTime() - start));
+            throw e;
+        }
+        recorder.passed(ringName, summary, Duration.ofNanos(System.nanoTime() - start));
         LOG.info("rebalanced {}: {}", ringName, summary);
         return Result.requeueAfter(nextPass(ringName, summary));
     }

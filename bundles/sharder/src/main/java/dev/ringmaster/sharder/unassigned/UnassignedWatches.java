@@ -16,6 +16,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -117,6 +118,14 @@ public final class UnassignedWatches implements AutoCloseable {
     private void enqueue(WatchedResource watched, HasMetadata object) {
         String namespace = object.getMetadata().getNamespace();
         assigner.enqueue(new UnassignedObject(watched, namespace == null ? "" : namespace, object.getMetadata().getName()));
+    }
+
+    /** The ring's cached (unassigned) objects that {@code counted} accepts, given the resource each was watched as. */
+    public synchronized long count(RingKey ring, BiPredicate<WatchedResource, HasMetadata> counted) {
+        return informers.entrySet().stream().filter(entry -> entry.getKey().ring().equals(ring))
+                .mapToLong(entry -> entry.getValue().getStore().list().stream()
+                        .filter(object -> counted.test(entry.getKey(), object)).count())
+                .sum();
     }
 
     /** Objects cached across all watches: unassigned objects only, so this stays small. */

@@ -22,18 +22,16 @@ class SharderMetricsTest {
     }
 
     @Test
-    void shardStatesAndRingSizesFollowMembership() {
+    void ringSizesFollowMembership() {
         metrics.membership(new Membership(Map.of(RingKey.clusterRing("example"), List.of(
-                new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.DEAD, 1)))));
-        assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "ready")).isEqualTo(1);
-        assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "dead")).isZero();
-        assertThat(gauge("controller.sharding.shard.state", "shard", "shard-1", "state", "dead")).isEqualTo(1);
+                new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.DEAD, 1)),
+                RingKey.clusterRing("gone"), List.of(new ShardInfo("shard-2", ShardState.READY, 1)))));
         assertThat(gauge("controller.sharding.ring.shards", "clusterring", "example")).isEqualTo(2);
         assertThat(gauge("controller.sharding.ring.available.shards", "clusterring", "example")).isEqualTo(1);
 
         metrics.membership(new Membership(Map.of(RingKey.clusterRing("example"), List.of(new ShardInfo("shard-0", ShardState.EXPIRED, 1)))));
-        assertThat(meters.find("controller.sharding.shard.state").tags("shard", "shard-1").gauges()).isEmpty();
-        assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "expired")).isEqualTo(1);
+        assertThat(gauge("controller.sharding.ring.shards", "clusterring", "example")).isEqualTo(1);
+        assertThat(meters.find("controller.sharding.ring.shards").tags("clusterring", "gone").gauges()).isEmpty();
     }
 
     /**
@@ -49,20 +47,18 @@ class SharderMetricsTest {
 
         assertThat(gauge("controller.sharding.ring.shards", "clusterring", "example", "controllerring", "")).isEqualTo(1);
         assertThat(gauge("controller.sharding.ring.shards", "controllerring", "example", "clusterring", "")).isEqualTo(2);
-        assertThat(meters.find("controller.sharding.shard.state").gauges()).allSatisfy(gauge -> assertThat(
-                gauge.getId().getTags()).extracting(Tag::getKey)
-                .containsExactlyInAnyOrder("clusterring", "controllerring", "shard", "state"));
+        assertThat(meters.find("controller.sharding.ring.shards").gauges()).allSatisfy(gauge -> assertThat(
+                gauge.getId().getTags()).extracting(Tag::getKey).containsExactlyInAnyOrder("clusterring", "controllerring"));
     }
 
     @Test
     void closingRemovesTheGaugesSoASuccessorStartsClean() {
         metrics.membership(new Membership(Map.of(RingKey.clusterRing("example"), List.of(new ShardInfo("shard-0", ShardState.READY, 1)))));
         metrics.close();
-        assertThat(meters.find("controller.sharding.shard.state").gauges()).isEmpty();
         assertThat(meters.find("controller.sharding.ring.shards").gauges()).isEmpty();
 
         SharderMetrics successor = new SharderMetrics(meters);
         successor.membership(new Membership(Map.of(RingKey.clusterRing("example"), List.of(new ShardInfo("shard-0", ShardState.DEAD, 1)))));
-        assertThat(gauge("controller.sharding.shard.state", "shard", "shard-0", "state", "dead")).isEqualTo(1);
+        assertThat(gauge("controller.sharding.ring.available.shards", "clusterring", "example")).isZero();
     }
 }

@@ -1,0 +1,117 @@
+package dev.ringmaster.sharder.app;
+
+import dev.ringmaster.sharder.kube.ResolvedResource;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.rebalance.MoveRecorder;
+import dev.ringmaster.sharder.rebalance.PassSummary;
+import dev.ringmaster.sharder.ring.Move;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * What only the leader knows, per ring (docs/monitoring.md): its rebalance passes, and the ring's
+ * objects that wait, read at each scrape from the leader's watches. Moves are counted by
+ * {@link SharderMetrics}, which this passes them to.
+ *
+ * <ul>
+ * <li>{@code ringmaster_rebalance_passes_total} {clusterring, controllerring, result = completed | failed}</li>
+ * <li>{@code ringmaster_rebalance_pass_seconds} (histogram) {clusterring, controllerring}</li>
+ * <li>{@code ringmaster_rebalance_moves_not_written_total} {clusterring, controllerring, reason}: moves a
+ * pass left for the next one: {@code deferred} (move budget), {@code conflict} (the object changed
+ * meanwhile), {@code failed} (the API server refused or did not answer)</li>
+ * <li>{@code ringmaster_ring_objects_in_drain}, {@code ringmaster_ring_oldest_drain_age_seconds} (0 when none)
+ * and {@code ringmaster_ring_unassigned_objects} {clusterring, controllerring}, while this replica leads</li>
+ * </ul>
+ */
+final class LeaderMetrics implements MoveRecorder {
+
+    /** What the leader sees of a ring's objects now. */
+    interface RingObjects {
+
+        long inDrain(RingKey ring);
+
+        Optional<Duration> oldestDrain(RingKey ring);
+
+        /** Objects the ring would assign (in its scope, with a partition key) that have no shard label. */
+        long unassigned(RingKey ring);
+    }
+
+    private final SharderMetrics moves;
+    private final MeterRegistry registry;
+    private final MultiGauge inDrain;
+    private final MultiGauge oldestDrain;
+    private final MultiGauge unassigned;
+
+    LeaderMetrics(MeterRegistry registry, SharderMetrics moves) {
+        this.registry = registry;
+        this.moves = moves;
+        this.inDrain = MultiGauge.builder("ringmaster.ring.objects.in.drain")
+                .description("Objects waiting for their shard to hand them back (the drain label set)").register(registry);
+        this.oldestDrain = MultiGauge.builder("ringmaster.ring.oldest.drain.age").baseUnit("seconds")
+                .description("How long the ring's oldest drain has waited, since the leader first saw it")
+                .register(registry);
+        this.unassigned = MultiGauge.builder("ringmaster.ring.unassigned.objects")
+                .description("Objects the ring would assign (in its scope, with a partition key) without a shard label")
+                .register(registry);
+    }
+
+    @Override
+    public void written(RingKey ring, ResolvedResource resource, Move move) {
+        moves.written(ring, resource, move);
+    }
+
+    @Override
+    public void passed(RingKey ring, PassSummary summary, Duration took) {
+        pass(ring, "completed", took);
+        notWritten(ring, "deferred", summary.deferred());
+        notWritten(ring, "conflict", summary.conflicts());
+        notWritten(ring, "failed", summary.failed());
+    }
+
+    @Override
+    public void passFailed(RingKey ring, Duration took) {
+        pass(ring, "failed", took);
+    }
+
+    private void pass(RingKey ring, String result, Duration took) {
+        Tags tags = SharderMetrics.ringTags(ring);
+        Counter.builder("ringmaster.rebalance.passes").description("Rebalance passes, by result")
+                .tags(tags.and("result", result)).register(registry).increment();
+        Timer.builder("ringmaster.rebalance.pass").description("How long rebalance passes took")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(10))
+                .maximumExpectedValue(Duration.ofMinutes(10)).tags(tags).register(registry).record(took);
+    }
+
+    /** Counted also when 0, so that the series exist from the first pass on. */
+    private void notWritten(RingKey ring, String reason, long count) {
+        Counter.builder("ringmaster.rebalance.moves.not.written")
+                .description("Moves a rebalance pass left for the next one, by reason")
+                .tags(SharderMetrics.ringTags(ring).and("reason", reason)).register(registry).increment(count);
+    }
+
+    /** The per-ring gauges for these rings, read from {@code objects} at each scrape; other rings' disappear. */
+    synchronized void rings(Collection<RingKey> rings, RingObjects objects) {
+        inDrain.register(rows(rings, ring -> objects.inDrain(ring)), true);
+        oldestDrain.register(rows(rings, ring -> objects.oldestDrain(ring).map(age -> age.toMillis() / 1000.0)
+                .orElse(0.0)), true);
+        unassigned.register(rows(rings, ring -> objects.unassigned(ring)), true);
+    }
+
+    /** Leadership ended: the per-ring gauges go, as the next leader exports them. */
+    synchronized void noRings() {
+        rings(List.of(), null);
+    }
+
+    private static List<MultiGauge.Row<?>> rows(Collection<RingKey> rings, ToDoubleFunction<RingKey> value) {
+        return rings.stream().<MultiGauge.Row<?>>map(ring -> MultiGauge.Row.of(SharderMetrics.ringTags(ring),
+                () -> value.applyAsDouble(ring))).toList();
+    }
+}

@@ -1,0 +1,79 @@
+package dev.ringmaster.sharder.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.rebalance.PassSummary;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+
+class LeaderMetricsTest {
+
+    private static final RingKey CONTROLLER_RING = RingKey.controllerRing("shop");
+    private static final RingKey CLUSTER_RING = RingKey.clusterRing("shop");
+
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final LeaderMetrics metrics = new LeaderMetrics(meters, new SharderMetrics(meters));
+
+    @Test
+    void passesAreCountedAndTimedByResultAndWhatTheyLeftIsCountedByReason() {
+        metrics.passed(CONTROLLER_RING, new PassSummary(100, 1, 5, 2, 7, 3, 4, 0, 0), Duration.ofMillis(250));
+        metrics.passed(CONTROLLER_RING, new PassSummary(100, 0, 0, 0, 1, 0, 0, 0, 5), Duration.ofMillis(50));
+        metrics.passFailed(CLUSTER_RING, Duration.ofSeconds(2));
+
+        assertThat(counter("ringmaster.rebalance.passes", "controllerring", "shop", "result", "completed")).isEqualTo(2);
+        assertThat(counter("ringmaster.rebalance.passes", "clusterring", "shop", "controllerring", "", "result", "failed")).isEqualTo(1);
+        assertThat(counter("ringmaster.rebalance.moves.not.written", "controllerring", "shop", "reason", "deferred")).isEqualTo(8);
+        assertThat(counter("ringmaster.rebalance.moves.not.written", "controllerring", "shop", "reason", "conflict")).isEqualTo(3);
+        assertThat(counter("ringmaster.rebalance.moves.not.written", "controllerring", "shop", "reason", "failed")).isEqualTo(4);
+        assertThat(meters.get("ringmaster.rebalance.pass").tags("controllerring", "shop").timer().count()).isEqualTo(2);
+        assertThat(meters.get("ringmaster.rebalance.pass").tags("controllerring", "shop").timer().totalTime(
+                java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(300);
+    }
+
+    @Test
+    void ringGaugesReadWhatTheLeaderSeesAtEachScrapeAndGoWithLeadership() {
+        Map<RingKey, Long> inDrain = new ConcurrentHashMap<>(Map.of(CONTROLLER_RING, 3L, CLUSTER_RING, 0L));
+        metrics.rings(List.of(CONTROLLER_RING, CLUSTER_RING), new LeaderMetrics.RingObjects() {
+            @Override
+            public long inDrain(RingKey ring) {
+                return inDrain.get(ring);
+            }
+
+            @Override
+            public Optional<Duration> oldestDrain(RingKey ring) {
+                return ring.equals(CONTROLLER_RING) ? Optional.of(Duration.ofMillis(90_500)) : Optional.empty();
+            }
+
+            @Override
+            public long unassigned(RingKey ring) {
+                return ring.equals(CLUSTER_RING) ? 12 : 0;
+            }
+        });
+
+        assertThat(gauge("ringmaster.ring.objects.in.drain", "controllerring", "shop", "clusterring", "")).isEqualTo(3);
+        inDrain.put(CONTROLLER_RING, 1L);
+        assertThat(gauge("ringmaster.ring.objects.in.drain", "controllerring", "shop", "clusterring", "")).isEqualTo(1);
+        assertThat(gauge("ringmaster.ring.oldest.drain.age", "controllerring", "shop")).isEqualTo(90.5);
+        assertThat(gauge("ringmaster.ring.oldest.drain.age", "clusterring", "shop")).as("no drain").isZero();
+        assertThat(gauge("ringmaster.ring.unassigned.objects", "clusterring", "shop")).isEqualTo(12);
+
+        metrics.noRings();
+        assertThat(meters.find("ringmaster.ring.objects.in.drain").gauges()).isEmpty();
+        assertThat(meters.find("ringmaster.ring.oldest.drain.age").gauges()).isEmpty();
+        assertThat(meters.find("ringmaster.ring.unassigned.objects").gauges()).isEmpty();
+    }
+
+    private double counter(String name, String... tags) {
+        return meters.get(name).tags(tags).counter().count();
+    }
+
+    private double gauge(String name, String... tags) {
+        return meters.get(name).tags(tags).gauge().value();
+    }
+}
