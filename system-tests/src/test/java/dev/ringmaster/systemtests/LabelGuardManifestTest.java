@@ -151,7 +151,7 @@ class LabelGuardManifestTest {
     /**
      * The sharder gives this configuration the webhook's CA (its own, or cert-manager's annotation), so the
      * file carries neither a caBundle nor the annotation, which a later {@code kubectl apply} would
-     * otherwise put back over the sharder's choice: the base's sharder configuration names it, and the
+     * otherwise put back over the sharder's choice: the component's delivered sharder settings name it, and the
      * base's ClusterRole lets the sharder watch and patch it by name.
      */
     @Test
@@ -159,7 +159,7 @@ class LabelGuardManifestTest {
         assertThat(configuration.getMetadata().getAnnotations()).isNullOrEmpty();
         assertThat(webhook.getClientConfig().getCaBundle()).isNull();
         Properties sharder = new Properties();
-        try (Reader reader = Files.newBufferedReader(Repository.resolve("manifests/etc/dev.ringmaster.sharder.cfg"))) {
+        try (Reader reader = Files.newBufferedReader(Repository.resolve("manifests/label-guard/etc/dev.ringmaster.sharder.cfg"))) {
             sharder.load(reader);
         }
         assertThat(sharder.getProperty("webhookValidatingConfigurations").split(",")).extracting(String::trim)
@@ -179,7 +179,7 @@ class LabelGuardManifestTest {
         String kustomization = Files.readString(DIRECTORY.resolve("kustomization.yaml"));
         assertThat(kustomization).contains("kind: Component");
         for (String file : List.of("validatingwebhookconfiguration.yaml", "etc/dev.ringmaster.labelguard.cfg",
-                "deployment-patch.yaml")) {
+                "etc/dev.ringmaster.sharder.cfg")) {
             assertThat(kustomization).containsPattern("- (path: )?" + Pattern.quote(file) + "\n");
             assertThat(DIRECTORY.resolve(file)).isRegularFile();
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import dev.ringmaster.delivery.DeliveryComponent;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.sharder.app.SharderSettings;
 import dev.ringmaster.sharder.certificates.WebhookCertificates;
@@ -149,7 +150,12 @@ class ManifestsTest {
             named(NS, "", "secrets", "get", webhookSecrets()),
             named(NS, "", "secrets", "list", webhookSecrets()),
             named(NS, "", "secrets", "watch", webhookSecrets()),
-            named(NS, "", "secrets", "update", webhookSecrets()));
+            named(NS, "", "secrets", "update", webhookSecrets()),
+            // DeliveryComponent: an informer over the delivery ConfigMaps of its namespace, and core/v1
+            // Events on them (DeliveryReport)
+            namespaced(NS, "", "configmaps", "list"),
+            namespaced(NS, "", "configmaps", "watch"),
+            namespaced(NS, "", "events", "create"));
 
     /** The pod-readiness lease detector plug-in watches the Pods behind shard Leases. */
     private static final List<Permission> POD_READINESS_NEEDS = List.of(
@@ -328,11 +334,9 @@ class ManifestsTest {
         assertThat(volume.getEmptyDir()).isNotNull();
         assertThat(volume.getEmptyDir().getMedium()).isEqualTo("Memory");
 
-        Properties sharder = cfg(MANIFESTS.resolve("etc/" + SHARDER_CFG));
-        assertThat(sharder.getProperty("webhookCertificates")).isEqualTo("self-signed");
-        assertThat(container.getArgs()).doesNotContain("--webhook-certificates");
-        assertThat(sharder.getProperty("webhookCertificateDir")).as("the directory --tls-dir gives the webhook")
-                .isEqualTo("${ringmaster.run.tlsDir}");
+        assertThat(flag(container, "--webhook-certificates")).isEqualTo("self-signed");
+        assertThat(distributionCfg(SHARDER_CFG).getProperty("webhookCertificateDir"))
+                .as("the directory --tls-dir gives the webhook").isEqualTo("${ringmaster.run.tlsDir}");
         assertThat(distributionCfg("dev.ringmaster.webhook.cfg").getProperty("tlsDir")).isEqualTo("${ringmaster.run.tlsDir}");
     }
 
@@ -386,19 +390,25 @@ class ManifestsTest {
                 .isEqualTo(secretsAccess).hasSize(2);
     }
 
+    /**
+     * Configuration is delivered, not mounted (docs/operating.md): nothing over the image's etc/ or
+     * deploy/, and the base's sharder settings are a ConfigMap of the delivery namespace with the
+     * delivery label and a fixed name, so that a change is applied by the running pods, not rolled out.
+     */
     @Test
-    void deploymentMountsTheSharderConfigurationOverTheImagesFile() throws IOException {
+    void sharderConfigurationIsDeliveredNotMounted() throws IOException {
         Container container = sharderContainer();
-        PodSpec pod = single(Deployment.class).getSpec().getTemplate().getSpec();
-        VolumeMount config = mount(container, HOME + "/etc/" + SHARDER_CFG);
-        assertThat(config).isNotNull();
-        assertThat(config.getSubPath()).isEqualTo(SHARDER_CFG);
+        assertThat(container.getVolumeMounts()).extracting(VolumeMount::getMountPath)
+                .noneMatch(path -> path.startsWith(HOME + "/etc") || path.startsWith(HOME + "/deploy"));
         Map<String, Object> kustomization = yamlMap(MANIFESTS.resolve("kustomization.yaml"));
         Map<?, ?> generator = (Map<?, ?>) list(kustomization.get("configMapGenerator")).get(0);
-        assertThat(volume(pod, config.getName()).getConfigMap().getName()).isEqualTo(generator.get("name"));
-        assertThat(generator.get("namespace")).isEqualTo(NS);
+        assertDelivered(generator);
         assertThat(strings(generator.get("files"))).containsExactly("etc/" + SHARDER_CFG);
+        assertThat(distributionCfg("dev.ringmaster.delivery.cfg").getProperty("namespace"))
+                .isEqualTo("${ringmaster.run.namespace}");
+        assertThat(flag(container, "--namespace")).isEqualTo("$(POD_NAMESPACE)");
 
+        PodSpec pod = single(Deployment.class).getSpec().getTemplate().getSpec();
         // the image: distribution in HOME, `bin/ringmaster run` as entrypoint, the pod's user
         ExampleManifestsTest.Dockerfile image = sharderImage();
         assertThat(image.copies()).containsEntry("target/ringmaster/etc/", HOME + "/etc/");
@@ -487,35 +497,45 @@ class ManifestsTest {
         assertThat(image.all("FROM")).hasSize(1);
     }
 
+    /**
+     * The sharder settings each part delivers: keys of SharderSettings with literal values (no
+     * placeholders: they are not substituted), no key set by two parts (the second would be refused),
+     * the label guard's configuration given the webhook's CA, and the cert-manager component's
+     * Certificate named.
+     */
     @Test
-    void sharderConfigurationIsTheDistributionsWithThisInstallsCertificateSettings() throws IOException {
-        Properties ours = cfg(MANIFESTS.resolve("etc/" + SHARDER_CFG));
-        Properties distribution = distributionCfg(SHARDER_CFG);
-        assertThat(ours.stringPropertyNames()).as("keys of manifests/etc/%s and the distribution's", SHARDER_CFG)
-                .isEqualTo(distribution.stringPropertyNames());
+    void deliveredSharderSettingsAreSettingsSetOnce() throws IOException {
         Set<String> attributes = Arrays.stream(SharderSettings.class.getDeclaredMethods()).map(Method::getName)
                 .collect(Collectors.toSet());
-        assertThat(attributes).containsAll(ours.stringPropertyNames());
-        // what this install sets differently: its own certificates, the label guard's configuration, the
-        // cert-manager component's Certificate (used only with that component)
-        Set<String> differ = Set.of("webhookCertManagerCertificate", "webhookCertificates", "webhookValidatingConfigurations");
-        for (String key : ours.stringPropertyNames()) {
-            if (!differ.contains(key)) {
-                assertThat(ours.getProperty(key)).as("%s (copy the distribution's value)", key)
-                        .isEqualTo(distribution.getProperty(key));
+        Map<String, Path> setBy = new TreeMap<>();
+        for (Path part : List.of(MANIFESTS, LABEL_GUARD, CERT_MANAGER)) {
+            Map<?, ?> generator = (Map<?, ?>) list(yamlMap(part.resolve("kustomization.yaml")).get("configMapGenerator")).get(0);
+            assertDelivered(generator);
+            assertThat(strings(generator.get("files"))).contains("etc/" + SHARDER_CFG);
+            Properties delivered = cfg(part.resolve("etc/" + SHARDER_CFG));
+            assertThat(attributes).containsAll(delivered.stringPropertyNames());
+            for (String key : delivered.stringPropertyNames()) {
+                assertThat(delivered.getProperty(key)).as("%s in %s", key, part).doesNotContain("${");
+                assertThat(setBy.put(key, part)).as("%s set twice", key).isNull();
             }
         }
-        assertThat(ours.getProperty("webhookCertificates")).isEqualTo("self-signed");
-        assertThat(distribution.getProperty("webhookCertificates")).isEqualTo("${ringmaster.run.webhookCertificates}");
-        assertThat(ours.getProperty("webhookValidatingConfigurations")).isEqualTo(LABEL_GUARD_CONFIGURATION);
+        assertThat(cfg(MANIFESTS.resolve("etc/" + SHARDER_CFG)).stringPropertyNames()).as("the base sets nothing").isEmpty();
+        assertThat(cfg(LABEL_GUARD.resolve("etc/" + SHARDER_CFG)).getProperty("webhookValidatingConfigurations"))
+                .isEqualTo(LABEL_GUARD_CONFIGURATION);
         assertThat(SERIALIZATION.unmarshal(Files.readString(LABEL_GUARD.resolve("validatingwebhookconfiguration.yaml")),
                 HasMetadata.class).getMetadata().getName()).isEqualTo(LABEL_GUARD_CONFIGURATION);
-        String certificate = ours.getProperty("webhookCertManagerCertificate")
-                .replace("${ringmaster.run.namespace}", single(Deployment.class).getMetadata().getNamespace());
+        String certificate = cfg(CERT_MANAGER.resolve("etc/" + SHARDER_CFG)).getProperty("webhookCertManagerCertificate");
         GenericKubernetesResource cert = certificate();
         assertThat(certificate).isEqualTo(cert.getMetadata().getNamespace() + "/" + cert.getMetadata().getName());
         assertThatCode(() -> WebhookClientSettings.defaults().withCertManagerCertificate(certificate)).doesNotThrowAnyException();
-        assertThat(ours.getProperty("webhookMode")).isEqualTo("${ringmaster.run.webhookMode}");
+    }
+
+    /** A ConfigMap the running sharder applies: the delivery label, its namespace, a fixed name. */
+    private static void assertDelivered(Map<?, ?> generator) {
+        assertThat(generator.get("namespace")).isEqualTo(NS);
+        Map<?, ?> options = (Map<?, ?>) generator.get("options");
+        assertThat(options.get("disableNameSuffixHash")).isEqualTo(true);
+        assertThat(((Map<?, ?>) options.get("labels")).containsKey(DeliveryComponent.LABEL)).isTrue();
     }
 
     @Test
@@ -584,7 +604,7 @@ class ManifestsTest {
             } else {
                 assertThat(tls.getSecret()).isNull();
                 assertThat(tls.getEmptyDir()).isNotNull();
-                assertThat(args).doesNotContain("--webhook-certificates");
+                assertThat(args).endsWith("--webhook-certificates", "self-signed");
                 assertThat(secretsRole).isTrue();
                 assertThat(resources).extracting(HasMetadata::getKind).doesNotContain("Issuer", "Certificate");
             }

@@ -1,6 +1,8 @@
 package dev.ringmaster.clustertests.support;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -10,6 +12,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,6 +30,8 @@ import java.util.stream.Collectors;
 public final class Sharder {
 
     public static final String NAMESPACE = SharderInstall.NAMESPACE;
+    /** The label of the ConfigMaps the sharder applies (DeliveryComponent.LABEL). */
+    public static final String DELIVERY_LABEL = "ringmaster.dev/delivery";
     public static final Map<String, String> SELECTOR =
             Map.of("app.kubernetes.io/name", "ringmaster", "app.kubernetes.io/component", "sharder");
 
@@ -62,6 +67,42 @@ public final class Sharder {
     public String awaitLeader(Duration timeout) {
         return Waiting.value(timeout, () -> "a sharder pod holds the Lease sharding-system/sharder; holder "
                 + leader() + ", pods " + podNames(), () -> leader().filter(podNames()::contains));
+    }
+
+    /**
+     * Waits until every Ready sharder pod has applied every delivery ConfigMap as it is now: an Event on
+     * the ConfigMap at its resourceVersion, reported by the pod (docs/operating.md).
+     */
+    public void awaitDelivered(Duration timeout) {
+        Waiting.until(timeout, () -> "every sharder pod " + podNames() + " reports the delivery ConfigMaps applied: "
+                + undelivered() + "\n" + diagnostics(), () -> undelivered().isEmpty());
+    }
+
+    /** {@code pod: configmap@resourceVersion} for each delivery ConfigMap a Ready pod has not reported yet. */
+    public List<String> undelivered() {
+        List<Event> events = admin().v1().events().inNamespace(NAMESPACE).list().getItems();
+        List<String> missing = new ArrayList<>();
+        for (ConfigMap configMap : admin().configMaps().inNamespace(NAMESPACE).withLabel(DELIVERY_LABEL).list().getItems()) {
+            for (Pod pod : pods()) {
+                String name = pod.getMetadata().getName();
+                boolean reported = events.stream().anyMatch(event -> name.equals(event.getReportingInstance())
+                        && configMap.getMetadata().getName().equals(event.getInvolvedObject().getName())
+                        && configMap.getMetadata().getResourceVersion().equals(event.getInvolvedObject().getResourceVersion()));
+                if (Examples.ready(pod) && pod.getMetadata().getDeletionTimestamp() == null && !reported) {
+                    missing.add(name + ": " + configMap.getMetadata().getName() + "@" + configMap.getMetadata().getResourceVersion());
+                }
+            }
+        }
+        return missing;
+    }
+
+    /** The Events a pod wrote about a delivery ConfigMap, oldest first: {@code reason: message}. */
+    public List<String> deliveryEvents(String pod, String configMap) {
+        return admin().v1().events().inNamespace(NAMESPACE).list().getItems().stream()
+                .filter(event -> pod.equals(event.getReportingInstance())
+                        && configMap.equals(event.getInvolvedObject().getName()))
+                .sorted(Comparator.comparing(Event::getLastTimestamp))
+                .map(event -> event.getReason() + ": " + event.getMessage()).toList();
     }
 
     /** The PodDisruptionBudget's count of healthy pods now. */

@@ -3,6 +3,7 @@ package dev.ringmaster.clustertests.support;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Set;
 
 /**
@@ -14,6 +15,8 @@ import java.util.Set;
 public final class SharderInstall {
 
     static final String NAMESPACE = "sharding-system";
+    /** The overlay's delivery ConfigMap: the sharder settings the extras need. */
+    static final String SETTINGS = "cluster-tests-settings";
 
     private final NodeCluster cluster;
 
@@ -37,8 +40,9 @@ public final class SharderInstall {
     /**
      * The install with {@code extras}, as the docs tell a user to combine them: a kustomization of
      * one's own ({@code target/cluster/install/}) listing the base and the optional parts; the
-     * sharder's own settings in a {@code dev.ringmaster.sharder.cfg} of the overlay, merged into the
-     * generated {@code sharder-config} (docs/operating.md). No extras: the base's objects again.
+     * sharder's own settings in a delivery ConfigMap of the overlay (docs/operating.md), which the
+     * running replicas apply (no rollout): this returns once every replica has. No extras: the base's
+     * objects again, and the overlay's settings emptied.
      */
     void install(Set<Extra> extras) throws IOException {
         Path overlay = cluster.work().resolve("install");
@@ -51,26 +55,28 @@ public final class SharderInstall {
                 kind: Kustomization
                 resources:
                 - %s
-                """.formatted(base));
+                configMapGenerator:
+                - name: %s
+                  namespace: sharding-system
+                  files:
+                  - dev.ringmaster.sharder.cfg
+                  options:
+                    disableNameSuffixHash: true
+                    labels:
+                      ringmaster.dev/delivery: "true"
+                """.formatted(base, SETTINGS));
+        String settings = "# the sharder settings of the scenarios' extras\n";
         if (extras.contains(Extra.POD_READINESS)) {
             kustomization.append("- ").append(base).append("/pod-readiness\n");
-            String settings = Files.readString(manifests.resolve("etc/dev.ringmaster.sharder.cfg"))
-                    .replaceFirst("(?m)^leaseDetector\\s*=.*$", "leaseDetector = pod-readiness");
-            Files.writeString(overlay.resolve("dev.ringmaster.sharder.cfg"), settings);
-            kustomization.append("""
-                    configMapGenerator:
-                    - name: sharder-config
-                      namespace: sharding-system
-                      behavior: merge
-                      files:
-                      - dev.ringmaster.sharder.cfg
-                    """);
+            settings += "leaseDetector = pod-readiness\n";
         }
+        Files.writeString(overlay.resolve("dev.ringmaster.sharder.cfg"), settings);
         if (extras.contains(Extra.LABEL_GUARD)) {
             kustomization.append("components:\n- ").append(base).append("/label-guard\n");
         }
         Files.writeString(overlay.resolve("kustomization.yaml"), kustomization.toString());
         apply(overlay);
+        new Sharder(cluster).awaitDelivered(Duration.ofSeconds(60));
     }
 
     private void apply(Path kustomization) {
