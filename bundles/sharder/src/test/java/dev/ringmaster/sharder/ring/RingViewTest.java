@@ -84,6 +84,16 @@ class RingViewTest {
     }
 
     @Test
+    void theReadyMessageNamesTheStrategyInForceAndReadsBack() {
+        RingView view = compile(shop());
+        assertThat(view.readyMessage()).isEqualTo("sharding with strategy \"rendezvous\" (the sharder's default)");
+        assertThat(RingView.strategyOfReadyMessage(view.readyMessage())).contains("rendezvous");
+        assertThat(RingView.strategyOfReadyMessage("sharding with strategy \"jump-hash\" (spec.strategy)")).contains("jump-hash");
+        assertThat(RingView.strategyOfReadyMessage("partitioning strategy \"x\" is not available")).isEmpty();
+        assertThat(RingView.strategyOfReadyMessage(null)).isEmpty();
+    }
+
+    @Test
     void aRingWithMissingInterpretersCannotActAndSaysWhichAreMissing() {
         interpreters.remove("namespace");
         assertThat(compile(shop()).missingInterpreters()).containsExactly("namespace");
