@@ -12,7 +12,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The sharder's move counters, named and labelled as the reference sharder's (docs/monitoring.md):
@@ -32,6 +35,7 @@ public final class SharderMetrics implements MoveRecorder {
     private final MeterRegistry registry;
     private final MultiGauge ringShards;
     private final MultiGauge ringAvailableShards;
+    private final MultiGauge ringKindServed;
 
     public SharderMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -39,6 +43,16 @@ public final class SharderMetrics implements MoveRecorder {
                 .description("Shard leases of each ring").register(registry);
         this.ringAvailableShards = MultiGauge.builder("controller.sharding.ring.available.shards")
                 .description("Shards of each ring that objects may be assigned to").register(registry);
+        this.ringKindServed = MultiGauge.builder("ringmaster.sharder.ring.kind.served")
+                .description("1 for each ring kind the API server serves (its CRD installed) and the sharder watches")
+                .register(registry);
+    }
+
+    /** Replaces the served-kind gauge: 1 for the kinds in {@code served}, 0 for the others. */
+    public void ringKindsServed(Set<RingKind> served) {
+        ringKindServed.register(Arrays.stream(RingKind.values())
+                .<MultiGauge.Row<?>>map(kind -> MultiGauge.Row.of(Tags.of("kind", kind.kind()), served.contains(kind) ? 1 : 0))
+                .collect(Collectors.toList()), true);
     }
 
     @Override
@@ -76,6 +90,7 @@ public final class SharderMetrics implements MoveRecorder {
     public void close() {
         ringShards.register(List.of(), true);
         ringAvailableShards.register(List.of(), true);
+        ringKindServed.register(List.of(), true);
     }
 
     private static Tags resourceTags(RingKey ring, String group, String resource) {

@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.sharder.admission.SharderAdmission;
@@ -23,6 +24,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Clock;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,6 +32,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -169,7 +172,8 @@ public final class SharderReplica implements AutoCloseable {
         // the state metrics every replica exports: every ring object and every shard Lease as watched
         leases.addLeaseListener(() -> ringStates.shards(leases.leases()));
         registry.addListener(changes -> ringStates.rings(registry.inputs().rings().values()));
-        this.rings = ClusterRingWatch.ofEveryKind(client, registry);
+        this.rings = ClusterRingWatch.ofEveryKind(client, registry, this::ringKindsChanged);
+        ringKindsChanged();
         this.admission = new SharderAdmission(registry, metrics);
         this.certificates = options.certificates().map(settings -> new WebhookCertificates(client, settings,
                 options.clock()));
@@ -210,6 +214,16 @@ public final class SharderReplica implements AutoCloseable {
     /** The {@code ring:*} shell commands over this replica's view. */
     public RingCommands shellCommands() {
         return new RingCommands(registry, new ResourceCatalog(client)::resolve);
+    }
+
+    /** The ring kinds whose CRD the API server serves, and whose rings this replica therefore watches. */
+    public Set<RingKind> servedRingKinds() {
+        return rings.stream().filter(ClusterRingWatch::served).map(ClusterRingWatch::kind)
+                .collect(Collectors.toCollection(() -> EnumSet.noneOf(RingKind.class)));
+    }
+
+    private void ringKindsChanged() {
+        metrics.ringKindsServed(servedRingKinds());
     }
 
     public Membership membership() {

@@ -4,12 +4,20 @@ import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.net.HttpURLConnection;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,59 +26,207 @@ import org.slf4j.LoggerFactory;
  * now cached, into the ring registry, which compiles their views. The webhook answers from those
  * views on each replica, and the leader's controllers follow the registry's changes. The sharder runs
  * one watch per kind ({@link #ofEveryKind}).
+ *
+ * <p>A kind whose CRD is not installed (a user who applied only one of the two) is not watched: an
+ * informer would fail its listing again and again, each time with a stack trace. The watch says so
+ * once, looks again every {@code recheck}, and starts watching when the CRD appears; if the CRD is
+ * removed later, the kind's rings are dropped and the watch looks for the CRD again. The other kind is
+ * served meanwhile, each watch being on its own.
  */
 public final class ClusterRingWatch implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterRingWatch.class);
+    /** How often a kind whose CRD is not installed is looked for again. */
+    public static final Duration CRD_RECHECK = Duration.ofSeconds(10);
+    /** How soon a probe that could not tell (API server unreachable) is repeated. */
+    static final Duration PROBE_RETRY = Duration.ofSeconds(2);
 
-    private final RingKind kind;
-    private final SharedIndexInformer<? extends RingObject> informer;
-    private final RingRegistry registry;
+    /** What this watch knows of its kind, replaced whole (on the watch's own thread only). */
+    private record State(SharedIndexInformer<? extends RingObject> informer, boolean reportedMissing,
+            boolean reportedUnreachable) {
 
-    public <T extends RingObject> ClusterRingWatch(KubernetesClient client, RingRegistry registry, Class<T> type) {
-        this.registry = Objects.requireNonNull(registry, "registry");
-        this.kind = RingKind.ofKind(HasMetadata.getKind(type));
-        SharedIndexInformer<T> typed = client.resources(type).runnableInformer(0)
-                // an API server that is briefly away at start must not leave the replica without rings
-                .exceptionHandler((started, failure) -> {
-                    LOG.warn("Watching {}s failed, retrying: {}", kind.kind(), failure.toString());
-                    return true;
-                });
-        typed.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T ring) {
-                publish();
-            }
+        static final State INITIAL = new State(null, false, false);
 
-            @Override
-            public void onUpdate(T before, T after) {
-                publish();
-            }
-
-            @Override
-            public void onDelete(T ring, boolean finalStateUnknown) {
-                publish();
-            }
-        });
-        this.informer = typed;
+        boolean served() {
+            return informer != null;
+        }
     }
 
-    /** A watch of each ring kind. */
-    public static List<ClusterRingWatch> ofEveryKind(KubernetesClient client, RingRegistry registry) {
-        return Arrays.stream(RingKind.values())
-                .map(kind -> new ClusterRingWatch(client, registry, RingObject.typeOf(kind))).toList();
+    private final KubernetesClient client;
+    private final RingKind kind;
+    private final Class<? extends RingObject> type;
+    private final RingRegistry registry;
+    private final Duration recheck;
+    private final Runnable servedChanged;
+    /** Probes, starts and stops the informer: one thread, so state changes never race. */
+    private final ScheduledExecutorService worker;
+    private volatile State state = State.INITIAL;
+
+    /**
+     * @param servedChanged told (on the watch's thread) when {@link #served()} changes
+     * @param recheck       how often a kind whose CRD is missing is looked for again
+     */
+    public ClusterRingWatch(KubernetesClient client, RingRegistry registry, Class<? extends RingObject> type,
+            Duration recheck, Runnable servedChanged) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.type = Objects.requireNonNull(type, "type");
+        this.recheck = Objects.requireNonNull(recheck, "recheck");
+        this.servedChanged = Objects.requireNonNull(servedChanged, "servedChanged");
+        this.kind = RingKind.ofKind(HasMetadata.getKind(type));
+        this.worker = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "ring-watch-" + kind.lowerCaseKind());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** A watch of each ring kind, looking for a missing CRD every {@link #CRD_RECHECK}. */
+    public static List<ClusterRingWatch> ofEveryKind(KubernetesClient client, RingRegistry registry,
+            Runnable servedChanged) {
+        return Arrays.stream(RingKind.values()).map(kind -> new ClusterRingWatch(client, registry,
+                RingObject.typeOf(kind), CRD_RECHECK, servedChanged)).toList();
+    }
+
+    public RingKind kind() {
+        return kind;
+    }
+
+    /** Whether the API server serves this kind (its CRD is installed) and the rings of it are watched. */
+    public boolean served() {
+        return state.served();
     }
 
     public void start() {
-        informer.start();
+        run(this::probe, Duration.ZERO);
     }
 
-    private void publish() {
-        registry.update(inputs -> inputs.withRings(kind, informer.getStore().list()));
+    /**
+     * Watches the kind if the API server serves it, and stops watching it if it no longer does (a watch
+     * whose CRD was removed may stay silent); says once that it is not served. Looks again every
+     * {@code recheck}: one small list request.
+     */
+    private void probe() {
+        State current = state;
+        try {
+            client.resources(type).list(new ListOptionsBuilder().withLimit(1L).build());
+        } catch (KubernetesClientException e) {
+            if (!notServed(e)) {
+                // cannot tell; a kind already watched rides this out in its informer
+                if (!current.served() && !current.reportedUnreachable()) {
+                    LOG.warn("Cannot tell whether {}s are served, trying again every {} s: {}", kind.kind(),
+                            PROBE_RETRY.toSeconds(), e.toString());
+                }
+                state = new State(current.informer(), current.reportedMissing(), !current.served());
+                run(this::probe, current.served() ? recheck : PROBE_RETRY);
+                return;
+            }
+            if (current.served()) {
+                lost(current.informer());
+            } else {
+                if (!current.reportedMissing()) {
+                    LOG.warn("{}s are not served: the CRD {} is not installed; serving the other ring kinds,"
+                            + " and looking for it every {} s", kind.kind(), crdName(), recheck.toSeconds());
+                }
+                state = new State(null, true, false);
+            }
+            run(this::probe, recheck);
+            return;
+        }
+        if (!current.served()) {
+            if (current.reportedMissing()) {
+                LOG.info("{}s are served now (the CRD {} is installed): watching them", kind.kind(), crdName());
+            }
+            SharedIndexInformer<? extends RingObject> informer = informer();
+            state = new State(informer, false, false); // before its first event, which publishes only its own
+            informer.start();
+            servedChanged.run();
+        }
+        run(this::probe, recheck);
+    }
+
+    private SharedIndexInformer<? extends RingObject> informer() {
+        SharedIndexInformer<? extends RingObject> informer = client.resources(type).runnableInformer(0);
+        informer.exceptionHandler((started, failure) -> {
+            if (notServed(failure)) {
+                run(() -> lost(informer), Duration.ZERO); // the CRD was removed
+                return false;
+            }
+            // an API server that is briefly away must not leave the replica without rings
+            LOG.warn("Watching {}s failed, retrying: {}", kind.kind(), failure.toString());
+            return true;
+        });
+        informer.addEventHandler(new ResourceEventHandler<RingObject>() {
+            @Override
+            public void onAdd(RingObject ring) {
+                publish(informer);
+            }
+
+            @Override
+            public void onUpdate(RingObject before, RingObject after) {
+                publish(informer);
+            }
+
+            @Override
+            public void onDelete(RingObject ring, boolean finalStateUnknown) {
+                publish(informer);
+            }
+        });
+        return informer;
+    }
+
+    /** The CRD went away while watched: its rings are gone; the next probe looks for it again. */
+    private void lost(SharedIndexInformer<? extends RingObject> informer) {
+        if (state.informer() != informer) {
+            return;
+        }
+        informer.close();
+        LOG.warn("{}s are not served any more: the CRD {} was removed; looking for it every {} s", kind.kind(),
+                crdName(), recheck.toSeconds());
+        state = new State(null, true, false);
+        registry.update(inputs -> inputs.withRings(kind, List.of()));
+        servedChanged.run();
+    }
+
+    private void publish(SharedIndexInformer<? extends RingObject> informer) {
+        if (state.informer() == informer) {
+            registry.update(inputs -> inputs.withRings(kind, informer.getStore().list()));
+        }
+    }
+
+    private void run(Runnable task, Duration delay) {
+        try {
+            worker.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closed) {
+            // closing: nothing more to watch
+        }
+    }
+
+    /** Whether the failure, or one of its causes, is the API server saying it does not serve the kind. */
+    private static boolean notServed(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof KubernetesClientException e && e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private String crdName() {
+        return HasMetadata.getPlural(type) + "." + HasMetadata.getGroup(type);
     }
 
     @Override
     public void close() {
-        informer.close();
+        worker.shutdownNow();
+        try {
+            worker.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        SharedIndexInformer<? extends RingObject> informer = state.informer();
+        if (informer != null) {
+            informer.close();
+        }
     }
 }

@@ -129,9 +129,11 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
                     page -> pass.move(resource, ringResource, page)));
         } catch (RuntimeException e) {
             pass.settleWrites(); // a listing failed: let the writes started finish before the next pass
+            pass.reportFailures();
             throw e;
         }
         pass.settleWrites();
+        pass.reportFailures();
         pass.throwIfFatal();
         return pass.summary();
     }
@@ -161,7 +163,7 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         final Map<Class<? extends Move>, AtomicLong> written = new HashMap<>();
         final AtomicLong deferred = new AtomicLong();
         final AtomicLong conflicts = new AtomicLong();
-        final AtomicLong failed = new AtomicLong();
+        final WriteFailures failed = new WriteFailures();
         int unresolved;
         long inDrain;
         /** Writes in flight: listing goes on while they run, up to the configured number. */
@@ -263,10 +265,8 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
                 if (WriteFence.refused(e)) {
                     throw e;
                 }
-                if (failed.getAndIncrement() == 0) {
-                    LOG.warn("{}: moving {} {} failed, tried again next pass: {}", ring, resource.kind(),
-                            metadata.getName(), e.toString());
-                }
+                failed.add(resource.kind() + " " + (metadata.getNamespace() == null ? "" : metadata.getNamespace() + "/")
+                        + metadata.getName(), e);
                 return;
             }
             switch (outcome) {
@@ -279,10 +279,17 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
             }
         }
 
+        /** One warning for the writes of the pass that failed: how many of each cause, the first example of each. */
+        void reportFailures() {
+            if (failed.total() > 0) {
+                LOG.warn("{}: {} writes failed, tried again next pass: {}", ring, failed.total(), failed.describe());
+            }
+        }
+
         PassSummary summary() {
             return new PassSummary(examined.get(), written.get(Move.Assign.class).get(),
                     written.get(Move.Drain.class).get(), written.get(Move.Reassign.class).get(), deferred.get(),
-                    conflicts.get(), failed.get(), unresolved, inDrain);
+                    conflicts.get(), failed.total(), unresolved, inDrain);
         }
     }
 }

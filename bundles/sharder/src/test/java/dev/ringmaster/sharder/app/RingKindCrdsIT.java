@@ -1,0 +1,228 @@
+package dev.ringmaster.sharder.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
+import dev.ringmaster.sharder.clusterring.ClusterRingWatch;
+import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
+import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
+import dev.ringmaster.sharder.rebalance.RebalanceLimits;
+import dev.ringmaster.sharder.ring.StrategyBinding;
+import dev.ringmaster.sharder.testing.StandardErrorLines;
+import dev.ringmaster.sharder.testing.TestLeases;
+import dev.ringmaster.testing.apiserver.RealApiServer;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.InputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A user who installed only the ClusterRing CRD, on a real API server: the sharder says once that
+ * ControllerRings are not served (one line, no stack trace, however long it runs), serves
+ * ClusterRings meanwhile, and serves ControllerRings as soon as their CRD is installed; the metric
+ * {@code ringmaster_sharder_ring_kind_served} says which kinds are served.
+ */
+class RingKindCrdsIT {
+
+    private static final String NAMESPACE = "ring-kinds-it";
+    private static final String RING = "kinds-it";
+    private static final String CLUSTER_RING_CRD = "clusterrings.sharding.timebertt.dev";
+    private static final String CONTROLLER_RING_CRD = "controllerrings.sharding.timebertt.dev";
+    /** The contract's labels (docs/design.md section 1), written out rather than taken from the code. */
+    private static final String CLUSTER_RING_LEASE_LABEL = "alpha.sharding.timebertt.dev/clusterring";
+    private static final String CONTROLLER_RING_LEASE_LABEL = "alpha.sharding.timebertt.dev/controllerring";
+    /** The ClusterRing's shard label: the suffix is clusterring- + the first 8 hex digits of SHA-256("kinds-it") + -kinds-it. */
+    private static final String CLUSTER_RING_SHARD_LABEL = "shard.alpha.sharding.timebertt.dev/clusterring-"
+            + sha256Prefix(RING) + "-" + RING;
+    private static final String CONTROLLER_RING_SHARD_LABEL = "shard.alpha.sharding.timebertt.dev/" + RING;
+    private static final String SERVED_METRIC = "ringmaster.sharder.ring.kind.served";
+
+    private static final KubernetesClient ADMIN = RealApiServer.shared().admin();
+
+    @Test
+    void aMissingCrdIsReportedOnceAndPickedUpWhenInstalled() throws Exception {
+        removeCrd(CONTROLLER_RING_CRD);
+        installCrd(CLUSTER_RING_CRD);
+        ADMIN.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+                .serverSideApply();
+        liveShardLease("shard-cluster", CLUSTER_RING_LEASE_LABEL);
+        ring("ClusterRing");
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+        try (StandardErrorLines log = new StandardErrorLines(); SharderReplica sharder = replica()) {
+            sharder.addMeterRegistry(meters);
+            sharder.start();
+
+            // the kind that exists works: an unlabelled ConfigMap is assigned to the ClusterRing's one shard
+            await().atMost(Duration.ofSeconds(60)).until(() -> labels("cm-1").get(CLUSTER_RING_SHARD_LABEL) != null);
+            assertThat(labels("cm-1")).containsEntry(CLUSTER_RING_SHARD_LABEL, "shard-cluster");
+            // several looks for the missing CRD later (and more than fabric8's informer retries in that
+            // time: after 1, 2, 4, 8 and 16 s), it has been reported once, in one line
+            Thread.sleep(ClusterRingWatch.CRD_RECHECK.multipliedBy(5).dividedBy(2).toMillis());
+            List<String> mentions = mentionsOfControllerRings(log);
+            assertThat(mentions).as("lines mentioning ControllerRings").hasSize(1);
+            assertThat(mentions.get(0)).contains("WARN").contains("ControllerRings are not served")
+                    .contains("the CRD " + CONTROLLER_RING_CRD + " is not installed");
+            assertThat(sharder.servedRingKinds()).extracting(kind -> kind.kind()).containsExactly("ClusterRing");
+            assertThat(served(meters, "ClusterRing")).isEqualTo(1);
+            assertThat(served(meters, "ControllerRing")).isEqualTo(0);
+
+            // the other kind once its CRD is installed: its ring is served and its objects are assigned
+            installCrd(CONTROLLER_RING_CRD);
+            liveShardLease("shard-controller", CONTROLLER_RING_LEASE_LABEL);
+            ring("ControllerRing");
+            await().atMost(ClusterRingWatch.CRD_RECHECK.plusSeconds(30))
+                    .until(() -> labels("cm-1").get(CONTROLLER_RING_SHARD_LABEL) != null);
+            assertThat(labels("cm-1")).containsEntry(CONTROLLER_RING_SHARD_LABEL, "shard-controller")
+                    .containsEntry(CLUSTER_RING_SHARD_LABEL, "shard-cluster");
+            createConfigMap("cm-2");
+            await().atMost(Duration.ofSeconds(30)).until(() -> labels("cm-2").size() == 2);
+            assertThat(labels("cm-2")).containsEntry(CONTROLLER_RING_SHARD_LABEL, "shard-controller")
+                    .containsEntry(CLUSTER_RING_SHARD_LABEL, "shard-cluster");
+            assertThat(log.containing("ControllerRings are served now")).hasSize(1);
+            assertThat(mentionsOfControllerRings(log)).as("lines naming the CRD: no failure or stack trace")
+                    .filteredOn(line -> line.contains(CONTROLLER_RING_CRD)).hasSize(2);
+            assertThat(sharder.servedRingKinds()).extracting(kind -> kind.kind())
+                    .containsExactlyInAnyOrder("ClusterRing", "ControllerRing");
+            assertThat(served(meters, "ControllerRing")).isEqualTo(1);
+
+            // the CRD removed again: its rings are dropped, the other kind stays, and it is said once
+            removeCrd(CONTROLLER_RING_CRD);
+            await().atMost(Duration.ofSeconds(60)).until(() -> sharder.servedRingKinds().size() == 1);
+            assertThat(sharder.registry().views()).extracting(view -> view.key().kind().kind())
+                    .containsExactly("ClusterRing");
+            assertThat(served(meters, "ControllerRing")).isEqualTo(0);
+            assertThat(log.containing("ControllerRings are not served any more")).hasSize(1);
+        }
+    }
+
+    /**
+     * Lines mentioning ControllerRings, but for fabric8's one notice per resource type that its version is
+     * v1alpha1 (whether or not the CRD is installed).
+     */
+    private static List<String> mentionsOfControllerRings(StandardErrorLines log) {
+        return log.containing("controllerring").stream().filter(line -> !line.contains("with unstable version"))
+                .toList();
+    }
+
+    @AfterAll
+    static void removeTheRings() {
+        for (String crd : List.of(CLUSTER_RING_CRD, CONTROLLER_RING_CRD)) {
+            try {
+                ADMIN.genericKubernetesResources(rings(crd)).withName(RING).delete();
+            } catch (KubernetesClientException notServed) {
+                // its CRD is not installed
+            }
+        }
+    }
+
+    /** One replica leading on its own election Lease, with the default strategy, detector and interpreter. */
+    private static SharderReplica replica() {
+        SharderReplica replica = new SharderReplica(ADMIN, new SharderReplica.Options("consistent-hash",
+                DefaultLeaseDetector.NAME, DefaultResourceInterpreter.NAME, RebalanceLimits.DEFAULT, Optional.empty(),
+                new SharderReplica.Options.LeaseName(NAMESPACE, "sharder"), "ring-kinds-it", Clock.systemUTC()));
+        replica.use(PlugIns.NONE.withStrategy("consistent-hash", new StrategyBinding(new ConsistentHashStrategy(), Map.of()))
+                .withDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector())
+                .withInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()));
+        return replica;
+    }
+
+    /** A ring of the kind over the ConfigMaps of {@value #NAMESPACE}, and one unlabelled ConfigMap there. */
+    private static void ring(String kind) {
+        ADMIN.resource(ADMIN.getKubernetesSerialization().unmarshal("""
+                apiVersion: sharding.timebertt.dev/v1alpha1
+                kind: %s
+                metadata:
+                  name: %s
+                spec:
+                  resources:
+                  - group: ""
+                    resource: configmaps
+                  namespaceSelector:
+                    matchLabels: {kubernetes.io/metadata.name: %s}
+                """.formatted(kind, RING, NAMESPACE), GenericKubernetesResource.class)).forceConflicts().serverSideApply();
+        if (kind.equals("ClusterRing")) {
+            createConfigMap("cm-1");
+        }
+    }
+
+    private static void createConfigMap(String name) {
+        ADMIN.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
+                .endMetadata().build()).create();
+    }
+
+    private static Map<String, String> labels(String configMap) {
+        ConfigMap current = ADMIN.configMaps().inNamespace(NAMESPACE).withName(configMap).get();
+        return current.getMetadata().getLabels() == null ? Map.of() : current.getMetadata().getLabels();
+    }
+
+    /** A shard's Lease of the ring, held and renewed now for an hour. */
+    private static void liveShardLease(String shard, String ringLabel) {
+        ADMIN.leases().inNamespace(NAMESPACE).resource(TestLeases.shardLease(NAMESPACE, shard, RING, Instant.now(), 3600)
+                .editMetadata().withLabels(Map.of(ringLabel, RING)).endMetadata().build()).create();
+    }
+
+    private static double served(SimpleMeterRegistry meters, String kind) {
+        return meters.get(SERVED_METRIC).tag("kind", kind).gauge().value();
+    }
+
+    /** Installs the CRD as the build generates it and waits until the API server serves its kind. */
+    private static void installCrd(String name) throws Exception {
+        try (InputStream yaml = RingKindCrdsIT.class.getClassLoader()
+                .getResourceAsStream("META-INF/fabric8/" + name + "-v1.yml")) {
+            CustomResourceDefinition crd = ADMIN.getKubernetesSerialization().unmarshal(yaml, CustomResourceDefinition.class);
+            ADMIN.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> served(name));
+    }
+
+    /** Removes the CRD, if installed, and waits until its kind is no longer served. */
+    private static void removeCrd(String name) {
+        ADMIN.apiextensions().v1().customResourceDefinitions().withName(name).delete();
+        await().atMost(Duration.ofSeconds(60)).until(() -> !served(name));
+    }
+
+    private static boolean served(String crd) {
+        try {
+            ADMIN.genericKubernetesResources(rings(crd)).list();
+            return true;
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private static ResourceDefinitionContext rings(String crd) {
+        boolean cluster = crd.equals(CLUSTER_RING_CRD);
+        return new ResourceDefinitionContext.Builder().withGroup("sharding.timebertt.dev").withVersion("v1alpha1")
+                .withPlural(crd.substring(0, crd.indexOf('.'))).withKind(cluster ? "ClusterRing" : "ControllerRing")
+                .withNamespaced(false).build();
+    }
+
+    private static String sha256Prefix(String text) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(digest).substring(0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
