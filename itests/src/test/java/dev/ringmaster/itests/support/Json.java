@@ -6,15 +6,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads the fields of {@code ringmaster simulate --json}'s one flat object (whose only nested value
- * is {@code perShard}, a map of shard name to count). Enough for these tests; no JSON library needed
- * inside the framework.
+ * Reads the fields of {@code ringmaster simulate --json}'s one object: numbers and strings, maps of
+ * numbers ({@code perShard}), and maps of flat objects ({@code perShard} of {@code simulate --ring}).
+ * Enough for these tests; no JSON library needed inside the framework.
  */
 public final class Json {
 
     private static final Pattern OBJECT = Pattern.compile("\\s*\\{.*}\\s*", Pattern.DOTALL);
     private static final String NUMBER = "(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)";
     private static final Pattern ENTRY = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\":" + NUMBER);
+    private static final Pattern MEMBER = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\":(\\{[^{}]*})");
 
     private final String text;
 
@@ -55,6 +56,17 @@ public final class Json {
             throw new AssertionError("cannot read " + field + " of " + text);
         }
         return counts;
+    }
+
+    /** A map-valued field with flat objects as values, in document order. */
+    public Map<String, Json> members(String field) {
+        String body = group(field, "\\{((?:\"(?:[^\"\\\\]|\\\\.)*\":\\{[^{}]*},?)*)}");
+        Map<String, Json> members = new LinkedHashMap<>();
+        Matcher member = MEMBER.matcher(body);
+        while (member.find()) {
+            members.put(member.group(1), parse(member.group(2)));
+        }
+        return members;
     }
 
     private String group(String field, String valuePattern) {

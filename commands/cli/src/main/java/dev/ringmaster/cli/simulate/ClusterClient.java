@@ -6,10 +6,17 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import javax.net.ssl.SSLException;
 
 /** The client a preview reads the cluster with, and its failures in one line. */
 final class ClusterClient {
@@ -63,16 +70,30 @@ final class ClusterClient {
         return "cannot reach " + server + ": " + oneLine(e);
     }
 
-    /** The innermost cause's message (its type when it has none), on one line. */
+    /**
+     * Why a request failed, on one line: a refused connection, an unknown host, a timeout or a TLS
+     * failure anywhere in the causes by name, else the innermost cause's message (its type if it has none).
+     */
     private static String oneLine(Throwable failure) {
-        Throwable innermost = failure;
-        while (innermost.getCause() != null && innermost.getCause() != innermost) {
-            innermost = innermost.getCause();
+        List<Throwable> causes = new ArrayList<>();
+        for (Throwable cause = failure; cause != null && !causes.contains(cause); cause = cause.getCause()) {
+            causes.add(cause);
         }
-        if (innermost instanceof ConnectException && innermost.getMessage() == null) {
-            return "connection refused"; // the JDK HTTP client's refusal carries no message
+        for (Throwable cause : causes) {
+            String named = cause instanceof ConnectException ? "connection refused"
+                    : cause instanceof UnknownHostException || cause instanceof UnresolvedAddressException ? "unknown host"
+                    : cause instanceof HttpTimeoutException || cause instanceof SocketTimeoutException ? "timed out"
+                    : cause instanceof SSLException ? "TLS failed"
+                    : null;
+            if (named != null) {
+                return cause.getMessage() == null ? named : named + " (" + flat(cause.getMessage()) + ")";
+            }
         }
-        String message = innermost.getMessage() == null ? innermost.getClass().getSimpleName() : innermost.getMessage();
+        Throwable innermost = causes.get(causes.size() - 1);
+        return innermost.getMessage() == null ? innermost.getClass().getSimpleName() : flat(innermost.getMessage());
+    }
+
+    private static String flat(String message) {
         return message.replaceAll("\\s+", " ").strip();
     }
 }
