@@ -218,7 +218,13 @@ def table(name):
     elif name == "ring-preview":  # the cli's RingPreviewTest: consistent-hash -> rendezvous over shard-0..2
         preview(["/ConfigMap/preview/cm-%d" % i for i in range(60)], preview_label, range(20), SHARDS_3 | {"shard-3": 0})
     elif name == "ring-preview-real":  # itests' SimulateRingRealIT: ConfigMaps of namespace preview-ring
-        preview(["/ConfigMap/preview-ring/cm-%d" % i for i in range(40)], preview_label, range(10), SHARDS_3 | {"shard-3": 0})
+        keys = ["/ConfigMap/preview-ring/cm-%d" % i for i in range(40)]
+        preview(keys, preview_label, range(10), SHARDS_3 | {"shard-3": 0})
+        seven = ConsistentHashRing(SHARDS_3, 7)
+        print("moved consistent-hash -> consistent-hash with 7 tokens per shard: %d"
+              % sum(ConsistentHashRing(SHARDS_3).shard_for(key) != seven.shard_for(key) for key in keys))
+        print("moved rendezvous -> jump-hash: %d"
+              % sum(rendezvous(SHARDS_3, key) != jump_hash(SHARDS_3, key) for key in keys))
     else:
         raise SystemExit("unknown table " + name)
 

@@ -55,6 +55,10 @@ public class SimulateRingRealIT {
     private static final int CONTROLLED_MOVED = 8;
     /** Labelled with another shard than consistent-hash's, not in drain (placements.py). */
     private static final int ELSEWHERE = 20;
+    /** placements.py: objects consistent-hash puts elsewhere with 7 tokens per shard than with 100. */
+    private static final int MOVED_BY_SEVEN_TOKENS = 28;
+    /** placements.py: objects the example plug-in jump-hash puts elsewhere than rendezvous. */
+    private static final int MOVED_TO_JUMP_HASH = 31;
 
     private static RealCluster cluster;
 
@@ -168,6 +172,30 @@ public class SimulateRingRealIT {
                 .forEach(line -> rows.put(line.split("\\s+")[0], line.replaceAll("\\s+", " ")));
         RENDEZVOUS.forEach((shard, current) -> assertTrue(result.toString(), rows.get(shard).endsWith(
                 " 0 " + current + " " + CONSISTENT_HASH.get(shard))));
+    }
+
+    @Test
+    public void tokensPerShardAreTheCandidatesOnly() {
+        Cli.Result result = simulate(cluster.server().adminKubeconfig(), "clusterring/" + RING,
+                "--strategy", "consistent-hash", "--tokens", "7", "--json");
+        result.assertSucceeded();
+        Json json = Json.parse(result.out());
+        assertEquals("consistent-hash", json.string("currentStrategy"));
+        assertEquals(MOVED_BY_SEVEN_TOKENS, json.integer("moved"));
+    }
+
+    @Test
+    public void aStrategyPlugInInDeployIsPreviewed() throws IOException {
+        Path home = Distribution.copy("simulate-ring-plug-in");
+        Files.copy(Distribution.jumpHashPlugin(), home.resolve("deploy").resolve(Distribution.jumpHashPlugin().getFileName()));
+        Cli.Result result = Cli.run(home, List.of("simulate", "--kubeconfig", cluster.server().adminKubeconfig().toString(),
+                "--ring", "clusterring/" + RING, "--current-strategy", "rendezvous", "--strategy", "jump-hash", "--json"));
+        result.assertSucceeded();
+        Json json = Json.parse(result.out());
+        assertEquals("rendezvous", json.string("currentStrategy"));
+        assertEquals("--current-strategy", json.string("currentStrategySource"));
+        assertEquals("jump-hash", json.string("strategy"));
+        assertEquals(MOVED_TO_JUMP_HASH, json.integer("moved"));
     }
 
     @Test
