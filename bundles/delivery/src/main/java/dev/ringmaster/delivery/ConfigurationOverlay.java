@@ -4,11 +4,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Dictionary;
-import java.util.HashSet;
 import java.util.Hashtable;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
@@ -52,42 +53,63 @@ final class ConfigurationOverlay implements ConfigurationPlugin {
         return overlay.get();
     }
 
+    /** What {@link #apply} did: the PIDs handed out again, and why others could not be. */
+    record Applied(Set<String> redelivered, Map<String, String> failures) {
+    }
+
     /**
      * Lays {@code configurations} over the files and has Config Admin hand every configuration whose
      * delivered keys changed to its component again.
-     *
-     * @return the PIDs handed out again
      */
-    Set<String> apply(Map<String, Map<String, String>> configurations, ConfigurationAdmin admin)
-            throws IOException, InvalidSyntaxException {
+    Applied apply(Map<String, Map<String, String>> configurations, ConfigurationAdmin admin) {
         Map<String, Map<String, String>> previous = overlay.getAndSet(Map.copyOf(configurations));
-        Set<String> changed = new HashSet<>(previous.keySet());
+        Set<String> changed = new TreeSet<>(previous.keySet());
         changed.addAll(configurations.keySet());
         changed.removeIf(pid -> Objects.equals(previous.get(pid), configurations.get(pid)));
+        Map<String, String> failures = new TreeMap<>();
         for (String pid : changed) {
-            redeliver(pid, configurations.get(pid), admin);
+            try {
+                redeliver(pid, configurations.get(pid), admin);
+            } catch (IOException | InvalidSyntaxException | RuntimeException e) {
+                failures.put(pid, "Config Admin did not take configuration " + pid + ": " + e);
+            }
         }
-        return changed;
+        changed.removeAll(failures.keySet());
+        return new Applied(changed, failures);
     }
 
     private static void redeliver(String pid, Map<String, String> delivered, ConfigurationAdmin admin)
             throws IOException, InvalidSyntaxException {
         Configuration[] existing = admin.listConfigurations("(" + Constants.SERVICE_PID + "=" + pid + ")");
         Configuration configuration = existing == null ? null : existing[0];
-        if (delivered == null) {
-            if (configuration != null && configuration.getProperties().get(CREATED) != null) {
-                configuration.delete();
-            } else if (configuration != null) {
-                configuration.update(withRevision(configuration.getProperties(), null));
-            }
-            return;
-        }
         if (configuration == null) {
-            Dictionary<String, Object> created = new Hashtable<>();
-            created.put(CREATED, "true");
-            admin.getConfiguration(pid, "?").update(withRevision(created, delivered));
+            if (delivered != null) {
+                Dictionary<String, Object> created = new Hashtable<>();
+                created.put(CREATED, "true");
+                admin.getConfiguration(pid, "?").update(withRevision(created, delivered));
+            }
+        } else if (delivered == null && configuration.getProperties().get(CREATED) != null) {
+            configuration.delete();
         } else {
-            configuration.update(withRevision(configuration.getProperties(), delivered));
+            update(configuration, withRevision(configuration.getProperties(), delivered));
+        }
+    }
+
+    /**
+     * Writes a configuration, also one that File Install made read-only because its file is (the
+     * image's etc/ in a pod): read-only again afterwards, so that nothing else writes it.
+     */
+    private static void update(Configuration configuration, Dictionary<String, Object> properties) throws IOException {
+        boolean readOnly = configuration.getAttributes().contains(Configuration.ConfigurationAttribute.READ_ONLY);
+        if (readOnly) {
+            configuration.removeAttributes(Configuration.ConfigurationAttribute.READ_ONLY);
+        }
+        try {
+            configuration.update(properties);
+        } finally {
+            if (readOnly) {
+                configuration.addAttributes(Configuration.ConfigurationAttribute.READ_ONLY);
+            }
         }
     }
 

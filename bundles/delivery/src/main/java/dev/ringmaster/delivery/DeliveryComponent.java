@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Arrays;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -175,16 +176,13 @@ public class DeliveryComponent implements ReadinessCheck {
     }
 
     private void sync() {
-        Delivery delivery = Delivery.of(informer.getStore().list(), PID);
-        try {
-            Set<String> redelivered = overlay.apply(delivery.configurations(), configurationAdmin);
-            if (!redelivered.isEmpty()) {
-                LOG.info("Delivered configuration now in force for {}", redelivered);
-            }
-        } catch (Exception e) {
-            LOG.warn("Cannot apply the delivered configurations: {}", e.toString());
+        List<ConfigMap> configMaps = informer.getStore().list();
+        Delivery delivery = Delivery.of(configMaps, PID);
+        ConfigurationOverlay.Applied applied = overlay.apply(delivery.configurations(), configurationAdmin);
+        if (!applied.redelivered().isEmpty()) {
+            LOG.info("Delivered configuration now in force for {}", applied.redelivered());
         }
-        report.delivered(delivery, deployer.apply(delivery.jars()), informer.getStore().list(), meterRegistry);
+        report.delivered(delivery, applied.failures(), deployer.apply(delivery.jars()), configMaps, meterRegistry);
         problem = Optional.empty();
     }
 }

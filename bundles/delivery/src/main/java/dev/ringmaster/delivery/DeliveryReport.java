@@ -44,8 +44,8 @@ final class DeliveryReport {
     }
 
     /** Reports a sync: what {@code delivery} asked for and what became of its bundles. */
-    void delivered(Delivery delivery, List<BundleDeployer.Outcome> outcomes, List<ConfigMap> configMaps,
-            MeterRegistry registry) {
+    void delivered(Delivery delivery, Map<String, String> configurationFailures, List<BundleDeployer.Outcome> outcomes,
+            List<ConfigMap> configMaps, MeterRegistry registry) {
         for (ConfigMap configMap : configMaps) {
             String name = configMap.getMetadata().getNamespace() + "/" + configMap.getMetadata().getName();
             List<String> refusals = new ArrayList<>();
@@ -54,7 +54,13 @@ final class DeliveryReport {
                     .forEach(refusal -> refusals.add(refusal.source().key() + ": " + refusal.reason()));
             delivery.configurations().keySet().stream()
                     .filter(pid -> configMap.getData() != null && configMap.getData().containsKey(pid + Delivery.CONFIGURATION_SUFFIX))
-                    .forEach(pid -> applied.add("configuration " + pid));
+                    .forEach(pid -> {
+                        if (configurationFailures.containsKey(pid)) {
+                            refusals.add(pid + Delivery.CONFIGURATION_SUFFIX + ": " + configurationFailures.get(pid));
+                        } else {
+                            applied.add("configuration " + pid);
+                        }
+                    });
             outcomes.stream().filter(outcome -> outcome.jar().source().configMap().equals(name)).forEach(outcome -> {
                 if (outcome.refused()) {
                     refusals.add(outcome.jar().source().key() + " (sha256 " + outcome.jar().sha256() + "): "

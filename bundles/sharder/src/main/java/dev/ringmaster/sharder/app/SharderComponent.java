@@ -25,7 +25,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -236,14 +238,17 @@ public class SharderComponent implements AdmissionHandler {
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    synchronized void bindStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
-        use(plugIns.withStrategy(name(properties, PartitioningStrategy.NAME),
-                new StrategyBinding(strategy, serviceSettings(properties))));
+    synchronized void bindStrategy(ServiceReference<PartitioningStrategy> reference, PartitioningStrategy strategy,
+            Map<String, Object> properties) {
+        Bundle provider = reference.getBundle();
+        use(plugIns.withStrategy(name(properties, PartitioningStrategy.NAME), new StrategyBinding(strategy,
+                serviceSettings(properties), provider == null ? "" : provider.getSymbolicName() + " " + provider.getVersion())));
     }
 
     /** A strategy publishes its settings as service properties: a change rebuilds the rings using it. */
-    void updatedStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {
-        bindStrategy(strategy, properties);
+    void updatedStrategy(ServiceReference<PartitioningStrategy> reference, PartitioningStrategy strategy,
+            Map<String, Object> properties) {
+        bindStrategy(reference, strategy, properties);
     }
 
     synchronized void unbindStrategy(PartitioningStrategy strategy, Map<String, Object> properties) {

@@ -47,7 +47,7 @@ public final class RingView {
     public static final String INTERPRETER_UNAVAILABLE = "InterpreterUnavailable";
 
     private static final Logger LOG = LoggerFactory.getLogger(RingView.class);
-    private static final Pattern READY_MESSAGE = Pattern.compile("sharding with strategy \"(.+)\" \\((.+)\\)");
+    private static final Pattern READY_MESSAGE = Pattern.compile("sharding with strategy \"([^\"]+)\" \\(([^)]+)\\)(, bundle .+)?");
 
     /** Why a ring can neither assign nor move objects now, in the words of its Ready condition. */
     public record Blocker(String reason, String message) {
@@ -205,9 +205,13 @@ public final class RingView {
         return strategyFromSpec ? "spec.strategy" : "the sharder's default";
     }
 
-    /** The message of the ring's Ready condition while it can act, naming the strategy in force and its source. */
+    /**
+     * The message of the ring's Ready condition while it can act, naming the strategy in force, its
+     * source and the bundle that provides it (so that a delivered plug-in's version is visible).
+     */
     public String readyMessage() {
-        return "sharding with strategy \"" + strategyName + "\" (" + strategySource() + ")";
+        String message = "sharding with strategy \"" + strategyName + "\" (" + strategySource() + ")";
+        return binding == null || binding.provider().isEmpty() ? message : message + ", bundle " + binding.provider();
     }
 
     /** The strategy a {@link #readyMessage()} names; empty for any other message. */

@@ -43,8 +43,12 @@ class RingViewTest {
     }
 
     private RingView compile(ClusterRing ring) {
+        return compile(ring, new StrategyBinding(new RendezvousStrategy(), Map.of()));
+    }
+
+    private RingView compile(ClusterRing ring, StrategyBinding rendezvous) {
         RingInputs inputs = RingInputs.EMPTY
-                .withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(), Map.of())))
+                .withStrategies(Map.of("rendezvous", rendezvous))
                 .withDefaultStrategy("rendezvous")
                 .withInterpreters(interpreters)
                 .withMembership(new Membership(Map.of(RingKey.clusterRing("shop"), List.of(new ShardInfo("shard-0", ShardState.READY, 1),
@@ -84,11 +88,21 @@ class RingViewTest {
     }
 
     @Test
+    void theReadyMessageNamesTheBundleThatProvidesTheStrategy() {
+        RingView view = compile(shop(), new StrategyBinding(new RendezvousStrategy(), Map.of(),
+                "dev.ringmaster.ring.rendezvous 0.1.0"));
+        assertThat(view.readyMessage()).isEqualTo("sharding with strategy \"rendezvous\" (the sharder's default),"
+                + " bundle dev.ringmaster.ring.rendezvous 0.1.0");
+    }
+
+    @Test
     void theReadyMessageNamesTheStrategyInForceAndReadsBack() {
         RingView view = compile(shop());
         assertThat(view.readyMessage()).isEqualTo("sharding with strategy \"rendezvous\" (the sharder's default)");
         assertThat(RingView.strategyOfReadyMessage(view.readyMessage())).contains("rendezvous");
         assertThat(RingView.strategyOfReadyMessage("sharding with strategy \"jump-hash\" (spec.strategy)")).contains("jump-hash");
+        assertThat(RingView.strategyOfReadyMessage("sharding with strategy \"jump-hash\" (spec.strategy), bundle"
+                + " org.example.ringmaster.jumphash 0.1.0.202611260748")).contains("jump-hash");
         assertThat(RingView.strategyOfReadyMessage("partitioning strategy \"x\" is not available")).isEmpty();
         assertThat(RingView.strategyOfReadyMessage(null)).isEmpty();
     }
