@@ -127,14 +127,26 @@ public final class BenchCluster implements AutoCloseable {
 
     /** A namespace, and a ClusterRing over the ConfigMaps of that namespace alone. */
     public void configMapRing(String ring, String namespace) {
+        configMapRing(ring, namespace, false);
+    }
+
+    /**
+     * A namespace, and a ClusterRing over the ConfigMaps of that namespace alone; with
+     * {@code controlledSecrets}, the Secrets they control follow them (docs/install.md's ring).
+     */
+    public void configMapRing(String ring, String namespace, boolean controlledSecrets) {
         namespace(namespace);
         clusterRing(ring, """
                   resources:
                   - group: ""
                     resource: configmaps
-                  namespaceSelector:
+                %s  namespaceSelector:
                     matchLabels: {kubernetes.io/metadata.name: %s}
-                """.formatted(namespace));
+                """.formatted(controlledSecrets ? """
+                    controlledResources:
+                    - group: ""
+                      resource: secrets
+                """ : "", namespace));
     }
 
     /** Creates or replaces a ClusterRing from the YAML of its {@code spec}, indented by two spaces. */

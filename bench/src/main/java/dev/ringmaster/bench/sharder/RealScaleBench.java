@@ -6,8 +6,10 @@ import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
@@ -29,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.IntSupplier;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -49,6 +52,8 @@ import java.util.regex.Pattern;
  * With {@code --outage SECONDS} every sharder and shard reaches the API server through one
  * {@link dev.ringmaster.testing.apiserver.ApiServerLink}, which goes down for that long as soon as the
  * scale-out drains an object; a second table gives the time from the server's return until settled.
+ * With {@code --controlled true} the ring has the Secrets the ConfigMaps control as controlled resources
+ * (docs/install.md's ring), and a change has settled only once every Secret is on its ConfigMap's shard too.
  */
 public final class RealScaleBench {
 
@@ -56,6 +61,8 @@ public final class RealScaleBench {
     private static final String NAMESPACE = "bench";
     private static final String SHARD_LABEL = RingContract.shardLabel(RING);
     private static final String DRAIN_LABEL = RingContract.drainLabel(RING);
+    private static final Pattern FAILED = Pattern.compile("failed=(\\d+)");
+    private static final String SECRET_PREFIX = "checksums-";
     private static final Pattern HEAP_USED = Pattern.compile("garbage-first heap\\s+total \\d+K, used (\\d+)K");
     private static final String SHARDER_USER = "system:serviceaccount:" + BenchCluster.SYSTEM_NAMESPACE + ":sharder";
     /** How the sharder logs a pass over the ring, a failed write of one, and a pass that failed. */
@@ -72,6 +79,10 @@ public final class RealScaleBench {
     private final StringBuilder details = new StringBuilder();
     /** The bench's view of every ConfigMap's shard and drain labels, from an informer. */
     private final Map<String, Map<String, String>> labels = new ConcurrentHashMap<>();
+    /** With {@code --controlled true}: the same of every Secret, by the name of the ConfigMap controlling it. */
+    private final Map<String, Map<String, String>> controlledLabels = new ConcurrentHashMap<>();
+    /** Whether the ring has the Secrets its ConfigMaps control as controlled resources (docs/install.md's ring). */
+    private final boolean controlled;
     /** The sharder replicas' names, for their logs. */
     private final List<String> sharders = new ArrayList<>();
     /** With {@code --outage}: when the API server came back during the change being timed, else null. */
@@ -88,6 +99,10 @@ public final class RealScaleBench {
         }
         this.benchShards = shardKind.equals("bench")
                 ? new BenchShards(cluster, RING, NAMESPACE, options.integer("hand-back-threads", 16)) : null;
+        this.controlled = Boolean.parseBoolean(options.string("controlled", "false"));
+        if (controlled && benchShards != null) {
+            throw new IllegalArgumentException("--controlled true needs --shards processes (bench shards write no Secrets)");
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -114,7 +129,7 @@ public final class RealScaleBench {
         if (!List.of("none", "after", "with").contains(failover)) {
             throw new IllegalArgumentException("--failover none|after|with, not " + failover);
         }
-        cluster.configMapRing(RING, NAMESPACE);
+        cluster.configMapRing(RING, NAMESPACE, controlled);
         int outage = options.integer("outage", 0);
         if (outage > 0) {
             cluster.link(); // before any process starts: every one reaches the API server through it
@@ -132,7 +147,9 @@ public final class RealScaleBench {
         for (int shard = 0; shard < 3; shard++) {
             startShard(shard);
         }
-        SharedIndexInformer<ConfigMap> informer = watchLabels();
+        SharedIndexInformer<ConfigMap> informer = watchLabels(admin.configMaps(), labels, name -> name);
+        SharedIndexInformer<Secret> controlledInformer = controlled ? watchLabels(admin.secrets(), controlledLabels,
+                name -> name.startsWith(SECRET_PREFIX) ? name.substring(SECRET_PREFIX.length()) : null) : null;
         Map<String, String> onThree = placement(BenchRing.ring(3));
         // bench shards write no Secrets: their objects are created on their shard of three, as the webhook
         // would label them, without calling it
@@ -158,9 +175,10 @@ public final class RealScaleBench {
         System.out.println();
         System.out.printf(Locale.ROOT, "%,d ConfigMaps created at %.0f/s; sharder heap after GC before the changes:"
                 + " %.1f MiB%n%n", objects, objects / createSeconds, heapBefore);
-        System.out.println("| change | moved | settled after s | moves/s | sharder writes/move | shard writes/move"
-                + " | sharder CPU ms/move | sharder heap after GC MiB |");
-        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+        System.out.println("| change | moved | controlled moved | settled after s | moves/s | sharder writes/move"
+                + " | shard writes/move | sharder CPU ms/move | sharder heap after GC MiB | sharder passes"
+                + " | failed writes (sharder's passes) | writes answered ≥ 400 but 409, by cause |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         boolean scaledOut = outage > 0
                 ? change("scale-out 3 → 4, API server away " + outage + " s once it drains", leaderPid, 4, () -> {
                     startShard(3);
@@ -193,6 +211,9 @@ public final class RealScaleBench {
             System.out.print(outageRows);
         }
         informer.close();
+        if (controlledInformer != null) {
+            controlledInformer.close();
+        }
         if (benchShards != null) {
             details.append(String.format(Locale.ROOT, "bench shards: %d hand-backs failed%n", benchShards.failures()));
             benchShards.close();
@@ -236,23 +257,40 @@ public final class RealScaleBench {
     /** One change of the fleet, timed from {@code change} until every object is on its shard of the new ring. */
     private boolean change(String name, long sharderPid, int shardsAfter, Change change) throws Exception {
         Map<String, String> after = placement(BenchRing.ring(shardsAfter));
-        int toMove = misplaced(after);
+        int toMove = misplaced(after, labels);
+        int controlledToMove = controlled ? misplaced(after, controlledLabels) : 0;
         double cpuBefore = cpuSeconds(sharderPid);
+        Map<String, Double> cpuByProcessBefore = cpuByProcess();
         Instant start = Instant.now();
         change.run();
         details.append(name).append(": started at ").append(start).append('\n');
-        boolean settled = BenchCluster.waitUntil(Duration.ofMinutes(options.integer("settle-minutes", 10)), () -> misplaced(after) == 0);
+        boolean settled = BenchCluster.waitUntil(Duration.ofMinutes(options.integer("settle-minutes", 10)),
+                () -> misplaced(after) == 0);
         Instant settledAt = Instant.now();
         double settleSeconds = seconds(start, settledAt);
         double cpu = cpuSeconds(sharderPid) - cpuBefore;
+        Map<String, Double> cpuByProcess = cpuByProcess();
+        cpuByProcess.replaceAll((process, seconds) -> seconds - cpuByProcessBefore.getOrDefault(process, 0.0));
         Map<String, Long> writes = writesBetween(start, settledAt);
-        System.out.printf(Locale.ROOT, "| %s | %,d | %.1f | %.0f | %.2f | %.2f | %.2f | %.1f |%n", name, toMove,
-                settleSeconds, toMove / settleSeconds, (double) writesBy(writes, ":" + BenchCluster.SYSTEM_NAMESPACE + ":sharder ") / toMove,
-                (double) writesBy(writes, ":" + NAMESPACE + ":shard-") / toMove, cpu * 1000 / toMove,
-                heapAfterGcMiB(sharderPid));
+        int moves = toMove + controlledToMove;
+        List<String> passes = sharderLog(start, settledAt, PASS);
+        System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.1f | %.0f | %.2f | %.2f | %.2f | %.1f | %d | %d | %s |%n", name,
+                toMove, controlledToMove, settleSeconds, moves / settleSeconds,
+                (double) writesBy(writes, ":" + BenchCluster.SYSTEM_NAMESPACE + ":sharder ") / moves,
+                (double) writesBy(writes, ":" + NAMESPACE + ":shard-") / moves, cpu * 1000 / moves,
+                heapAfterGcMiB(sharderPid), passes.size(), passes.stream().mapToLong(RealScaleBench::failedOf).sum(),
+                failuresByCause(writes));
         details.append(name).append(settled ? ": settled" : ": NOT settled, " + misplaced(after) + " misplaced")
                 .append("; writes until then (user verb resource code: count):\n");
         writes.forEach((what, count) -> details.append(String.format(Locale.ROOT, "  %s: %,d%n", what, count)));
+        details.append(String.format(Locale.ROOT, "CPU seconds until then (%.1f s of wall time, %d cores): %s%n",
+                settleSeconds, Runtime.getRuntime().availableProcessors(), cpuByProcess.entrySet().stream()
+                        .map(entry -> String.format(Locale.ROOT, "%s %.1f", entry.getKey(), entry.getValue()))
+                        .reduce((a, b) -> a + ", " + b).orElse("")));
+        details.append("writes per 2 s since the change started (sharder ConfigMaps/Secrets, shards ConfigMaps/Secrets):\n");
+        timeline(start, settledAt).forEach(line -> details.append("  ").append(line).append('\n'));
+        details.append("the sharder's passes and warnings until then:\n");
+        sharderLog(start, settledAt, PASS, " WARN ").forEach(line -> details.append("  ").append(line).append('\n'));
         if (serverBack != null) {
             outageRow(start, settledAt);
             serverBack = null;
@@ -322,34 +360,45 @@ public final class RealScaleBench {
                 options.string("shard-jvm", "-Xmx256m")));
     }
 
-    private SharedIndexInformer<ConfigMap> watchLabels() {
-        SharedIndexInformer<ConfigMap> informer = admin.configMaps().inNamespace(NAMESPACE).inform(new ResourceEventHandler<>() {
+    /**
+     * Keeps {@code into} current with the ring's labels of every object of the namespace, by the name
+     * {@code owner} gives each (null: not an object of the ring).
+     */
+    private static <T extends HasMetadata> SharedIndexInformer<T> watchLabels(
+            MixedOperation<T, ?, ?> objects, Map<String, Map<String, String>> into, UnaryOperator<String> owner) {
+        return objects.inNamespace(NAMESPACE).inform(new ResourceEventHandler<>() {
             @Override
-            public void onAdd(ConfigMap configMap) {
-                record(configMap);
+            public void onAdd(T object) {
+                record(object);
             }
 
             @Override
-            public void onUpdate(ConfigMap before, ConfigMap configMap) {
-                record(configMap);
+            public void onUpdate(T before, T object) {
+                record(object);
             }
 
             @Override
-            public void onDelete(ConfigMap configMap, boolean finalStateUnknown) {
-                labels.remove(configMap.getMetadata().getName());
+            public void onDelete(T object, boolean finalStateUnknown) {
+                String name = owner.apply(object.getMetadata().getName());
+                if (name != null) {
+                    into.remove(name);
+                }
+            }
+
+            private void record(T object) {
+                String name = owner.apply(object.getMetadata().getName());
+                if (name == null) {
+                    return;
+                }
+                Map<String, String> all = object.getMetadata().getLabels();
+                Map<String, String> ours = new LinkedHashMap<>();
+                if (all != null) {
+                    ours.put(SHARD_LABEL, all.get(SHARD_LABEL));
+                    ours.put(DRAIN_LABEL, all.get(DRAIN_LABEL));
+                }
+                into.put(name, ours);
             }
         });
-        return informer;
-    }
-
-    private void record(ConfigMap configMap) {
-        Map<String, String> all = configMap.getMetadata().getLabels();
-        Map<String, String> ours = new LinkedHashMap<>();
-        if (all != null) {
-            ours.put(SHARD_LABEL, all.get(SHARD_LABEL));
-            ours.put(DRAIN_LABEL, all.get(DRAIN_LABEL));
-        }
-        labels.put(configMap.getMetadata().getName(), ours);
     }
 
     /** Each object's shard on {@code ring}, computed once: the settle check polls every 100 ms. */
@@ -362,11 +411,19 @@ public final class RealScaleBench {
         return placement;
     }
 
-    /** Objects not (yet) on their shard of the placement, or still in drain; objects not seen yet count. */
+    /**
+     * ConfigMaps, and with {@code --controlled true} the Secrets they control, not (yet) on their shard of
+     * the placement or still in drain; objects not seen yet count.
+     */
     private int misplaced(Map<String, String> placement) {
+        return misplaced(placement, labels) + (controlled ? misplaced(placement, controlledLabels) : 0);
+    }
+
+    /** Objects of {@code seen} (by their ConfigMap's name) not on their ConfigMap's shard of the placement, or in drain. */
+    private static int misplaced(Map<String, String> placement, Map<String, Map<String, String>> seen) {
         int misplaced = 0;
         for (Map.Entry<String, String> object : placement.entrySet()) {
-            Map<String, String> current = labels.get(object.getKey());
+            Map<String, String> current = seen.get(object.getKey());
             if (current == null || !object.getValue().equals(current.get(SHARD_LABEL))
                     || current.get(DRAIN_LABEL) != null) {
                 misplaced++;
@@ -418,6 +475,30 @@ public final class RealScaleBench {
         return writes;
     }
 
+    /** The {@code failed=} count of a pass summary line. */
+    private static long failedOf(String passLine) {
+        Matcher failed = FAILED.matcher(passLine);
+        return failed.find() ? Long.parseLong(failed.group(1)) : 0;
+    }
+
+    /**
+     * Writes answered with an error other than 409 (a lost race the writer reads again for), by who
+     * (sharder or shards), verb, resource and code, from {@link #writesBetween}'s keys; "none" if none.
+     */
+    private static String failuresByCause(Map<String, Long> writes) {
+        Map<String, Long> causes = new TreeMap<>();
+        writes.forEach((what, count) -> {
+            String[] parts = what.split(" "); // user verb resource code
+            int code = Integer.parseInt(parts[3]);
+            if (code >= 400 && code != 409) {
+                String who = parts[0].contains(":" + NAMESPACE + ":shard-") ? "shards" : parts[0].substring(parts[0].lastIndexOf(':') + 1);
+                causes.merge(who + " " + parts[1] + " " + parts[2] + " " + code, count, Long::sum);
+            }
+        });
+        return causes.isEmpty() ? "none" : causes.entrySet().stream().map(cause -> cause.getKey() + ": " + cause.getValue())
+                .reduce((a, b) -> a + ", " + b).orElseThrow();
+    }
+
     private static long writesBy(Map<String, Long> writes, String userPart) {
         return writes.entrySet().stream().filter(entry -> (entry.getKey()).contains(userPart))
                 .mapToLong(Map.Entry::getValue).sum();
@@ -435,6 +516,54 @@ public final class RealScaleBench {
 
     private static String jcmd() {
         return Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    }
+
+    /**
+     * CPU seconds used so far by this run's processes: the sharder replicas, the shards, kube-apiserver,
+     * etcd and the bench itself; and by the whole machine ({@code /proc/stat}), whose difference to the
+     * sum is what else ran meanwhile.
+     */
+    private Map<String, Double> cpuByProcess() throws IOException {
+        Map<String, Double> cpu = new TreeMap<>();
+        for (ProcessHandle process : ProcessHandle.current().descendants().toList()) {
+            String command = process.info().command().orElse("");
+            String name = command.endsWith("/kube-apiserver") ? "kube-apiserver" : command.endsWith("/etcd") ? "etcd"
+                    : shards.values().stream().anyMatch(shard -> shard.pid() == process.pid()) ? "shards"
+                    : command.endsWith("/java") ? "sharder" : null;
+            if (name != null) {
+                try {
+                    cpu.merge(name, cpuSeconds(process.pid()), Double::sum);
+                } catch (IOException gone) {
+                    // ended meanwhile
+                }
+            }
+        }
+        cpu.put("bench", cpuSeconds(ProcessHandle.current().pid()));
+        String[] total = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+        double busy = 0; // user nice system irq softirq steal, not idle or iowait
+        for (int field : new int[] {1, 2, 3, 6, 7, 8}) {
+            busy += Long.parseLong(total[field]) / 100.0;
+        }
+        cpu.put("machine", busy);
+        return cpu;
+    }
+
+    /** The writes of the change in 2 s steps: the sharder's and the shards', on ConfigMaps and Secrets. */
+    private List<String> timeline(Instant from, Instant to) {
+        TreeMap<Long, long[]> steps = new TreeMap<>();
+        for (AuditLog.Event event : cluster.server().audit().events()) {
+            if (event.received().isBefore(from) || event.received().isAfter(to) || event.code() >= 300) {
+                continue;
+            }
+            int column = (event.user().equals(SHARDER_USER) ? 0 : event.user().contains(":" + NAMESPACE + ":shard-") ? 2 : -1);
+            int resource = event.resource().equals("configmaps") ? 0 : event.resource().equals("secrets") ? 1 : -1;
+            if (column >= 0 && resource >= 0) {
+                steps.computeIfAbsent(Duration.between(from, event.received()).toSeconds() / 2 * 2, step -> new long[4])
+                        [column + resource]++;
+            }
+        }
+        return steps.entrySet().stream().map(step -> String.format(Locale.ROOT, "%3d s: %4d %4d %4d %4d", step.getKey(),
+                step.getValue()[0], step.getValue()[1], step.getValue()[2], step.getValue()[3])).toList();
     }
 
     /** User + system CPU time of a process (Linux /proc, in clock ticks of 1/100 s). */
