@@ -524,7 +524,6 @@ public final class RealScaleBench {
      * sum is what else ran meanwhile.
      */
     private Map<String, Double> cpuByProcess() throws IOException {
-        Map<String, Double> cpu = new TreeMap<>();
         for (ProcessHandle process : ProcessHandle.current().descendants().toList()) {
             String command = process.info().command().orElse("");
             String name = command.endsWith("/kube-apiserver") ? "kube-apiserver" : command.endsWith("/etcd") ? "etcd"
@@ -532,12 +531,14 @@ public final class RealScaleBench {
                     : command.endsWith("/java") ? "sharder" : null;
             if (name != null) {
                 try {
-                    cpu.merge(name, cpuSeconds(process.pid()), Double::sum);
+                    processCpu.put(process.pid(), Map.entry(name, cpuSeconds(process.pid())));
                 } catch (IOException gone) {
-                    // ended meanwhile
+                    // ended meanwhile: its last figure stays
                 }
             }
         }
+        Map<String, Double> cpu = new TreeMap<>();
+        processCpu.values().forEach(last -> cpu.merge(last.getKey(), last.getValue(), Double::sum));
         cpu.put("bench", cpuSeconds(ProcessHandle.current().pid()));
         String[] total = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
         double busy = 0; // user nice system irq softirq steal, not idle or iowait
@@ -547,6 +548,9 @@ public final class RealScaleBench {
         cpu.put("machine", busy);
         return cpu;
     }
+
+    /** The last CPU seconds seen of each process {@link #cpuByProcess} counted, by pid, with its group's name. */
+    private final Map<Long, Map.Entry<String, Double>> processCpu = new ConcurrentHashMap<>();
 
     /** The writes of the change in 2 s steps: the sharder's and the shards', on ConfigMaps and Secrets. */
     private List<String> timeline(Instant from, Instant to) {
