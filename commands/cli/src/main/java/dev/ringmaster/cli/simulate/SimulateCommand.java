@@ -81,11 +81,7 @@ public class SimulateCommand implements Command {
             if (options.tokensPerShard().isPresent()) {
                 configureTokens(reference, options.tokensPerShard().getAsInt());
             }
-            PartitioningStrategy strategy = context.locateService("strategies", reference);
-            if (strategy == null) {
-                throw new UsageException("strategy " + options.strategy() + " went away while starting");
-            }
-            SimulationResult result = Simulation.run(strategy, options);
+            SimulationResult result = Simulation.run(locate(reference), options);
             out.print(options.json() ? result.toJson() + System.lineSeparator() : result.toTable());
             return 0;
         } catch (UsageException e) {
@@ -149,13 +145,18 @@ public class SimulateCommand implements Command {
         }
     }
 
+    /** The strategy's ring over the ring's available shards. */
     private ShardRing build(ServiceReference<PartitioningStrategy> reference, RingSurvey survey) throws UsageException {
+        return locate(reference).build(survey.availableShards());
+    }
+
+    private PartitioningStrategy locate(ServiceReference<PartitioningStrategy> reference) throws UsageException {
         PartitioningStrategy strategy = context.locateService("strategies", reference);
         if (strategy == null) {
             throw new UsageException("strategy " + reference.getProperty(PartitioningStrategy.NAME)
                     + " went away while starting");
         }
-        return strategy.build(survey.availableShards());
+        return strategy;
     }
 
     private ServiceReference<PartitioningStrategy> strategy(String name) throws UsageException {
