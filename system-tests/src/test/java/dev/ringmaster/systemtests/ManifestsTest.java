@@ -189,7 +189,7 @@ class ManifestsTest {
         assertThat(objects).isNotEmpty();
         assertThat(component).hasSize(2);
         Set<String> customKinds = Set.of("cert-manager.io/v1/Issuer", "cert-manager.io/v1/Certificate",
-                "monitoring.coreos.com/v1/ServiceMonitor");
+                "monitoring.coreos.com/v1/ServiceMonitor", "monitoring.coreos.com/v1/PrometheusRule");
         Map<Path, Object> all = new TreeMap<>(objects);
         all.putAll(component);
         all.forEach((file, object) -> {

@@ -11,8 +11,11 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
@@ -27,6 +30,8 @@ import java.util.function.ToDoubleFunction;
  * <li>{@code ringmaster_rebalance_moves_not_written_total} {clusterring, controllerring, reason}: moves a
  * pass left for the next one: {@code deferred} (move budget), {@code conflict} (the object changed
  * meanwhile), {@code failed} (the API server refused or did not answer)</li>
+ * <li>{@code ringmaster_ring_shard_objects} {clusterring, controllerring, shard, group, resource}: the
+ * objects labelled with each shard, as the ring's last completed pass listed them</li>
  * <li>{@code ringmaster_ring_objects_in_drain}, {@code ringmaster_ring_oldest_drain_age_seconds} (0 when none)
  * and {@code ringmaster_ring_unassigned_objects} {clusterring, controllerring}, while this replica leads</li>
  * </ul>
@@ -49,6 +54,9 @@ final class LeaderMetrics implements MoveRecorder {
     private final MultiGauge inDrain;
     private final MultiGauge oldestDrain;
     private final MultiGauge unassigned;
+    private final MultiGauge shardObjects;
+    /** The rows of {@link #shardObjects} by ring: each pass replaces its ring's. */
+    private final Map<RingKey, List<MultiGauge.Row<?>>> shardObjectRows = new HashMap<>();
 
     LeaderMetrics(MeterRegistry registry, SharderMetrics moves) {
         this.registry = registry;
@@ -60,6 +68,9 @@ final class LeaderMetrics implements MoveRecorder {
                 .register(registry);
         this.unassigned = MultiGauge.builder("ringmaster.ring.unassigned.objects")
                 .description("Objects the ring would assign (in its scope, with a partition key) without a shard label")
+                .register(registry);
+        this.shardObjects = MultiGauge.builder("ringmaster.ring.shard.objects")
+                .description("Objects labelled with each shard, as the ring's last rebalance pass listed them")
                 .register(registry);
     }
 
@@ -74,6 +85,23 @@ final class LeaderMetrics implements MoveRecorder {
         notWritten(ring, "deferred", summary.deferred());
         notWritten(ring, "conflict", summary.conflicts());
         notWritten(ring, "failed", summary.failed());
+    }
+
+    @Override
+    public synchronized void objectsPerShard(RingKey ring, Map<ResolvedResource, Map<String, Long>> objects) {
+        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        objects.forEach((resource, perShard) -> perShard.forEach((shard, count) -> {
+            if (!shard.isEmpty()) { // unassigned objects have a gauge of their own
+                rows.add(MultiGauge.Row.of(SharderMetrics.ringTags(ring).and("shard", shard, "group", resource.group(),
+                        "resource", resource.resource()), count));
+            }
+        }));
+        shardObjectRows.put(ring, rows);
+        registerShardObjects();
+    }
+
+    private void registerShardObjects() {
+        shardObjects.register(shardObjectRows.values().stream().flatMap(List::stream).toList(), true);
     }
 
     @Override
@@ -99,6 +127,9 @@ final class LeaderMetrics implements MoveRecorder {
 
     /** The per-ring gauges for these rings, read from {@code objects} at each scrape; other rings' disappear. */
     synchronized void rings(Collection<RingKey> rings, RingObjects objects) {
+        if (shardObjectRows.keySet().retainAll(rings)) {
+            registerShardObjects();
+        }
         inDrain.register(rows(rings, ring -> objects.inDrain(ring)), true);
         oldestDrain.register(rows(rings, ring -> objects.oldestDrain(ring).map(age -> age.toMillis() / 1000.0)
                 .orElse(0.0)), true);

@@ -128,7 +128,9 @@ final class RingStateMetrics implements AutoCloseable {
         this.shardState = MultiGauge.builder("controller.sharding.shard.state")
                 .description("The shard's current state observed by the shardlease controller").register(registry);
         this.leader = Gauge.builder("ringmaster.sharder.leader", leading, supplier -> supplier.getAsBoolean() ? 1 : 0)
-                .description("1 on the sharder replica that leads").register(registry);
+                .description("1 on the sharder replica that leads")
+                .strongReference(true) // the supplier is a lambda nothing else holds: weakly held, it is collected
+                .register(registry);
     }
 
     /** Replaces the ring gauges with these ring objects of both kinds; rings gone disappear. */

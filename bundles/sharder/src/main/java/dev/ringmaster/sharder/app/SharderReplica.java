@@ -197,7 +197,7 @@ public final class SharderReplica implements AutoCloseable {
         election.start();
     }
 
-    /** Answers the sharder's webhook requests (DESIGN.md section 5), on every replica. */
+    /** Answers the sharder's webhook requests (docs/design.md section 5), on every replica. */
     public AdmissionHandler admissionHandler() {
         return admission;
     }

@@ -135,6 +135,7 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         pass.settleWrites();
         pass.reportFailures();
         pass.throwIfFatal();
+        recorder.objectsPerShard(pass.ring, pass.perShard);
         return pass.summary();
     }
 
@@ -160,6 +161,8 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         final Predicate<ObjectReference> inScope;
         final AtomicLong budget = new AtomicLong();
         final AtomicLong examined = new AtomicLong();
+        /** Objects examined by resource and the shard they were listed on (empty: none); counted on the listing thread. */
+        final Map<ResolvedResource, Map<String, Long>> perShard = new HashMap<>();
         final Map<Class<? extends Move>, AtomicLong> written = new HashMap<>();
         final AtomicLong deferred = new AtomicLong();
         final AtomicLong conflicts = new AtomicLong();
@@ -198,6 +201,8 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
                     continue;
                 }
                 examined.incrementAndGet();
+                perShard.computeIfAbsent(resource, any -> new HashMap<>())
+                        .merge(object.labels().getOrDefault(view.shardLabel(), ""), 1L, Long::sum);
                 Move move = view.moveOf(object, ringResource, invalidKeys);
                 if (move instanceof Move.Keep) {
                     continue;

@@ -2,6 +2,7 @@ package dev.ringmaster.sharder.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.rebalance.PassSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -68,6 +69,40 @@ class LeaderMetricsTest {
         assertThat(meters.find("ringmaster.ring.oldest.drain.age").gauges()).isEmpty();
         assertThat(meters.find("ringmaster.ring.unassigned.objects").gauges()).isEmpty();
     }
+
+    @Test
+    void objectsPerShardAreWhatEachRingsLastPassListedAndGoWithTheirRing() {
+        ResolvedResource configMaps = new ResolvedResource("", "v1", "configmaps", "ConfigMap", true);
+        metrics.objectsPerShard(CONTROLLER_RING, Map.of(configMaps, Map.of("shard-0", 7L, "shard-1", 5L, "", 2L)));
+        metrics.objectsPerShard(CLUSTER_RING, Map.of(configMaps, Map.of("shard-0", 1L)));
+        metrics.objectsPerShard(CONTROLLER_RING, Map.of(configMaps, Map.of("shard-0", 6L, "shard-1", 6L)));
+
+        assertThat(gauge("ringmaster.ring.shard.objects", "controllerring", "shop", "shard", "shard-0", "group", "",
+                "resource", "configmaps")).isEqualTo(6);
+        assertThat(gauge("ringmaster.ring.shard.objects", "clusterring", "shop", "shard", "shard-0")).isEqualTo(1);
+        assertThat(meters.find("ringmaster.ring.shard.objects").tags("shard", "").gauges()).as("unassigned").isEmpty();
+
+        metrics.rings(List.of(CLUSTER_RING), NO_OBJECTS);
+        assertThat(meters.find("ringmaster.ring.shard.objects").tags("controllerring", "shop").gauges()).isEmpty();
+        assertThat(gauge("ringmaster.ring.shard.objects", "clusterring", "shop", "shard", "shard-0")).isEqualTo(1);
+    }
+
+    private static final LeaderMetrics.RingObjects NO_OBJECTS = new LeaderMetrics.RingObjects() {
+        @Override
+        public long inDrain(RingKey ring) {
+            return 0;
+        }
+
+        @Override
+        public Optional<Duration> oldestDrain(RingKey ring) {
+            return Optional.empty();
+        }
+
+        @Override
+        public long unassigned(RingKey ring) {
+            return 0;
+        }
+    };
 
     private double counter(String name, String... tags) {
         return meters.get(name).tags(tags).counter().count();

@@ -123,6 +123,17 @@ class RingStateMetricsTest {
         assertThat(meters.get("ringmaster.sharder.leader").gauge().value()).isEqualTo(1);
     }
 
+    /** A gauge holds its state weakly unless told otherwise: the supplier must survive a collection. */
+    @Test
+    void theLeaderGaugeSurvivesGarbageCollection() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new RingStateMetrics(registry, () -> leading.get() || true);
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+        }
+        assertThat(registry.get("ringmaster.sharder.leader").gauge().value()).isEqualTo(1);
+    }
+
     @Test
     void closingRemovesEveryGaugeSoASuccessorStartsClean() {
         metrics.rings(List.of(ring(new ControllerRing(), "shop", "uid-1", 1L, 1L, 1, 1, "True", "ReconciliationSucceeded")));
