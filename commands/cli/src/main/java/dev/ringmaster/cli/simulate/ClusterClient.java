@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import java.net.URL;
 import java.net.UnknownHostException;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
@@ -55,15 +56,15 @@ final class ClusterClient {
                 .build(), http -> { });
     }
 
-    /** What went wrong talking to the API server, in one line. */
-    static String describe(KubernetesClientException e, KubernetesClient client) {
-        String server = "the API server at " + client.getMasterUrl();
+    /** What went wrong talking to the API server at {@code masterUrl}, in one line. */
+    static String describe(KubernetesClientException e, URL masterUrl) {
+        String server = "the API server at " + masterUrl;
         if (e.getCode() > 0) {
             String reason = e.getStatus() != null && e.getStatus().getMessage() != null
                     ? e.getStatus().getMessage() : oneLine(e);
             return server + " answered HTTP " + e.getCode() + switch (e.getCode()) {
                 case 401 -> " (unauthorized: check the kubeconfig's credentials): ";
-                case 403 -> " (forbidden: these credentials may not read the ring): ";
+                case 403 -> " (forbidden: these credentials may not read what the preview needs): ";
                 default -> ": ";
             } + reason;
         }

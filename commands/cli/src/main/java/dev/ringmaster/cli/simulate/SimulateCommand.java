@@ -138,7 +138,7 @@ public class SimulateCommand implements Command {
             try {
                 return surveyor.survey(client, options.kind(), options.ring());
             } catch (KubernetesClientException e) {
-                throw new RingSurveyException("cannot read " + options.ringName() + ": " + ClusterClient.describe(e, client));
+                throw new RingSurveyException("cannot read " + options.ringName() + ": " + ClusterClient.describe(e, client.getMasterUrl()));
             } catch (RuntimeException e) {
                 throw new RingSurveyException("cannot read " + options.ringName() + ": " + e);
             }

@@ -1,0 +1,64 @@
+package dev.ringmaster.cli.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.MalformedURLException;
+import java.net.URI;
+import java.net.URL;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ClusterClientTest {
+
+    private static final URL SERVER = server();
+
+    @Test
+    void aKubeconfigThatCannotBeReadIsAUsageError(@TempDir Path folder) {
+        assertThatThrownBy(() -> ClusterClient.open(Optional.of(folder.resolve("missing")))).isInstanceOf(UsageException.class)
+                .hasMessage("--kubeconfig " + folder.resolve("missing") + " is not a readable file");
+        assertThatThrownBy(() -> ClusterClient.open(Optional.of(folder))).isInstanceOf(UsageException.class)
+                .hasMessage("--kubeconfig " + folder + " is not a readable file");
+    }
+
+    @Test
+    void anAnswerOfTheServerIsItsCodeAndMessage() {
+        KubernetesClientException forbidden = new KubernetesClientException(new StatusBuilder().withCode(403)
+                .withMessage("clusterrings.sharding.timebertt.dev \"x\" is forbidden").build());
+        assertThat(ClusterClient.describe(forbidden, SERVER)).isEqualTo("the API server at https://127.0.0.1:6443/ answered"
+                + " HTTP 403 (forbidden: these credentials may not read what the preview needs):"
+                + " clusterrings.sharding.timebertt.dev \"x\" is forbidden");
+        KubernetesClientException unauthorized = new KubernetesClientException(new StatusBuilder().withCode(401)
+                .withMessage("Unauthorized").build());
+        assertThat(ClusterClient.describe(unauthorized, SERVER)).contains("HTTP 401 (unauthorized: check the kubeconfig's"
+                + " credentials): Unauthorized");
+    }
+
+    @Test
+    void noAnswerIsNamedByItsCause() {
+        assertThat(ClusterClient.describe(new KubernetesClientException("failed",
+                new IOException("wrapped", new ConnectException())), SERVER))
+                .isEqualTo("cannot reach the API server at https://127.0.0.1:6443/: connection refused");
+        assertThat(ClusterClient.describe(new KubernetesClientException("failed",
+                new UnknownHostException("api.example")), SERVER))
+                .isEqualTo("cannot reach the API server at https://127.0.0.1:6443/: unknown host (api.example)");
+        assertThat(ClusterClient.describe(new KubernetesClientException("failed",
+                new IllegalStateException("something\n  odd")), SERVER))
+                .isEqualTo("cannot reach the API server at https://127.0.0.1:6443/: something odd");
+    }
+
+    private static URL server() {
+        try {
+            return URI.create("https://127.0.0.1:6443/").toURL();
+        } catch (MalformedURLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
