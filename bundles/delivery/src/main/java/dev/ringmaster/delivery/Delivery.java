@@ -3,6 +3,7 @@ package dev.ringmaster.delivery;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.io.IOException;
 import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -19,7 +20,8 @@ import java.util.TreeMap;
 /**
  * What the delivery ConfigMaps ask for, read from them as they are now (docs/operating.md): each
  * {@code data} key {@code <pid>.cfg} (Java properties) sets those keys of that configuration, and each
- * {@code binaryData} key {@code <name>.jar} is a bundle. Other keys are ignored. Immutable.
+ * {@code binaryData} key {@code <name>.jar} is a bundle (a {@code data} key too, though text is never
+ * one). Other keys are ignored. Immutable.
  *
  * <p>Several ConfigMaps may set keys of one PID (a kustomize Component adds its own ConfigMap, say);
  * a key set by two is taken from the first by name and refused in the others, so that every replica
@@ -79,6 +81,12 @@ record Delivery(Map<String, Map<String, String>> configurations, List<Jar> jars,
         for (ConfigMap configMap : byName) {
             String name = name(configMap);
             new TreeMap<>(Objects.requireNonNullElse(configMap.getData(), Map.<String, String>of())).forEach((key, text) -> {
+                if (key.endsWith(BUNDLE_SUFFIX)) {
+                    // kubectl puts a file that is valid UTF-8 into data: no bundle, but say so
+                    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+                    jars.add(new Jar(new Source(name, key), bytes, sha256(bytes)));
+                    return;
+                }
                 if (!key.endsWith(CONFIGURATION_SUFFIX)) {
                     return;
                 }

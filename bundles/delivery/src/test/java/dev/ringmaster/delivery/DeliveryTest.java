@@ -52,6 +52,14 @@ class DeliveryTest {
     }
 
     @Test
+    void aJarKeyInDataIsTakenAsBytesSoThatItIsRefusedVisibly() {
+        Delivery delivery = Delivery.of(List.of(configMap("text", Map.of("broken.jar", "not a jar"), Map.of())), OWN_PID);
+
+        assertThat(delivery.jars()).singleElement().satisfies(jar ->
+                assertThat(jar.bytes()).isEqualTo("not a jar".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
     void theDeliverysOwnConfigurationIsRefused() {
         Delivery delivery = Delivery.of(List.of(configMap("widen",
                 Map.of(OWN_PID + ".cfg", "allowedSha256 ="), Map.of())), OWN_PID);

@@ -117,6 +117,11 @@ public final class ClusterRingReconciler implements Reconciler<RingKey> {
         }
         webhookConfigurations.ifPresentOrElse(configurations -> configurations.apply(view.ring()),
                 () -> WebhookConfigurations.remove(client, view.ring()));
+        // sharding on with the strategy in force before, while the one asked for is missing
+        Optional<RingView.Blocker> degraded = view.degraded();
+        if (degraded.isPresent()) {
+            return Verdict.notReady(degraded.get().reason(), degraded.get().message());
+        }
         return new Verdict(true, REASON_SUCCEEDED, view.readyMessage());
     }
 

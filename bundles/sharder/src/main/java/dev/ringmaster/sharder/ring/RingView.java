@@ -47,7 +47,8 @@ public final class RingView {
     public static final String INTERPRETER_UNAVAILABLE = "InterpreterUnavailable";
 
     private static final Logger LOG = LoggerFactory.getLogger(RingView.class);
-    private static final Pattern READY_MESSAGE = Pattern.compile("sharding with strategy \"([^\"]+)\" \\(([^)]+)\\)(, bundle .+)?");
+    /** The strategy in force, in a Ready message and in the message of a ring that fell back to it. */
+    private static final Pattern IN_FORCE = Pattern.compile("sharding with strategy \"([^\"]+)\"");
 
     /** Why a ring can neither assign nor move objects now, in the words of its Ready condition. */
     public record Blocker(String reason, String message) {
@@ -73,6 +74,8 @@ public final class RingView {
     private final Set<String> missingInterpreters;
     private final String strategyName;
     private final boolean strategyFromSpec;
+    /** The strategy asked for, when it is not bound and the ring goes on with the one in force before. */
+    private final String unavailableStrategy;
     private final StrategyBinding binding;
     private final List<ShardInfo> shards;
     private final List<Shard> availableShards;
@@ -104,7 +107,12 @@ public final class RingView {
         this.interpreters = missing.isEmpty() ? Collections.unmodifiableMap(byResource) : Map.of();
         String requested = ring.getSpec() == null ? null : ring.getSpec().getStrategy();
         this.strategyFromSpec = requested != null && !requested.isEmpty();
-        this.strategyName = strategyFromSpec ? requested : inputs.defaultStrategy();
+        String asked = strategyFromSpec ? requested : inputs.defaultStrategy();
+        String before = strategyOfReadyMessage(readyMessageOf(ring)).orElse(null);
+        boolean fallBack = asked != null && !inputs.strategies().containsKey(asked) && before != null
+                && !before.equals(asked) && inputs.strategies().containsKey(before);
+        this.unavailableStrategy = fallBack ? asked : null;
+        this.strategyName = fallBack ? before : asked;
         this.binding = inputs.strategies().get(strategyName);
         this.shards = inputs.membership().shards(key);
         this.availableShards = inputs.membership().availableShards(key).stream().map(ShardInfo::toShard).toList();
@@ -202,7 +210,24 @@ public final class RingView {
 
     /** Where the strategy name comes from, for messages. */
     public String strategySource() {
+        if (unavailableStrategy != null) {
+            return "the strategy in force before";
+        }
         return strategyFromSpec ? "spec.strategy" : "the sharder's default";
+    }
+
+    /**
+     * Why the ring is not Ready although it assigns and moves objects: the strategy asked for is not
+     * available, and the ring goes on with the one its status names as in force before (a typo in
+     * {@code spec.strategy}, or a plug-in not delivered yet, changes nothing until it is fixed).
+     */
+    public Optional<Blocker> degraded() {
+        if (unavailableStrategy == null || blocker().isPresent()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Blocker(STRATEGY_UNAVAILABLE, "partitioning strategy \"" + unavailableStrategy + "\" ("
+                + (strategyFromSpec ? "spec.strategy" : "the sharder's default") + ") is not available; still "
+                + readyMessage()));
     }
 
     /**
@@ -214,10 +239,22 @@ public final class RingView {
         return binding == null || binding.provider().isEmpty() ? message : message + ", bundle " + binding.provider();
     }
 
-    /** The strategy a {@link #readyMessage()} names; empty for any other message. */
+    /**
+     * The strategy in force that a Ready condition's message names ({@link #readyMessage()}, or the
+     * message of a ring that went on with it, {@link #degraded()}); empty for any other message.
+     */
     public static Optional<String> strategyOfReadyMessage(String message) {
-        Matcher matcher = message == null ? null : READY_MESSAGE.matcher(message);
-        return matcher != null && matcher.matches() ? Optional.of(matcher.group(1)) : Optional.empty();
+        Matcher matcher = message == null ? null : IN_FORCE.matcher(message);
+        return matcher != null && matcher.find() ? Optional.of(matcher.group(1)) : Optional.empty();
+    }
+
+    /** The message of the ring's Ready condition as the sharder last wrote it; null if none. */
+    private static String readyMessageOf(RingObject ring) {
+        if (ring.getStatus() == null || ring.getStatus().getConditions() == null) {
+            return null;
+        }
+        return ring.getStatus().getConditions().stream().filter(condition -> "Ready".equals(condition.getType()))
+                .findFirst().map(condition -> condition.getMessage()).orElse(null);
     }
 
     /** The interpreters the ring needs that are not deployed, sorted. */

@@ -16,6 +16,7 @@ import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -368,6 +369,45 @@ class ClusterRingReconcilerTest {
         assertThat(ready(read()).getLastTransitionTime()).isEqualTo("2030-01-02T03:09:05Z");
         assertThat(webhookConfigurationResource().get()).isNotNull();
         assertThat(events()).hasSize(1);
+    }
+
+    /**
+     * A ring that was Ready with a strategy and is then asked for one nobody provides (a typo, a
+     * plug-in not delivered yet) goes on with the strategy its status names, and says so; the next
+     * reconcile (a restarted sharder, another replica) reads it back from the status.
+     */
+    @Test
+    void aStrategyAskedForThatIsUnavailableLeavesTheRingOnTheOneInForceBefore() {
+        create(exampleRing());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        reconciler.reconcile(KEY);
+        assertThat(ready(read()).getMessage()).isEqualTo("sharding with strategy \"consistent\" (the sharder's default)");
+
+        ringResource().edit(ring -> {
+            ring.getSpec().setStrategy("jump-hsh");
+            return ring;
+        });
+        reconciler.reconcile(KEY);
+
+        Condition ready = ready(read());
+        assertThat(ready.getStatus()).isEqualTo("False");
+        assertThat(ready.getReason()).isEqualTo("StrategyUnavailable");
+        assertThat(ready.getMessage()).isEqualTo("partitioning strategy \"jump-hsh\" (spec.strategy) is not available;"
+                + " still sharding with strategy \"consistent\" (the strategy in force before)");
+        assertThat(webhookConfigurationResource().get()).as("the webhook goes on assigning").isNotNull();
+        RingView view = registry.compile(read());
+        assertThat(view.strategyName()).isEqualTo("consistent");
+        assertThat(view.shardRing()).isPresent();
+        assertThat(view.blocker()).isEmpty();
+
+        reconciler.reconcile(KEY);
+        assertThat(ready(read()).getMessage()).as("read back from the status it wrote").contains("still sharding with"
+                + " strategy \"consistent\"");
+
+        strategies.add("jump-hsh");
+        reconciler(WebhookClientSettings.defaults()).reconcile(KEY);
+        assertThat(ready(read()).getStatus()).isEqualTo("True");
+        assertThat(ready(read()).getMessage()).isEqualTo("sharding with strategy \"jump-hsh\" (spec.strategy)");
     }
 
     @Test
