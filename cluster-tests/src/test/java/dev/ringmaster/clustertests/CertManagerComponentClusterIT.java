@@ -62,8 +62,8 @@ class CertManagerComponentClusterIT {
         Command.Result applied = cluster.kubectl("apply", "-k", overlay.toString(), "--dry-run=server", "--validate=strict");
 
         assertThat(applied.ok()).as(applied.describe()).isTrue();
-        assertThat(applied.out()).contains("issuer.cert-manager.io/sharder-selfsigned", "certificate.cert-manager.io/sharder-webhook",
-                "deployment.apps/sharder");
+        assertThat(applied.out()).contains("issuer.cert-manager.io/sharder-selfsigned", "certificate.cert-manager.io/sharder-webhook-ca",
+                "issuer.cert-manager.io/sharder-ca", "certificate.cert-manager.io/sharder-webhook", "deployment.apps/sharder");
     }
 
     /** The dry run above proves something: a field cert-manager v1 does not have is refused. */

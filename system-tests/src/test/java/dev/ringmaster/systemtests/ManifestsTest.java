@@ -187,7 +187,7 @@ class ManifestsTest {
     @Test
     void everyFileIsOneObjectOfAKnownKindWithoutUnknownFields() {
         assertThat(objects).isNotEmpty();
-        assertThat(component).hasSize(2);
+        assertThat(component).hasSize(4);
         Set<String> customKinds = Set.of("cert-manager.io/v1/Issuer", "cert-manager.io/v1/Certificate",
                 "monitoring.coreos.com/v1/ServiceMonitor", "monitoring.coreos.com/v1/PrometheusRule");
         Map<Path, Object> all = new TreeMap<>(objects);
@@ -643,17 +643,27 @@ class ManifestsTest {
         }
     }
 
+    /**
+     * selfSigned Issuer → CA Certificate → CA Issuer → serving Certificate: a renewal of the serving
+     * certificate (new key, rotationPolicy Always) keeps the CA, so the caBundle stays; the CA itself is
+     * renewed with its key.
+     */
     @Test
-    void certificateNamesTheServiceAndIsIssuedByTheIssuer() {
+    void certificateNamesTheServiceAndIsIssuedByAStableCa() {
         GenericKubernetesResource certificate = certificate();
         Service service = single(Service.class);
         String host = service.getMetadata().getName() + "." + service.getMetadata().getNamespace() + ".svc";
         assertThat(strings(spec(certificate).get("dnsNames"))).contains(host, host + ".cluster.local");
-        Map<?, ?> issuerRef = (Map<?, ?>) spec(certificate).get("issuerRef");
-        GenericKubernetesResource issuer = generic("Issuer");
-        assertThat(issuerRef.get("kind")).isEqualTo("Issuer");
-        assertThat(issuerRef.get("name")).isEqualTo(issuer.getMetadata().getName());
-        assertThat(issuer.getMetadata().getNamespace()).isEqualTo(certificate.getMetadata().getNamespace()).isEqualTo(NS);
+        GenericKubernetesResource caIssuer = issuerOf(certificate);
+        GenericKubernetesResource ca = caCertificate();
+        assertThat(((Map<?, ?>) spec(caIssuer).get("ca")).get("secretName")).isEqualTo(spec(ca).get("secretName"));
+        assertThat(spec(ca).get("isCA")).isEqualTo(true);
+        assertThat(spec(issuerOf(ca)).containsKey("selfSigned")).as("the CA is self-signed").isTrue();
+        assertThat(((Map<?, ?>) spec(ca).get("privateKey")).get("rotationPolicy")).isEqualTo("Never");
+        assertThat(((Map<?, ?>) spec(certificate).get("privateKey")).get("rotationPolicy")).isEqualTo("Always");
+        for (GenericKubernetesResource object : List.of(certificate, ca, caIssuer, issuerOf(ca))) {
+            assertThat(object.getMetadata().getNamespace()).isEqualTo(NS);
+        }
         // the names and the Secret of the sharder's own certificate: either mode serves the same names from
         // the same Secret
         WebhookCertificates.Settings own = new WebhookCertificates.Settings(NS, service.getMetadata().getName(),
@@ -661,6 +671,8 @@ class ManifestsTest {
                 Optional.empty());
         assertThat(strings(spec(certificate).get("dnsNames"))).containsExactlyElementsOf(own.dnsNames());
         assertThat(spec(certificate).get("secretName")).isEqualTo(own.tlsSecret());
+        // the CA's Secret is cert-manager's own: never the sharder's CA Secret of self-signed mode
+        assertThat(spec(caCertificate()).get("secretName")).isNotEqualTo(own.caSecret());
     }
 
     @Test
@@ -837,8 +849,31 @@ class ManifestsTest {
         return found.get(0);
     }
 
+    /** The component's serving certificate (not the CA's). */
     private static GenericKubernetesResource certificate() {
-        return generic("Certificate");
+        return certificates(false);
+    }
+
+    private static GenericKubernetesResource caCertificate() {
+        return certificates(true);
+    }
+
+    private static GenericKubernetesResource certificates(boolean ca) {
+        List<GenericKubernetesResource> found = component.values().stream().map(GenericKubernetesResource.class::cast)
+                .filter(resource -> resource.getKind().equals("Certificate"))
+                .filter(resource -> Boolean.TRUE.equals(spec(resource).get("isCA")) == ca).toList();
+        assertThat(found).as("one %s Certificate in the cert-manager component", ca ? "CA" : "serving").hasSize(1);
+        return found.get(0);
+    }
+
+    /** The Issuer of the component that a Certificate names. */
+    private static GenericKubernetesResource issuerOf(GenericKubernetesResource certificate) {
+        Map<?, ?> issuerRef = (Map<?, ?>) spec(certificate).get("issuerRef");
+        assertThat(issuerRef.get("kind")).isEqualTo("Issuer");
+        return component.values().stream().map(GenericKubernetesResource.class::cast)
+                .filter(resource -> resource.getKind().equals("Issuer"))
+                .filter(resource -> resource.getMetadata().getName().equals(issuerRef.get("name"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no Issuer " + issuerRef.get("name") + " in the cert-manager component"));
     }
 
     private static Map<?, ?> spec(GenericKubernetesResource resource) {
