@@ -90,8 +90,9 @@ final class ClusterRingSurvey {
                     .filter(inScope)
                     .forEach(object -> objects.add(surveyed(view, object, entry.getValue()))));
         }
-        return new RingSurvey(kind, name, Optional.ofNullable(ring.getSpec().getStrategy()).filter(s -> !s.isEmpty()),
-                reportedStrategy(ring), shards.stream().map(ClusterRingSurvey::surveyed).toList(), objects, unserved);
+        Optional<String> specStrategy = Optional.ofNullable(ring.getSpec().getStrategy()).filter(strategy -> !strategy.isEmpty());
+        return new RingSurvey(kind, name, specStrategy, reportedStrategy(ring),
+                shards.stream().map(ClusterRingSurvey::surveyed).toList(), objects, unserved);
     }
 
     /**
