@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -69,7 +70,8 @@ class ManifestsTest {
     private static final Path REPO = Repository.ROOT;
     private static final Path MANIFESTS = REPO.resolve("manifests");
     /** Kustomizations of their own that the base deliberately leaves out (docs/install.md). */
-    private static final Set<String> OPTIONAL = Set.of("monitoring", "pod-readiness", "label-guard", "cert-manager");
+    private static final Set<String> OPTIONAL = Set.of("monitoring", "pod-readiness", "label-guard", "cert-manager",
+            "network-policy");
     /** Not ours to check. */
     private static final Path LABEL_GUARD = MANIFESTS.resolve("label-guard");
     /** A kustomize Component: objects (Issuer, Certificate) and patches of the base, loaded apart ({@link #component}). */
@@ -235,7 +237,7 @@ class ManifestsTest {
                     .toList();
         }
         assertThat(roots).contains(MANIFESTS, MANIFESTS.resolve("crd"), MANIFESTS.resolve("monitoring"),
-                MANIFESTS.resolve("pod-readiness"), CERT_MANAGER);
+                MANIFESTS.resolve("pod-readiness"), MANIFESTS.resolve("network-policy"), CERT_MANAGER);
         for (Path root : roots) {
             Map<String, Object> kustomization = yamlMap(root.resolve("kustomization.yaml"));
             Set<Path> listed = new TreeSet<>();
@@ -566,7 +568,7 @@ class ManifestsTest {
     void everyKustomizationRendersWithKubectl() throws Exception {
         assumeThat(kubectl("version", "--client").exitCode()).as("kubectl on this machine").isZero();
         Path overlays = Files.createDirectories(REPO.resolve("system-tests/target/kustomize-overlays"));
-        for (String alone : List.of("", "crd", "monitoring", "pod-readiness")) {
+        for (String alone : List.of("", "crd", "monitoring", "pod-readiness", "network-policy")) {
             Rendered rendered = kubectl("kustomize", MANIFESTS.resolve(alone).toString());
             assertThat(rendered.exitCode()).as("kubectl kustomize manifests/%s: %s", alone, rendered.output()).isZero();
         }
@@ -733,6 +735,32 @@ class ManifestsTest {
         assertThat(budget.getSpec().getMinAvailable()).isEqualTo(new IntOrString(1));
         assertThat(single(Deployment.class).getSpec().getTemplate().getMetadata().getLabels())
                 .containsAllEntriesOf(budget.getSpec().getSelector().getMatchLabels());
+    }
+
+    /**
+     * The optional NetworkPolicy selects the sharder's pods and opens exactly the container's ports (by
+     * name, so it follows the Deployment), and lets out only TCP to the API server's ports. Validated
+     * here, not enforced: the test cluster's CNI does not enforce policies.
+     */
+    @Test
+    void networkPolicyOpensTheSharderContainersPortsAndLetsOutOnlyTheApiServer() {
+        NetworkPolicy policy = single(NetworkPolicy.class);
+        Deployment deployment = single(Deployment.class);
+        assertThat(policy.getMetadata().getNamespace()).isEqualTo(NS);
+        assertThat(deployment.getSpec().getTemplate().getMetadata().getLabels())
+                .containsAllEntriesOf(policy.getSpec().getPodSelector().getMatchLabels());
+        assertThat(single(Service.class).getSpec().getSelector()).isEqualTo(policy.getSpec().getPodSelector().getMatchLabels());
+        assertThat(policy.getSpec().getPolicyTypes()).containsExactlyInAnyOrder("Ingress", "Egress");
+        assertThat(policy.getSpec().getIngress()).singleElement().satisfies(rule -> {
+            assertThat(rule.getFrom()).as("from anywhere: the API server's addresses differ by cluster").isNullOrEmpty();
+            assertThat(rule.getPorts()).extracting(port -> port.getPort().getStrVal())
+                    .containsExactlyInAnyOrderElementsOf(sharderContainer().getPorts().stream().map(ContainerPort::getName).toList());
+            assertThat(rule.getPorts()).allSatisfy(port -> assertThat(port.getProtocol()).isEqualTo("TCP"));
+        });
+        assertThat(policy.getSpec().getEgress()).singleElement().satisfies(rule -> {
+            assertThat(rule.getPorts()).extracting(port -> port.getPort().getIntVal()).containsExactlyInAnyOrder(443, 6443);
+            assertThat(rule.getPorts()).allSatisfy(port -> assertThat(port.getProtocol()).isEqualTo("TCP"));
+        });
     }
 
     @Test
