@@ -41,6 +41,9 @@ final class ClusterClient {
             if (!Files.isReadable(file) || Files.isDirectory(file)) {
                 throw new UsageException("--kubeconfig " + file + " is not a readable file");
             }
+            if (file.toFile().length() == 0) {
+                throw new UsageException("--kubeconfig " + file + " is empty");
+            }
             try {
                 config = Config.fromKubeconfig(file.toFile());
             } catch (RuntimeException e) {

@@ -11,6 +11,7 @@ import java.net.MalformedURLException;
 import java.net.URI;
 import java.net.URL;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -21,11 +22,17 @@ class ClusterClientTest {
     private static final URL SERVER = server();
 
     @Test
-    void aKubeconfigThatCannotBeReadIsAUsageError(@TempDir Path folder) {
+    void aKubeconfigThatCannotBeReadIsAUsageError(@TempDir Path folder) throws IOException {
         assertThatThrownBy(() -> ClusterClient.open(Optional.of(folder.resolve("missing")))).isInstanceOf(UsageException.class)
                 .hasMessage("--kubeconfig " + folder.resolve("missing") + " is not a readable file");
         assertThatThrownBy(() -> ClusterClient.open(Optional.of(folder))).isInstanceOf(UsageException.class)
                 .hasMessage("--kubeconfig " + folder + " is not a readable file");
+        Path empty = Files.createFile(folder.resolve("empty"));
+        assertThatThrownBy(() -> ClusterClient.open(Optional.of(empty))).isInstanceOf(UsageException.class)
+                .hasMessage("--kubeconfig " + empty + " is empty");
+        Path garbage = Files.writeString(folder.resolve("garbage"), "{not: [yaml");
+        assertThatThrownBy(() -> ClusterClient.open(Optional.of(garbage))).isInstanceOf(UsageException.class)
+                .hasMessageStartingWith("--kubeconfig " + garbage + " is not a usable kubeconfig: ");
     }
 
     @Test
