@@ -76,8 +76,9 @@ public final class SharderAdmission implements AdmissionHandler {
             return AdmissionResponse.allowWithWarning("ringmaster: " + resourceName(request)
                     + " is not a resource of " + ringName + "; object not assigned");
         }
-        if (!ring.canAct()) {
-            // a missing plug-in: the unassigned-object watch assigns the object once it is back
+        if (!ring.canAct() || !ring.strategyAgreesWithStatus()) {
+            // a missing plug-in, or not the strategy the leader reports in force: the leader's
+            // unassigned-object watch assigns the object
             return AdmissionResponse.allow();
         }
         PartitionKey key = ring.keyFor(object.reference(request), resource.get());

@@ -248,6 +248,16 @@ public final class RingView {
         return matcher != null && matcher.find() ? Optional.of(matcher.group(1)) : Optional.empty();
     }
 
+    /**
+     * Whether this view's strategy is the one the ring's status names as in force, or the status
+     * names none (a new ring, a blocked one). A replica whose plug-ins differ from the leader's for a
+     * moment (a bundle delivered to one replica first) disagrees, and its webhook leaves objects to
+     * the leader's unassigned watch rather than place them by another strategy.
+     */
+    public boolean strategyAgreesWithStatus() {
+        return strategyOfReadyMessage(readyMessageOf(ring)).map(strategyName::equals).orElse(true);
+    }
+
     /** The message of the ring's Ready condition as the sharder last wrote it; null if none. */
     private static String readyMessageOf(RingObject ring) {
         if (ring.getStatus() == null || ring.getStatus().getConditions() == null) {

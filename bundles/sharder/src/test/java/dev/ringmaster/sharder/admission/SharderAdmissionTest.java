@@ -17,9 +17,12 @@ import dev.ringmaster.sharder.app.SharderMetrics;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
+import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingStatus;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.StrategyBinding;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.HashMap;
 import java.util.List;
@@ -190,6 +193,26 @@ class SharderAdmissionTest {
         registry.update(inputs -> inputs.withInterpreters(INTERPRETERS));
         registry.update(inputs -> inputs.withStrategies(Map.of()));
         assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
+    }
+
+    /** A replica that has a strategy the leader does not report in force yet (a plug-in delivered to it first). */
+    @Test
+    void aStrategyOtherThanTheOneTheStatusNamesLeavesTheObjectToTheLeader() {
+        ClusterRing ring = configMapRing(RING);
+        RingStatus status = new RingStatus();
+        status.setConditions(List.of(new ConditionBuilder().withType("Ready").withStatus("False")
+                .withReason("StrategyUnavailable").withMessage("partitioning strategy \"rendezvous\" (the sharder's"
+                        + " default) is not available; still sharding with strategy \"consistent-hash\" (the strategy"
+                        + " in force before)").build()));
+        ring.setStatus(status);
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
+
+        assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
+
+        status.setConditions(List.of(new ConditionBuilder().withType("Ready").withStatus("True")
+                .withMessage("sharding with strategy \"rendezvous\" (the sharder's default)").build()));
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
+        assertThat(admission.handle(PATH, configMap(metadata("cm-1"))).patch()).isNotEmpty();
     }
 
     @Test
