@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.Exposition;
 import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.RealPrometheus;
 import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingKind;
@@ -24,11 +25,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.AfterClass;
+import org.junit.Assume;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
@@ -38,8 +43,10 @@ import org.junit.Test;
  * written out here) for a ControllerRing, and ours for a ClusterRing of the same name beside it, with
  * values read from the API server; objects in drain that nobody acknowledges (the shards are Leases without
  * a process) and the age of the oldest; unassigned objects of rings without shards; Ready with its
- * reason; the dashboard's and the PrometheusRule's queries against what was scraped.
+ * reason; the dashboard's and the PrometheusRule's queries against what was scraped; and the
+ * PrometheusRule's alerts evaluated by a real Prometheus scraping the sharder (Debian's prometheus package).
  */
+@SuppressWarnings("unchecked")
 public class MetricsRealIT {
 
     private static final String RING = "metrics";
@@ -66,6 +73,16 @@ public class MetricsRealIT {
     private static final Map<RingKind, Long> drainedObjects = new EnumMap<>(RingKind.class);
     /** After the first shards' Leases are gone and their objects moved. */
     private static Exposition settled;
+    /** A real Prometheus scraping the sharder and evaluating the shipped rules, with times scaled down. */
+    private static RealPrometheus prometheus;
+    /** The ring alerts it fired while the drains waited, by alert: each alert's ring labels. */
+    private static final Map<String, Set<Map<String, String>>> firedWhileDraining = new TreeMap<>();
+    private static final Map<String, Set<Map<String, String>>> EXPECTED_ALERTS = Map.of(
+            "RingmasterDrainStuck", Set.of(Map.of("controllerring", RING), Map.of("clusterring", RING)),
+            "RingmasterObjectsUnassigned", Set.of(Map.of("controllerring", NO_SHARDS), Map.of("clusterring", NO_SHARDS)),
+            "RingmasterRingWithoutAvailableShards", Set.of(Map.of("controllerring", NO_SHARDS), Map.of("clusterring", NO_SHARDS),
+                    Map.of("clusterring", UNREADY)),
+            "RingmasterRingNotReady", Set.of(Map.of("clusterring", UNREADY, "reason", "StrategyUnavailable")));
 
     @BeforeClass
     public static void runTheScenario() throws InterruptedException {
@@ -98,6 +115,10 @@ public class MetricsRealIT {
 
         replica = SharderHome.prepare("metrics");
         sharder = cluster.runSharder(replica, cluster.sharderKubeconfig(replica));
+        if (RealPrometheus.available()) {
+            prometheus = RealPrometheus.start(replica.home().resolve("prometheus"), "127.0.0.1:" + replica.opsPort(),
+                    scaledRules());
+        }
         for (RingKind kind : RingKind.values()) {
             Waiting.until(SOON, () -> kind + " " + RING + " ready\n" + sharder.err(), () -> "True".equals(readyCondition(kind, RING)
                     .map(condition -> condition.get("status")).orElse(null)));
@@ -138,6 +159,7 @@ public class MetricsRealIT {
         Thread.sleep(3000);
         laterWhileDraining = Exposition.parse(replica.metrics());
         betweenDrainScrapes = Duration.between(drainScraped, Instant.now());
+        awaitAlertsWhileDraining();
 
         // the first shards' Leases deleted: their objects move directly to the second shards
         for (RingKind kind : RingKind.values()) {
@@ -159,6 +181,9 @@ public class MetricsRealIT {
 
     @AfterClass
     public static void stopSharder() throws InterruptedException {
+        if (prometheus != null) {
+            prometheus.close();
+        }
         if (sharder != null) {
             sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
@@ -296,6 +321,76 @@ public class MetricsRealIT {
             scraped.missingFor(expression).forEach(what -> missing.add(what + " (in " + expression.strip() + ")"));
         }
         assertEquals("what the queries ask for that /metrics does not have", List.of(), missing);
+    }
+
+    /**
+     * docs/monitoring.md's alerts as shipped, on what Prometheus really stores of the scrape (the empty
+     * label of the other ring kind dropped): each ring alerts alone, named by its kind's label, and healthy
+     * rings stay quiet. Every {@code for} is 3 s and the drain threshold 3 s instead of 10 minutes.
+     */
+    @Test
+    public void theShippedAlertsFireForEachRingOnARealPrometheus() {
+        if (prometheus == null) {
+            String why = "/usr/bin/prometheus is not installed (Debian's prometheus package)";
+            if ("true".equals(System.getenv("CI"))) {
+                throw new AssertionError(why);
+            }
+            System.err.println("\n*** SKIPPED: the alerts on a real Prometheus: " + why + " ***\n");
+            Assume.assumeTrue(why, false);
+        }
+        assertEquals(prometheus.describe(), EXPECTED_ALERTS, firedWhileDraining);
+        assertEquals("a leader", List.of(), prometheus.firing("RingmasterNoLeader"));
+        assertEquals("up", List.of(), prometheus.firing("RingmasterDown"));
+        // the test's webhook certificate is valid for a day
+        assertEquals(List.of(Map.of("instance", "127.0.0.1:" + replica.opsPort(), "job", "sharder", "namespace", "sharding-system")),
+                prometheus.firing("RingmasterWebhookCertificateExpiring"));
+    }
+
+    /** Waits (at most a minute) until the expected ring alerts fire, and keeps what fired. */
+    private static void awaitAlertsWhileDraining() throws InterruptedException {
+        if (prometheus == null) {
+            return;
+        }
+        Instant deadline = Instant.now().plusSeconds(60);
+        do {
+            firedWhileDraining.clear();
+            for (String alert : EXPECTED_ALERTS.keySet()) {
+                Set<Map<String, String>> rings = new HashSet<>();
+                prometheus.firing(alert).forEach(labels -> {
+                    Map<String, String> ring = new TreeMap<>(labels);
+                    ring.keySet().removeAll(Exposition.TARGET_LABELS);
+                    rings.add(ring);
+                });
+                firedWhileDraining.put(alert, rings);
+            }
+            if (firedWhileDraining.equals(EXPECTED_ALERTS)) {
+                return;
+            }
+            Thread.sleep(1000);
+        } while (Instant.now().isBefore(deadline));
+    }
+
+    /** The PrometheusRule's groups as a rules file, every {@code for} 3 s and the drain threshold 3 s. */
+    private static String scaledRules() {
+        try {
+            Map<String, Object> rule = admin.getKubernetesSerialization().unmarshal(Files.readString(
+                    RealCluster.manifests().resolve("monitoring/prometheusrule.yaml")), Map.class);
+            Map<String, Object> spec = (Map<String, Object>) rule.get("spec");
+            for (Object group : (List<?>) spec.get("groups")) {
+                for (Object entry : (List<?>) ((Map<?, ?>) group).get("rules")) {
+                    Map<String, Object> alert = (Map<String, Object>) entry;
+                    alert.put("for", "3s");
+                    if ("RingmasterDrainStuck".equals(alert.get("alert"))) {
+                        String expr = (String) alert.get("expr");
+                        assertTrue(expr, expr.contains("> 600"));
+                        alert.put("expr", expr.replace("> 600", "> 3"));
+                    }
+                }
+            }
+            return admin.getKubernetesSerialization().asYaml(spec);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     // ---- helpers
