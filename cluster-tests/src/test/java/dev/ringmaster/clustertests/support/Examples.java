@@ -179,14 +179,21 @@ public final class Examples {
     }
 
     /** Whether the ring object's Ready condition is True. */
-    @SuppressWarnings("unchecked")
     public boolean ringReady() {
+        return ringCondition().map(condition -> "True".equals(condition.get("status"))).orElse(false);
+    }
+
+    /** The ring object's Ready condition (status, reason, message, …), if it has one. */
+    @SuppressWarnings("unchecked")
+    public Optional<Map<String, Object>> ringCondition() {
         GenericKubernetesResource object = admin().genericKubernetesResources(
                 RingContract.API_GROUP + "/" + RingContract.API_VERSION, kind.kind()).withName(ring).get();
         Object status = object == null ? null : object.getAdditionalProperties().get("status");
-        return status instanceof Map<?, ?> fields && fields.get("conditions") instanceof List<?> conditions
-                && conditions.stream().map(condition -> (Map<String, Object>) condition)
-                        .anyMatch(condition -> "Ready".equals(condition.get("type")) && "True".equals(condition.get("status")));
+        if (!(status instanceof Map<?, ?> fields) || !(fields.get("conditions") instanceof List<?> conditions)) {
+            return Optional.empty();
+        }
+        return conditions.stream().map(condition -> (Map<String, Object>) condition)
+                .filter(condition -> "Ready".equals(condition.get("type"))).findFirst();
     }
 
     /** The ring's MutatingWebhookConfiguration as the sharder wrote it, if it exists. */
