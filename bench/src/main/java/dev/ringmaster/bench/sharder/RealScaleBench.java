@@ -65,9 +65,8 @@ public final class RealScaleBench {
     private static final String SECRET_PREFIX = "checksums-";
     private static final Pattern HEAP_USED = Pattern.compile("garbage-first heap\\s+total \\d+K, used (\\d+)K");
     private static final String SHARDER_USER = "system:serviceaccount:" + BenchCluster.SYSTEM_NAMESPACE + ":sharder";
-    /** How the sharder logs a pass over the ring, a failed write of one, and a pass that failed. */
+    /** How the sharder logs a pass over the ring (its failed writes in {@code failed=}), and a pass that failed. */
     private static final String PASS = "rebalanced ClusterRing/" + RING + ": ";
-    private static final String FAILED_WRITE = "ClusterRing/" + RING + ": moving ";
     private static final String FAILED_PASS = "rebalancer: reconciling ClusterRing/" + RING + " failed";
 
     private final MockCluster.Args options;
@@ -273,7 +272,9 @@ public final class RealScaleBench {
         cpuByProcess.replaceAll((process, seconds) -> seconds - cpuByProcessBefore.getOrDefault(process, 0.0));
         Map<String, Long> writes = writesBetween(start, settledAt);
         int moves = toMove + controlledToMove;
-        List<String> passes = sharderLog(start, settledAt, PASS);
+        // a pass logs its summary once its writes are answered and its listing done: a moment after settled
+        Thread.sleep(Math.max(0, Duration.between(Instant.now(), settledAt.plusSeconds(5)).toMillis()));
+        List<String> passes = sharderLog(start, settledAt.plusSeconds(5), PASS);
         System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.1f | %.0f | %.2f | %.2f | %.2f | %.1f | %d | %d | %s |%n", name,
                 toMove, controlledToMove, settleSeconds, moves / settleSeconds,
                 (double) writesBy(writes, ":" + BenchCluster.SYSTEM_NAMESPACE + ":sharder ") / moves,
@@ -290,7 +291,7 @@ public final class RealScaleBench {
         details.append("writes per 2 s since the change started (sharder ConfigMaps/Secrets, shards ConfigMaps/Secrets):\n");
         timeline(start, settledAt).forEach(line -> details.append("  ").append(line).append('\n'));
         details.append("the sharder's passes and warnings until then:\n");
-        sharderLog(start, settledAt, PASS, " WARN ").forEach(line -> details.append("  ").append(line).append('\n'));
+        sharderLog(start, settledAt.plusSeconds(5), PASS, " WARN ").forEach(line -> details.append("  ").append(line).append('\n'));
         if (serverBack != null) {
             outageRow(start, settledAt);
             serverBack = null;
@@ -305,7 +306,7 @@ public final class RealScaleBench {
      */
     private void outageRow(Instant start, Instant settledAt) throws IOException {
         int passes = sharderLog(serverBack, settledAt, PASS).size();
-        int failedWrites = sharderLog(start, settledAt, FAILED_WRITE).size();
+        long failedWrites = sharderLog(start, settledAt.plusSeconds(5), PASS).stream().mapToLong(RealScaleBench::failedOf).sum();
         int failedPasses = sharderLog(start, settledAt, FAILED_PASS).size();
         long answeredError = 0; // conflicts (409), and requests the outage cut off (504)
         List<String> acquired = new ArrayList<>();
@@ -527,8 +528,9 @@ public final class RealScaleBench {
         for (ProcessHandle process : ProcessHandle.current().descendants().toList()) {
             String command = process.info().command().orElse("");
             String name = command.endsWith("/kube-apiserver") ? "kube-apiserver" : command.endsWith("/etcd") ? "etcd"
-                    : shards.values().stream().anyMatch(shard -> shard.pid() == process.pid()) ? "shards"
-                    : command.endsWith("/java") ? "sharder" : null;
+                    : shards.entrySet().stream().filter(shard -> shard.getValue().pid() == process.pid())
+                            .map(shard -> BenchRing.shardName(shard.getKey())).findFirst()
+                            .orElse(command.endsWith("/java") ? "sharder" : null);
             if (name != null) {
                 try {
                     processCpu.put(process.pid(), Map.entry(name, cpuSeconds(process.pid())));
