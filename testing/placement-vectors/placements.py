@@ -225,6 +225,15 @@ def table(name):
               % sum(ConsistentHashRing(SHARDS_3).shard_for(key) != seven.shard_for(key) for key in keys))
         print("moved rendezvous -> jump-hash: %d"
               % sum(rendezvous(SHARDS_3, key) != jump_hash(SHARDS_3, key) for key in keys))
+    elif name == "ring-preview-settled":  # itests' SimulateSettledRingRealIT: shard-a, shard-b over 30 ConfigMaps
+        two = unweighted("shard-a", "shard-b")
+        keys = ["/ConfigMap/preview-settled/cm-%d" % i for i in range(30)]
+        for title, place in [("rendezvous", lambda k: rendezvous(two, k)),
+                             ("consistent-hash", lambda k: ConsistentHashRing(two).shard_for(k))]:
+            print("%s: %s" % (title, " ".join("%s=%d" % (shard, sum(place(k) == shard for k in keys))
+                                              for shard in sorted(two))))
+        print("moved rendezvous -> consistent-hash: %d"
+              % sum(rendezvous(two, k) != ConsistentHashRing(two).shard_for(k) for k in keys))
     else:
         raise SystemExit("unknown table " + name)
 
