@@ -8,10 +8,12 @@ import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.survey.RingSurvey;
 import dev.ringmaster.sharder.survey.SurveyedObject;
 import dev.ringmaster.sharder.survey.SurveyedShard;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -72,6 +74,7 @@ final class RingPreview {
     }
 
     private final Map<String, Row> rows = new LinkedHashMap<>();
+    private final Set<String> available = new HashSet<>();
     /** Shards objects are labelled with that have no Lease; listed after the others, by name. */
     private final Map<String, Row> leaseless = new TreeMap<>();
     private int objects;
@@ -85,11 +88,12 @@ final class RingPreview {
 
     private RingPreview(RingSurvey survey) {
         survey.shards().forEach(shard -> rows.put(shard.name(), new Row(shard.state().label())));
+        survey.availableShards().forEach(shard -> available.add(shard.name()));
     }
 
     static RingPreviewResult run(RingSurvey survey, Placement current, Placement candidate) {
         RingPreview preview = new RingPreview(survey);
-        survey.objects().forEach(object -> preview.count(object, current.ring(), candidate.ring()));
+        survey.objects().forEach(object -> preview.count(object, current, candidate));
         Map<String, ShardCounts> perShard = new LinkedHashMap<>();
         preview.rows.forEach((shard, row) -> perShard.put(shard, row.counts()));
         preview.leaseless.forEach((shard, row) -> perShard.put(shard, row.counts()));
@@ -99,13 +103,27 @@ final class RingPreview {
                 preview.elsewhere, preview.draining, preview.unassigned, perShard, survey.unservedResources());
     }
 
-    private void count(SurveyedObject object, ShardRing current, ShardRing candidate) {
+    /**
+     * The row of the shard a strategy placed an object on.
+     *
+     * @throws IllegalStateException if the strategy placed it on a shard that is not available
+     */
+    private Row placedOn(String shard, String strategy) {
+        Row row = available.contains(shard) ? rows.get(shard) : null;
+        if (row == null) {
+            throw new IllegalStateException("strategy " + strategy + " placed an object on " + shard
+                    + ", which is not an available shard of the ring");
+        }
+        return row;
+    }
+
+    private void count(SurveyedObject object, Placement current, Placement candidate) {
         if (!(object.key() instanceof PartitionKey.Key key)) {
             unkeyed++;
             return;
         }
-        Optional<String> before = current.shardFor(key.value());
-        Optional<String> after = candidate.shardFor(key.value());
+        Optional<String> before = current.ring().shardFor(key.value());
+        Optional<String> after = candidate.ring().shardFor(key.value());
         boolean moves = !before.equals(after);
         if (object.role() == Role.CONTROLLED) {
             controlled++;
@@ -114,8 +132,8 @@ final class RingPreview {
         }
         objects++;
         moved += moves ? 1 : 0;
-        before.ifPresent(shard -> rows.get(shard).current++);
-        after.ifPresent(shard -> rows.get(shard).candidate++);
+        before.ifPresent(shard -> placedOn(shard, current.strategy()).current++);
+        after.ifPresent(shard -> placedOn(shard, candidate.strategy()).candidate++);
         if (!object.isAssigned()) {
             unassigned++;
             return;

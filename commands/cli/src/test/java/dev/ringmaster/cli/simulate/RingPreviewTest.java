@@ -1,10 +1,13 @@
 package dev.ringmaster.cli.simulate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.cli.simulate.RingPreviewResult.ShardCounts;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource.Role;
+import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
@@ -113,6 +116,27 @@ class RingPreviewTest {
         assertThat(result.elsewhere()).isZero();
         assertThat(result.unassigned()).isEqualTo(6);
         assertThat(result.toTable()).contains("no shard is available");
+    }
+
+    @Test
+    void aStrategyThatPlacesOnAShardOutsideTheRingFails() {
+        RingSurvey survey = survey(Optional.empty(), Optional.empty());
+        ShardRing outside = new ShardRing() {
+            @Override
+            public List<Shard> shards() {
+                return survey.availableShards();
+            }
+
+            @Override
+            public Optional<String> shardFor(String key) {
+                return Optional.of("shard-3"); // dead
+            }
+        };
+        assertThatThrownBy(() -> RingPreview.run(survey,
+                new RingPreview.Placement("consistent-hash", "test", new ConsistentHashStrategy().build(survey.availableShards())),
+                new RingPreview.Placement("broken", "candidate", outside)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("strategy broken placed an object on shard-3, which is not an available shard of the ring");
     }
 
     @Test
