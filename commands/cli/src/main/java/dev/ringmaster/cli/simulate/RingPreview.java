@@ -7,7 +7,6 @@ import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.survey.RingSurvey;
 import dev.ringmaster.sharder.survey.SurveyedObject;
-import dev.ringmaster.sharder.survey.SurveyedShard;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -98,7 +97,7 @@ final class RingPreview {
         preview.rows.forEach((shard, row) -> perShard.put(shard, row.counts()));
         preview.leaseless.forEach((shard, row) -> perShard.put(shard, row.counts()));
         return new RingPreviewResult(survey.ring(), current.strategy(), current.source(), candidate.strategy(),
-                survey.shards().size(), (int) survey.shards().stream().filter(SurveyedShard::isAvailable).count(),
+                survey.shards().size(), preview.available.size(),
                 preview.objects, preview.controlled, preview.unkeyed, preview.moved, preview.controlledMoved,
                 preview.elsewhere, preview.draining, preview.unassigned, perShard, survey.unservedResources());
     }
