@@ -27,7 +27,7 @@ import java.util.function.IntFunction;
  * a controller reference), then changes one label on each with the sharder's own {@link LabelWriter}
  * (a JSON merge patch pinned to the resourceVersion, over the JDK HTTP/2 client), {@code --in-flight}
  * at once, as a rebalance pass writes. Prints writes/s and the CPU the API server and etcd spent per
- * write (docs/performance.md).
+ * write, and this client's CPU per write (docs/performance.md).
  *
  * <pre>java -cp bench/target/benchmarks.jar dev.ringmaster.bench.sharder.ApiServerWriteRate --objects 5000 --in-flight 50</pre>
  */
@@ -62,8 +62,8 @@ public final class ApiServerWriteRate {
         System.out.printf(Locale.ROOT, "kube-apiserver %s; %,d objects of each kind, %d writes in flight; processes"
                 + " measured: %s%n%n", real.gitVersion(), objects, bench.inFlight,
                 bench.server.stream().map(process -> process.info().command().orElse("?")).toList());
-        System.out.println("| writes | count | s | writes/s | API server + etcd CPU ms/write |");
-        System.out.println("|---|---:|---:|---:|---:|");
+        System.out.println("| writes | count | s | writes/s | API server + etcd CPU ms/write | client CPU ms/write |");
+        System.out.println("|---|---:|---:|---:|---:|---:|");
         bench.measure("create ConfigMaps", objects, i -> () -> admin.configMaps().inNamespace(NAMESPACE)
                 .resource(new ConfigMapBuilder().withNewMetadata().withName(name(i)).endMetadata()
                         .addToData("value", name(i)).build()).create());
@@ -100,6 +100,7 @@ public final class ApiServerWriteRate {
     private void measure(String what, int count, IntFunction<java.util.concurrent.Callable<?>> write) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(inFlight);
         double cpuBefore = serverCpuSeconds();
+        double clientBefore = cpuSeconds(ProcessHandle.current().pid());
         long start = System.nanoTime();
         try {
             List<Future<?>> done = new ArrayList<>();
@@ -114,18 +115,23 @@ public final class ApiServerWriteRate {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         double cpu = serverCpuSeconds() - cpuBefore;
-        System.out.printf(Locale.ROOT, "| %s | %,d | %.1f | %.0f | %.2f |%n", what, count, seconds, count / seconds,
-                cpu * 1000 / count);
+        double client = cpuSeconds(ProcessHandle.current().pid()) - clientBefore;
+        System.out.printf(Locale.ROOT, "| %s | %,d | %.1f | %.0f | %.2f | %.2f |%n", what, count, seconds, count / seconds,
+                cpu * 1000 / count, client * 1000 / count);
     }
 
     /** User + system CPU of the API server and etcd processes (Linux /proc, clock ticks of 1/100 s). */
     private double serverCpuSeconds() throws IOException {
         double seconds = 0;
         for (ProcessHandle process : server) {
-            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            seconds += (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
+            seconds += cpuSeconds(process.pid());
         }
         return seconds;
+    }
+
+    private static double cpuSeconds(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
     }
 }
