@@ -12,7 +12,6 @@ import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
-import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
@@ -66,10 +65,10 @@ final class ClusterRingSurvey {
         List<ShardInfo> shards = shards(kind, name);
         RingView view = view(ring, shards);
         if (!view.isValid()) {
-            throw new RingSurveyException(kind.kind() + "/" + name + " is invalid: " + String.join("; ", view.problems()));
+            throw new RingSurveyException(view.key() + " is invalid: " + String.join("; ", view.problems()));
         }
         if (!view.missingInterpreters().isEmpty()) {
-            throw new RingSurveyException(kind.kind() + "/" + name + " needs resource interpreter "
+            throw new RingSurveyException(view.key() + " needs resource interpreter "
                     + String.join(", ", view.missingInterpreters()) + ", which is not deployed here (add its bundle to deploy/)");
         }
         List<SurveyedObject> objects = new ArrayList<>();
@@ -77,22 +76,21 @@ final class ClusterRingSurvey {
         Predicate<ObjectReference> inScope = new NamespaceScope(() -> client.namespaces().list().getItems())
                 .matching(view.namespaceSelector());
         ResourceCatalog catalog = new ResourceCatalog(client);
-        ObjectPages pages = new ObjectPages(client, RebalanceLimits.DEFAULT.pageSize());
-        for (Map.Entry<GroupResource, RingResource> entry : view.resources().entrySet()) {
-            GroupResource resource = entry.getKey();
-            Optional<ResolvedResource> served = catalog.resolve(resource.getGroup(), resource.getResource());
-            if (served.isEmpty()) {
-                unserved.add(resource.getGroup() + "/" + resource.getResource());
-                continue;
-            }
-            pages.forEachPage(served.get(), null, page -> page.stream()
-                    .map(served.get()::reference)
-                    .filter(inScope)
-                    .forEach(object -> objects.add(surveyed(view, object, entry.getValue()))));
-        }
+        view.resources().forEach((resource, ringResource) -> catalog.resolve(resource.getGroup(), resource.getResource())
+                .ifPresentOrElse(served -> list(served, ringResource, view, inScope, objects),
+                        () -> unserved.add(resource.getGroup() + "/" + resource.getResource())));
         Optional<String> specStrategy = Optional.ofNullable(ring.getSpec().getStrategy()).filter(strategy -> !strategy.isEmpty());
         return new RingSurvey(kind, name, specStrategy, reportedStrategy(ring),
                 shards.stream().map(ClusterRingSurvey::surveyed).toList(), objects, unserved);
+    }
+
+    /** Adds the resource's objects in scope to {@code objects}, listed in pages as the rebalancer lists them. */
+    private void list(ResolvedResource served, RingResource ringResource, RingView view,
+            Predicate<ObjectReference> inScope, List<SurveyedObject> objects) {
+        new ObjectPages(client, RebalanceLimits.DEFAULT.pageSize()).forEachPage(served, null, page -> page.stream()
+                .map(served::reference)
+                .filter(inScope)
+                .forEach(object -> objects.add(surveyed(view, object, ringResource))));
     }
 
     /**
