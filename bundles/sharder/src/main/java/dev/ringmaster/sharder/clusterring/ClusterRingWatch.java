@@ -29,14 +29,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A kind whose CRD is not installed (a user who applied only one of the two) is not watched: an
  * informer would fail its listing again and again, each time with a stack trace. The watch says so
- * once, looks again every {@code recheck}, and starts watching when the CRD appears; if the CRD is
- * removed later, the kind's rings are dropped and the watch looks for the CRD again. The other kind is
+ * once, looks again every {@code recheck} (one list request of one object), and starts watching when
+ * the CRD appears; it keeps looking while it watches (a watch whose CRD was removed may stay silent),
+ * and if the CRD is removed, the kind's rings are dropped and that is said once too. The other kind is
  * served meanwhile, each watch being on its own.
  */
 public final class ClusterRingWatch implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterRingWatch.class);
-    /** How often a kind whose CRD is not installed is looked for again. */
+    /** How often the watch asks the API server whether its kind is served (its CRD installed). */
     public static final Duration CRD_RECHECK = Duration.ofSeconds(10);
     /** How soon a probe that could not tell (API server unreachable) is repeated. */
     static final Duration PROBE_RETRY = Duration.ofSeconds(2);
