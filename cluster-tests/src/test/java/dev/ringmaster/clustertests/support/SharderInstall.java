@@ -49,13 +49,19 @@ public final class SharderInstall {
         Files.createDirectories(overlay);
         Path manifests = cluster.root().resolve("manifests");
         String base = overlay.relativize(manifests).toString();
+        String settings = "# the sharder settings of the scenarios' extras\n";
+        String resources = "- " + base + "\n";
+        if (extras.contains(Extra.POD_READINESS)) {
+            resources += "- " + base + "/pod-readiness\n";
+            settings += "leaseDetector = pod-readiness\n";
+        }
+        Files.writeString(overlay.resolve("dev.ringmaster.sharder.cfg"), settings);
         StringBuilder kustomization = new StringBuilder("""
                 # written by cluster-tests: the base install and the optional parts a scenario added
                 apiVersion: kustomize.config.k8s.io/v1beta1
                 kind: Kustomization
                 resources:
-                - %s
-                configMapGenerator:
+                %sconfigMapGenerator:
                 - name: %s
                   namespace: sharding-system
                   files:
@@ -64,13 +70,7 @@ public final class SharderInstall {
                     disableNameSuffixHash: true
                     labels:
                       ringmaster.dev/delivery: "true"
-                """.formatted(base, SETTINGS));
-        String settings = "# the sharder settings of the scenarios' extras\n";
-        if (extras.contains(Extra.POD_READINESS)) {
-            kustomization.append("- ").append(base).append("/pod-readiness\n");
-            settings += "leaseDetector = pod-readiness\n";
-        }
-        Files.writeString(overlay.resolve("dev.ringmaster.sharder.cfg"), settings);
+                """.formatted(resources, SETTINGS));
         if (extras.contains(Extra.LABEL_GUARD)) {
             kustomization.append("components:\n- ").append(base).append("/label-guard\n");
         }
