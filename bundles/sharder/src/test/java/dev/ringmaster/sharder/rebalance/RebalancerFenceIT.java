@@ -44,7 +44,7 @@ class RebalancerFenceIT {
 
     private static final String NAMESPACE = "rebalancer-fence-it";
     private static final String RING = "fence";
-    private static final RingKey KEY = RingKey.clusterRing(RING);
+    static final RingKey KEY = RingKey.clusterRing(RING);
     private static final int OBJECTS = 400;
     private static final int WRITES_BEFORE_THE_LEASE_RUNS_OUT = 120;
 
@@ -61,7 +61,7 @@ class RebalancerFenceIT {
 
         Throwable failure;
         try (KubernetesClient fenced = WriteFence.guard(ADMIN, () -> writesLeft.getAndDecrement() > 0);
-                Rebalancer rebalancer = rebalancer(fenced)) {
+                Rebalancer rebalancer = rebalancer(fenced, NAMESPACE)) {
             failure = catchThrowable(() -> rebalancer.reconcile(KEY));
         }
 
@@ -78,8 +78,11 @@ class RebalancerFenceIT {
         assertThat(labelled).isEqualTo(WRITES_BEFORE_THE_LEASE_RUNS_OUT).isLessThan(OBJECTS);
     }
 
-    /** A rebalancer of one ring over the ConfigMaps of {@value #NAMESPACE}, with two ready shards, pages of 50. */
-    private static Rebalancer rebalancer(KubernetesClient client) {
+    /**
+     * A rebalancer of the ClusterRing {@value #RING} over the ConfigMaps of {@code namespace} alone, with two
+     * ready shards, pages of 50, 10 writes at once.
+     */
+    static Rebalancer rebalancer(KubernetesClient client, String namespace) {
         SharderMetrics metrics = new SharderMetrics(new SimpleMeterRegistry());
         RingRegistry registry = new RingRegistry(metrics::ringCalculated);
         registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring(RING, main("", "configmaps"))))
@@ -91,6 +94,6 @@ class RebalancerFenceIT {
         RebalanceLimits limits = new RebalanceLimits(50, 10, 5000, Duration.ofMinutes(5), Duration.ofSeconds(1));
         return new Rebalancer(registry, RingView.InvalidKeys.IGNORE, new ResourceCatalog(client),
                 new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
-                new NamespaceScope(() -> List.of(ADMIN.namespaces().withName(NAMESPACE).get())), limits, metrics);
+                new NamespaceScope(() -> List.of(ADMIN.namespaces().withName(namespace).get())), limits, metrics);
     }
 }
