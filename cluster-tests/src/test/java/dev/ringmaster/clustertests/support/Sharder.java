@@ -192,7 +192,8 @@ public final class Sharder {
         }
     }
 
-    private static <T> ResourceEventHandler<T> handler(Runnable onChange) {
+    /** An informer handler that runs {@code onChange} on every add, update and delete. */
+    public static <T> ResourceEventHandler<T> handler(Runnable onChange) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(T object) {
