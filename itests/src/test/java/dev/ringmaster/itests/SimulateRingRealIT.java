@@ -159,7 +159,7 @@ public class SimulateRingRealIT {
         List<String> lines = result.out().lines().toList();
         assertEquals(result.toString(), "ring      ControllerRing/preview: 4 shards, 3 available; " + OBJECTS
                 + " objects, " + CONTROLLING + " controlled objects follow their owners; 1 without a key", lines.get(0));
-        assertEquals(result.toString(), "current   rendezvous (the sharder's default, as the ring's Ready condition says)",
+        assertEquals(result.toString(), "current   rendezvous (in force, as the ring's Ready condition says)",
                 lines.get(1));
         assertEquals(result.toString(), "candidate consistent-hash", lines.get(2));
         assertTrue(result.toString(), lines.get(3).startsWith("moved     " + MOVED + " of " + OBJECTS + " objects ("));

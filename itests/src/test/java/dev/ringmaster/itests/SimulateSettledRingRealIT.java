@@ -86,7 +86,7 @@ public class SimulateSettledRingRealIT {
         result.assertSucceeded();
         Json json = Json.parse(result.out());
         assertEquals("rendezvous", json.string("currentStrategy"));
-        assertEquals("the sharder's default, as the ring's Ready condition says", json.string("currentStrategySource"));
+        assertEquals("in force, as the ring's Ready condition says", json.string("currentStrategySource"));
         assertEquals(3, json.integer("shards"));
         assertEquals(2, json.integer("availableShards"));
         assertEquals(OBJECTS, json.integer("objects"));

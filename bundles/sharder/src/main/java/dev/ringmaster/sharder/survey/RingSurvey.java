@@ -12,8 +12,9 @@ import java.util.Optional;
  * @param kind              the ring's kind
  * @param name              the ring's name
  * @param specStrategy      the ring's {@code spec.strategy}; empty when it names none (the sharder's default applies)
- * @param reportedStrategy  the strategy the sharder reports in force in the ring's Ready condition, if it is
- *                          {@code True} for the ring's current generation; empty otherwise
+ * @param reportedStrategy  the strategy the sharder reports in force in the ring's Ready condition for the
+ *                          ring's current generation (also while it goes on with an earlier strategy because
+ *                          the one asked for is missing); empty when the condition names none
  * @param shards            every Lease of the ring, judged, sorted by name
  * @param objects           the objects of the ring's resources in the namespaces it selects
  * @param unservedResources the ring's resources the API server does not serve ({@code group/resource}), not surveyed

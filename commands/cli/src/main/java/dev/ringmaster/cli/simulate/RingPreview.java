@@ -39,19 +39,19 @@ final class RingPreview {
     }
 
     /**
-     * The strategy in force and where its name comes from: the option, else the ring's
-     * {@code spec.strategy}, else the sharder's default as the ring's Ready condition names it, else
-     * the built-in default (a sharder configured otherwise has a Ready condition saying so).
+     * The strategy in force and where its name comes from: the option, else the one the sharder
+     * reports in force in the ring's Ready condition (its default when the ring names none, or an
+     * earlier strategy while the one the ring names is missing), else the ring's {@code spec.strategy},
+     * else the built-in default.
      */
     static Map.Entry<String, String> strategyInForce(Optional<String> option, RingSurvey survey) {
         if (option.isPresent()) {
             return Map.entry(option.get(), "--current-strategy");
         }
-        if (survey.specStrategy().isPresent()) {
-            return Map.entry(survey.specStrategy().get(), "spec.strategy");
+        if (survey.reportedStrategy().isPresent()) {
+            return Map.entry(survey.reportedStrategy().get(), "in force, as the ring's Ready condition says");
         }
-        return survey.reportedStrategy()
-                .map(name -> Map.entry(name, "the sharder's default, as the ring's Ready condition says"))
+        return survey.specStrategy().map(name -> Map.entry(name, "spec.strategy"))
                 .orElse(Map.entry(RingContract.DEFAULT_STRATEGY,
                         "the built-in default: the ring names none and its Ready condition does not say"));
     }

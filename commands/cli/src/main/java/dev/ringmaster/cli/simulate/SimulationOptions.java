@@ -39,8 +39,8 @@ record SimulationOptions(
                                 sharder keys them) and its strategy are read from the cluster
               --kubeconfig FILE the cluster (default: $KUBECONFIG, ~/.kube/config or in-cluster)
               --current-strategy NAME
-                                the strategy in force (default: spec.strategy; else the sharder's
-                                default as the ring's Ready condition names it; else consistent-hash)
+                                the strategy in force (default: the one the ring's Ready condition
+                                names; else spec.strategy; else consistent-hash)
 
             Exit codes: 0 done; 1 the ring could not be read (API server unreachable, access
             forbidden, no such ring); 2 bad arguments or an unknown strategy.""";

@@ -140,13 +140,14 @@ class RingPreviewTest {
     }
 
     @Test
-    void theStrategyInForceComesFromTheOptionTheSpecTheReadyConditionOrTheBuiltInDefault() {
+    void theStrategyInForceComesFromTheOptionTheReadyConditionTheSpecOrTheBuiltInDefault() {
         assertThat(RingPreview.strategyInForce(Optional.of("jump-hash"), survey(Optional.of("rendezvous"), Optional.of("rendezvous"))))
                 .isEqualTo(Map.entry("jump-hash", "--current-strategy"));
+        // the ring asks for a strategy the sharder lacks, and the sharder goes on with the one before
+        assertThat(RingPreview.strategyInForce(Optional.empty(), survey(Optional.of("jump-hash"), Optional.of("rendezvous"))))
+                .isEqualTo(Map.entry("rendezvous", "in force, as the ring's Ready condition says"));
         assertThat(RingPreview.strategyInForce(Optional.empty(), survey(Optional.of("rendezvous"), Optional.empty())))
                 .isEqualTo(Map.entry("rendezvous", "spec.strategy"));
-        assertThat(RingPreview.strategyInForce(Optional.empty(), survey(Optional.empty(), Optional.of("rendezvous"))).getKey())
-                .isEqualTo("rendezvous");
         assertThat(RingPreview.strategyInForce(Optional.empty(), survey(Optional.empty(), Optional.empty())).getKey())
                 .isEqualTo("consistent-hash");
     }

@@ -125,7 +125,10 @@ final class ClusterRingSurvey {
         return new SurveyedShard(shard.name(), shard.state(), shard.weight());
     }
 
-    /** The strategy the ring's Ready condition names, if it is True for the ring's current generation. */
+    /**
+     * The strategy the ring's Ready condition names in force, if the condition is for the ring's current
+     * generation: True, or False while the sharder goes on with an earlier strategy ({@link RingView#degraded()}).
+     */
     private static Optional<String> reportedStrategy(RingObject ring) {
         if (ring.getStatus() == null || ring.getStatus().getConditions() == null
                 || !Objects.equals(ring.getStatus().getObservedGeneration(), ring.getMetadata().getGeneration())) {
@@ -133,7 +136,6 @@ final class ClusterRingSurvey {
         }
         return ring.getStatus().getConditions().stream()
                 .filter(condition -> ClusterRingReconciler.CONDITION_READY.equals(condition.getType()))
-                .filter(condition -> "True".equals(condition.getStatus()))
                 .map(Condition::getMessage)
                 .findFirst()
                 .flatMap(RingView::strategyOfReadyMessage);

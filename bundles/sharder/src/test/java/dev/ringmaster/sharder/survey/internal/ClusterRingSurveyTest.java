@@ -120,6 +120,19 @@ class ClusterRingSurveyTest {
         RingSurvey survey = survey();
         assertThat(survey.specStrategy()).contains("rendezvous");
         assertThat(survey.reportedStrategy()).contains("rendezvous");
+
+        // the ring asks for a strategy the sharder lacks; the sharder goes on with the one before and says so
+        ring = client.resources(ClusterRing.class).withName(RING).get();
+        ring.getSpec().setStrategy("jump-hash");
+        ring = client.resources(ClusterRing.class).resource(ring).update();
+        ring.getStatus().setObservedGeneration(ring.getMetadata().getGeneration());
+        ring.getStatus().setConditions(List.of(new ConditionBuilder().withType("Ready").withStatus("False")
+                .withReason("StrategyUnavailable").withMessage("partitioning strategy \"jump-hash\" (spec.strategy) is not"
+                        + " available; still sharding with strategy \"rendezvous\" (spec.strategy)").build()));
+        client.resources(ClusterRing.class).resource(ring).updateStatus();
+        survey = survey();
+        assertThat(survey.specStrategy()).contains("jump-hash");
+        assertThat(survey.reportedStrategy()).contains("rendezvous");
     }
 
     @Test
