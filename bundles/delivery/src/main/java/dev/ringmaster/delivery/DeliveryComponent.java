@@ -87,12 +87,11 @@ public class DeliveryComponent implements ReadinessCheck {
     private DeliveryReport report;
     private ServiceRegistration<ConfigurationPlugin> pluginRegistration;
     private SharedIndexInformer<ConfigMap> informer;
-    private String namespace;
     private volatile Optional<String> problem = Optional.of("the delivery ConfigMaps are not applied yet");
 
     @Activate
     void activate(BundleContext context, Settings settings) {
-        namespace = settings.namespace();
+        String namespace = settings.namespace();
         Set<String> allowed = Arrays.stream(settings.allowedSha256().split(",")).map(String::trim)
                 .map(String::toLowerCase).filter(sha -> !sha.isEmpty()).collect(Collectors.toUnmodifiableSet());
         deployer = new BundleDeployer(context, sha -> allowed.isEmpty() || allowed.contains(sha));
