@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleEvent;
+import org.osgi.framework.BundleListener;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.cm.ConfigurationPlugin;
@@ -87,6 +89,7 @@ public class DeliveryComponent implements ReadinessCheck {
     private DeliveryReport report;
     private ServiceRegistration<ConfigurationPlugin> pluginRegistration;
     private SharedIndexInformer<ConfigMap> informer;
+    private BundleListener bundleStates;
     private volatile Optional<String> problem = Optional.of("the delivery ConfigMaps are not applied yet");
 
     @Activate
@@ -137,12 +140,22 @@ public class DeliveryComponent implements ReadinessCheck {
             return true;
         });
         informer.start().whenComplete((done, failure) -> queueSync());
+        // a bundle installed while the framework still starts becomes active later, at its start level:
+        // report it again then (and when a delivered bundle stops for any other reason)
+        bundleStates = event -> {
+            if (event.getBundle().getLocation().startsWith(Delivery.LOCATION_PREFIX)
+                    && (event.getType() == BundleEvent.STARTED || event.getType() == BundleEvent.STOPPED)) {
+                queueSync();
+            }
+        };
+        context.addBundleListener(bundleStates);
         LOG.info("Applying configuration and bundles from the ConfigMaps labelled {} in namespace {}{}", LABEL,
                 namespace, allowed.isEmpty() ? "" : " (" + allowed.size() + " bundle digests allowed)");
     }
 
     @Deactivate
-    void deactivate() {
+    void deactivate(BundleContext context) {
+        context.removeBundleListener(bundleStates);
         informer.stop();
         deliveryThread.shutdownNow();
         try {
