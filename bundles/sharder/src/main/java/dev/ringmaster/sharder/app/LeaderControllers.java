@@ -81,7 +81,8 @@ final class LeaderControllers implements AutoCloseable {
     private final List<SharedIndexInformer<ValidatingWebhookConfiguration>> validatingWatches = new ArrayList<>();
     private final List<String> validatingNames;
     private final Consumer<List<RingChange>> ringsChanged = this::ringsChanged;
-    private boolean closed;
+    /** Volatile: the registry's thread reads it without the lock, so as not to wait for a closing term. */
+    private volatile boolean closed;
     /** Whether the rings are acted on (after the initial membership and namespaces). */
     private boolean acting;
 
@@ -222,6 +223,9 @@ final class LeaderControllers implements AutoCloseable {
      * that updated the registry, so it only queues work.
      */
     private void ringsChanged(List<RingChange> changes) {
+        if (closed) {
+            return; // a change that raced the end of the term: the next term reports the rings
+        }
         metrics.rings(registry.views().stream().map(RingView::key).toList(), objects);
         boolean resync = false;
         for (RingChange change : changes) {
@@ -253,5 +257,6 @@ final class LeaderControllers implements AutoCloseable {
         long deadline = System.nanoTime() + Controller.CLOSE_GRACE.toNanos();
         controllers.forEach(controller -> controller.awaitStopped(Duration.ofNanos(deadline - System.nanoTime())));
         rebalancer.close();
+        metrics.noRings(); // again, after a change that raced the listener's removal
     }
 }
