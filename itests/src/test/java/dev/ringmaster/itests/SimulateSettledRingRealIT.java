@@ -1,6 +1,7 @@
 package dev.ringmaster.itests;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
 
 import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.Distribution;
@@ -100,6 +101,10 @@ public class SimulateSettledRingRealIT {
             assertEquals(shard + " " + json, (int) CONSISTENT_HASH.get(shard), perShard.get(shard).integer("candidate"));
         });
         assertEquals("dead", perShard.get("shard-c").string("state"));
+        // the sharder's own verdicts, in the Leases' state labels, are the preview's
+        perShard.forEach((shard, counts) -> assertEquals(shard + " " + json, counts.string("state"),
+                counts.string("sharderState")));
+        assertTrue(json.toString(), result.out().contains("\"judgedOtherwiseBySharder\":[]"));
     }
 
     private static Map<String, Integer> toInts(Map<String, Long> counts) {

@@ -4,9 +4,11 @@ import dev.ringmaster.cli.simulate.RingPreviewResult.ShardCounts;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingResource.Role;
 import dev.ringmaster.ring.ShardRing;
+import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.survey.RingSurvey;
 import dev.ringmaster.sharder.survey.SurveyedObject;
+import dev.ringmaster.sharder.survey.SurveyedShard;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -59,16 +61,18 @@ final class RingPreview {
     /** One shard's counts while they are being made. */
     private static final class Row {
         final String state;
+        final String sharderState;
         int labelled;
         int current;
         int candidate;
 
-        Row(String state) {
+        Row(String state, String sharderState) {
             this.state = state;
+            this.sharderState = sharderState;
         }
 
         ShardCounts counts() {
-            return new ShardCounts(state, labelled, current, candidate);
+            return new ShardCounts(state, sharderState, labelled, current, candidate);
         }
     }
 
@@ -86,7 +90,8 @@ final class RingPreview {
     private int unassigned;
 
     private RingPreview(RingSurvey survey) {
-        survey.shards().forEach(shard -> rows.put(shard.name(), new Row(shard.state().label())));
+        survey.shards().forEach(shard -> rows.put(shard.name(), new Row(shard.state().label(),
+                shard.sharderState().map(ShardState::label).orElse(""))));
         survey.availableShards().forEach(shard -> available.add(shard.name()));
     }
 
@@ -99,7 +104,9 @@ final class RingPreview {
         return new RingPreviewResult(survey.ring(), current.strategy(), current.source(), candidate.strategy(),
                 survey.shards().size(), preview.available.size(),
                 preview.objects, preview.controlled, preview.unkeyed, preview.moved, preview.controlledMoved,
-                preview.elsewhere, preview.draining, preview.unassigned, perShard, survey.unservedResources());
+                preview.elsewhere, preview.draining, preview.unassigned, perShard,
+                survey.shards().stream().filter(SurveyedShard::judgedOtherwiseBySharder).map(SurveyedShard::name).toList(),
+                survey.unservedResources());
     }
 
     /**
@@ -138,7 +145,7 @@ final class RingPreview {
             return;
         }
         Row labelled = rows.get(object.shard());
-        (labelled != null ? labelled : leaseless.computeIfAbsent(object.shard(), name -> new Row(ShardCounts.NO_LEASE)))
+        (labelled != null ? labelled : leaseless.computeIfAbsent(object.shard(), name -> new Row(ShardCounts.NO_LEASE, "")))
                 .labelled++;
         if (object.draining()) {
             draining++;

@@ -23,22 +23,25 @@ import java.util.stream.Collectors;
  * @param draining              main objects in drain
  * @param unassigned            main objects without a shard label
  * @param perShard              per shard: its state and its main objects by label, current strategy and candidate
+ * @param judgedOtherwise       shards available here but not by the state the sharder labelled their Lease
+ *                              with, or the other way round (a sharder with another lease detector)
  * @param unservedResources     ring resources the API server does not serve
  */
 record RingPreviewResult(String ring, String currentStrategy, String currentStrategySource, String strategy,
         int shards, int availableShards, int objects, int controlled, int unkeyed, int moved, int controlledMoved,
         int elsewhere, int draining, int unassigned, Map<String, ShardCounts> perShard,
-        List<String> unservedResources) {
+        List<String> judgedOtherwise, List<String> unservedResources) {
 
     /**
      * One shard's main objects.
      *
-     * @param state     the Lease's state as the sharder judges it, or {@value #NO_LEASE}
-     * @param labelled  labelled with it now
-     * @param current   where the current strategy puts them
-     * @param candidate where the candidate strategy puts them
+     * @param state        the Lease's state as judged here with the sharder's default detector, or {@value #NO_LEASE}
+     * @param sharderState the state the sharder wrote in the Lease's label; empty if none
+     * @param labelled     labelled with it now
+     * @param current      where the current strategy puts them
+     * @param candidate    where the candidate strategy puts them
      */
-    record ShardCounts(String state, int labelled, int current, int candidate) {
+    record ShardCounts(String state, String sharderState, int labelled, int current, int candidate) {
         /** The state of a shard that objects are labelled with but that has no Lease. */
         static final String NO_LEASE = "no-lease";
     }
@@ -55,20 +58,22 @@ record RingPreviewResult(String ring, String currentStrategy, String currentStra
     String toJson() {
         String rows = perShard.entrySet().stream()
                 .map(entry -> JsonText.quote(entry.getKey()) + ":" + String.format(Locale.ROOT,
-                        "{\"state\":%s,\"labelled\":%d,\"current\":%d,\"candidate\":%d}",
-                        JsonText.quote(entry.getValue().state()), entry.getValue().labelled(),
+                        "{\"state\":%s,\"sharderState\":%s,\"labelled\":%d,\"current\":%d,\"candidate\":%d}",
+                        JsonText.quote(entry.getValue().state()), JsonText.quote(entry.getValue().sharderState()),
+                        entry.getValue().labelled(),
                         entry.getValue().current(), entry.getValue().candidate()))
                 .collect(Collectors.joining(",", "{", "}"));
         String unserved = unservedResources.stream().map(JsonText::quote).collect(Collectors.joining(",", "[", "]"));
+        String otherwise = judgedOtherwise.stream().map(JsonText::quote).collect(Collectors.joining(",", "[", "]"));
         return String.format(Locale.ROOT,
                 "{\"ring\":%s,\"currentStrategy\":%s,\"currentStrategySource\":%s,\"strategy\":%s,"
                         + "\"shards\":%d,\"availableShards\":%d,\"objects\":%d,\"controlledObjects\":%d,"
                         + "\"unkeyedObjects\":%d,\"moved\":%d,\"movedFraction\":%.6f,\"controlledMoved\":%d,"
                         + "\"notWhereCurrentPuts\":{\"elsewhere\":%d,\"draining\":%d,\"unassigned\":%d},"
-                        + "\"perShard\":%s,\"unservedResources\":%s}",
+                        + "\"perShard\":%s,\"judgedOtherwiseBySharder\":%s,\"unservedResources\":%s}",
                 JsonText.quote(ring), JsonText.quote(currentStrategy), JsonText.quote(currentStrategySource),
                 JsonText.quote(strategy), shards, availableShards, objects, controlled, unkeyed, moved, movedFraction(),
-                controlledMoved, elsewhere, draining, unassigned, rows, unserved);
+                controlledMoved, elsewhere, draining, unassigned, rows, otherwise, unserved);
     }
 
     String toTable() {
@@ -84,14 +89,19 @@ record RingPreviewResult(String ring, String currentStrategy, String currentStra
         if (availableShards == 0) {
             table.append("          no shard is available: neither strategy places any object\n");
         }
+        if (!judgedOtherwise.isEmpty()) {
+            table.append("          the sharder's state label says otherwise of ").append(String.join(", ", judgedOtherwise))
+                    .append(" (SHARDER column): a sharder with another lease detector places by its own verdicts\n");
+        }
         if (!unservedResources.isEmpty()) {
             table.append("          not served by the API server, not counted: ")
                     .append(String.join(", ", unservedResources)).append('\n');
         }
-        table.append(String.format(Locale.ROOT, "%n%-24s %-10s %9s %9s %9s%n", "SHARD", "STATE", "LABELLED", "CURRENT",
-                "CANDIDATE"));
-        perShard.forEach((shard, counts) -> table.append(String.format(Locale.ROOT, "%-24s %-10s %9d %9d %9d%n",
-                shard, counts.state(), counts.labelled(), counts.current(), counts.candidate())));
+        table.append(String.format(Locale.ROOT, "%n%-24s %-10s %-10s %9s %9s %9s%n", "SHARD", "STATE", "SHARDER",
+                "LABELLED", "CURRENT", "CANDIDATE"));
+        perShard.forEach((shard, counts) -> table.append(String.format(Locale.ROOT, "%-24s %-10s %-10s %9d %9d %9d%n",
+                shard, counts.state(), counts.sharderState().isEmpty() ? "-" : counts.sharderState(), counts.labelled(),
+                counts.current(), counts.candidate())));
         return table.toString();
     }
 }

@@ -28,10 +28,16 @@ import org.junit.jupiter.api.Test;
  */
 class RingPreviewTest {
 
-    /** shard-0 … shard-2 available (shard-2 expired), shard-3 dead. */
+    /**
+     * shard-0 … shard-2 available (shard-2 expired), shard-3 dead; the sharder's labels agree except on
+     * shard-1, which it labelled dead (a sharder with another detector), and shard-2, which it has not
+     * labelled yet.
+     */
     private static final List<SurveyedShard> SHARDS = List.of(
-            new SurveyedShard("shard-0", ShardState.READY, 1), new SurveyedShard("shard-1", ShardState.READY, 1),
-            new SurveyedShard("shard-2", ShardState.EXPIRED, 1), new SurveyedShard("shard-3", ShardState.DEAD, 1));
+            new SurveyedShard("shard-0", ShardState.READY, 1, Optional.of(ShardState.READY)),
+            new SurveyedShard("shard-1", ShardState.READY, 1, Optional.of(ShardState.DEAD)),
+            new SurveyedShard("shard-2", ShardState.EXPIRED, 1, Optional.empty()),
+            new SurveyedShard("shard-3", ShardState.DEAD, 1, Optional.of(ShardState.DEAD)));
 
     /**
      * cm-0 … cm-59 of namespace preview, labelled as placements.py's {@code preview_label}: every tenth
@@ -68,11 +74,11 @@ class RingPreviewTest {
     @Test
     void countsPerShardAsPinned() {
         Map<String, ShardCounts> expected = new LinkedHashMap<>();
-        expected.put("shard-0", new ShardCounts("ready", 15, 17, 19));
-        expected.put("shard-1", new ShardCounts("ready", 11, 27, 27));
-        expected.put("shard-2", new ShardCounts("expired", 15, 16, 14));
-        expected.put("shard-3", new ShardCounts("dead", 12, 0, 0));
-        expected.put("shard-gone", new ShardCounts(ShardCounts.NO_LEASE, 1, 0, 0));
+        expected.put("shard-0", new ShardCounts("ready", "ready", 15, 17, 19));
+        expected.put("shard-1", new ShardCounts("ready", "dead", 11, 27, 27));
+        expected.put("shard-2", new ShardCounts("expired", "", 15, 16, 14));
+        expected.put("shard-3", new ShardCounts("dead", "dead", 12, 0, 0));
+        expected.put("shard-gone", new ShardCounts(ShardCounts.NO_LEASE, "", 1, 0, 0));
         assertThat(preview().perShard()).containsExactlyEntriesOf(expected);
     }
 
@@ -91,6 +97,7 @@ class RingPreviewTest {
         assertThat(result.draining()).isEqualTo(6);
         assertThat(result.unassigned()).isEqualTo(6);
         assertThat(result.notWhereCurrentPuts()).isEqualTo(47);
+        assertThat(result.judgedOtherwise()).containsExactly("shard-1");
     }
 
     @Test
@@ -107,7 +114,7 @@ class RingPreviewTest {
     @Test
     void withoutAvailableShardsNothingIsPlaced() {
         RingSurvey survey = new RingSurvey(RingKind.CLUSTER_RING, "idle", Optional.empty(), Optional.empty(),
-                List.of(new SurveyedShard("shard-0", ShardState.DEAD, 1)), objects(), List.of());
+                List.of(new SurveyedShard("shard-0", ShardState.DEAD, 1, Optional.empty())), objects(), List.of());
         RingPreviewResult result = RingPreview.run(survey,
                 new RingPreview.Placement("consistent-hash", "test", new ConsistentHashStrategy().build(List.of())),
                 new RingPreview.Placement("rendezvous", "candidate", new RendezvousStrategy().build(List.of())));
@@ -158,12 +165,12 @@ class RingPreviewTest {
                 + "\"currentStrategySource\":\"test\",\"strategy\":\"rendezvous\",\"shards\":4,\"availableShards\":3,"
                 + "\"objects\":60,\"controlledObjects\":20,\"unkeyedObjects\":2,\"moved\":34,\"movedFraction\":0.566667,"
                 + "\"controlledMoved\":12,\"notWhereCurrentPuts\":{\"elsewhere\":35,\"draining\":6,\"unassigned\":6},"
-                + "\"perShard\":{\"shard-0\":{\"state\":\"ready\",\"labelled\":15,\"current\":17,\"candidate\":19},"
-                + "\"shard-1\":{\"state\":\"ready\",\"labelled\":11,\"current\":27,\"candidate\":27},"
-                + "\"shard-2\":{\"state\":\"expired\",\"labelled\":15,\"current\":16,\"candidate\":14},"
-                + "\"shard-3\":{\"state\":\"dead\",\"labelled\":12,\"current\":0,\"candidate\":0},"
-                + "\"shard-gone\":{\"state\":\"no-lease\",\"labelled\":1,\"current\":0,\"candidate\":0}},"
-                + "\"unservedResources\":[]}");
+                + "\"perShard\":{\"shard-0\":{\"state\":\"ready\",\"sharderState\":\"ready\",\"labelled\":15,\"current\":17,\"candidate\":19},"
+                + "\"shard-1\":{\"state\":\"ready\",\"sharderState\":\"dead\",\"labelled\":11,\"current\":27,\"candidate\":27},"
+                + "\"shard-2\":{\"state\":\"expired\",\"sharderState\":\"\",\"labelled\":15,\"current\":16,\"candidate\":14},"
+                + "\"shard-3\":{\"state\":\"dead\",\"sharderState\":\"dead\",\"labelled\":12,\"current\":0,\"candidate\":0},"
+                + "\"shard-gone\":{\"state\":\"no-lease\",\"sharderState\":\"\",\"labelled\":1,\"current\":0,\"candidate\":0}},"
+                + "\"judgedOtherwiseBySharder\":[\"shard-1\"],\"unservedResources\":[]}");
     }
 
     @Test
@@ -174,7 +181,10 @@ class RingPreviewTest {
                 "candidate rendezvous\n",
                 "moved     34 of 60 objects (56.67%), and 12 controlled objects with them\n",
                 "labels    47 objects not where consistent-hash puts them: 35 on another shard, 6 in drain, 6 unassigned\n",
-                "shard-1                  ready             11        27        27\n",
-                "shard-gone               no-lease           1         0         0\n");
+                "          the sharder's state label says otherwise of shard-1 (SHARDER column): a sharder with another"
+                        + " lease detector places by its own verdicts\n",
+                "shard-1                  ready      dead              11        27        27\n",
+                "shard-2                  expired    -                 15        16        14\n",
+                "shard-gone               no-lease   -                  1         0         0\n");
     }
 }

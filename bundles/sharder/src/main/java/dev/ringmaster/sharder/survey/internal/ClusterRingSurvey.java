@@ -1,8 +1,10 @@
 package dev.ringmaster.sharder.survey.internal;
 
 import dev.ringmaster.ring.ObjectReference;
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
+import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
@@ -28,6 +30,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -62,8 +65,10 @@ final class ClusterRingSurvey {
         if (ring == null) {
             throw new RingSurveyException("there is no " + kind.kind() + " named " + name);
         }
-        List<ShardInfo> shards = shards(kind, name);
-        RingView view = view(ring, shards);
+        Instant now = clock.instant();
+        Map<String, Lease> leases = leases(kind, name);
+        List<ShardInfo> judged = leases.values().stream().map(lease -> ShardInfo.judge(lease, detector, now)).toList();
+        RingView view = view(ring, judged);
         if (!view.isValid()) {
             throw new RingSurveyException(view.key() + " is invalid: " + String.join("; ", view.problems()));
         }
@@ -80,8 +85,8 @@ final class ClusterRingSurvey {
                 .ifPresentOrElse(served -> list(served, ringResource, view, inScope, objects),
                         () -> unserved.add(resource.getGroup() + "/" + resource.getResource())));
         Optional<String> specStrategy = Optional.ofNullable(ring.getSpec().getStrategy()).filter(strategy -> !strategy.isEmpty());
-        return new RingSurvey(kind, name, specStrategy, reportedStrategy(ring),
-                shards.stream().map(ClusterRingSurvey::surveyed).toList(), objects, unserved);
+        List<SurveyedShard> shards = judged.stream().map(shard -> surveyed(shard, leases.get(shard.name()))).toList();
+        return new RingSurvey(kind, name, specStrategy, reportedStrategy(ring), shards, objects, unserved);
     }
 
     /** Adds the resource's objects in scope to {@code objects}, listed in pages as the rebalancer lists them. */
@@ -94,16 +99,25 @@ final class ClusterRingSurvey {
     }
 
     /**
-     * The ring's Leases in every namespace, judged now. A shard is its name within a ring: of Leases
+     * The ring's Leases in every namespace, by shard name. A shard is its name within a ring: of Leases
      * of one name in several namespaces the first namespace's counts, as in the sharder's membership.
      */
-    private List<ShardInfo> shards(RingKind kind, String name) {
-        Instant now = clock.instant();
-        Map<String, ShardInfo> byName = new TreeMap<>();
+    private Map<String, Lease> leases(RingKind kind, String name) {
+        Map<String, Lease> byName = new TreeMap<>();
         client.leases().inAnyNamespace().withLabel(kind.leaseLabel(), name).list().getItems().stream()
                 .sorted(Comparator.comparing((Lease lease) -> lease.getMetadata().getNamespace()))
-                .forEach(lease -> byName.putIfAbsent(lease.getMetadata().getName(), ShardInfo.judge(lease, detector, now)));
-        return List.copyOf(byName.values());
+                .forEach(lease -> byName.putIfAbsent(lease.getMetadata().getName(), lease));
+        return byName;
+    }
+
+    /** A judged shard with the state the sharder labelled its Lease with. */
+    private static SurveyedShard surveyed(ShardInfo judged, Lease lease) {
+        String label = Objects.requireNonNullElse(lease.getMetadata().getLabels(), Map.<String, String>of())
+                .get(RingContract.STATE_LABEL);
+        Optional<ShardState> labelled = Arrays.stream(ShardState.values())
+                .filter(state -> state.label().equals(label))
+                .findFirst();
+        return new SurveyedShard(judged.name(), judged.state(), judged.weight(), labelled);
     }
 
     private RingView view(RingObject ring, List<ShardInfo> shards) {
@@ -119,10 +133,6 @@ final class ClusterRingSurvey {
         PartitionKey key = view.keyFor(object, resource);
         return new SurveyedObject(resource.role(), key, object.labels().get(view.shardLabel()),
                 object.labels().containsKey(view.drainLabel()));
-    }
-
-    private static SurveyedShard surveyed(ShardInfo shard) {
-        return new SurveyedShard(shard.name(), shard.state(), shard.weight());
     }
 
     /**

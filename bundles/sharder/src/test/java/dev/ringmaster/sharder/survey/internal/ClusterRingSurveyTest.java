@@ -59,7 +59,8 @@ class ClusterRingSurveyTest {
             TestNamespaces.create(client, namespace, Map.of());
         }
         create(client, shardLease("team", "shard-0", RING, NOW.minusSeconds(5), 10));
-        create(client, shardLease("team", "shard-1", RING, NOW.minusSeconds(5), 10).editSpec().withHolderIdentity("").endSpec());
+        create(client, shardLease("team", "shard-1", RING, NOW.minusSeconds(5), 10).editSpec().withHolderIdentity("").endSpec()
+                .editMetadata().addToLabels(RingContract.STATE_LABEL, "ready").endMetadata());
         create(client, shardLease("team", "other-ring", "other", NOW.minusSeconds(5), 10));
         ConfigMap owner = client.configMaps().inNamespace("default").resource(new ConfigMapBuilder().withNewMetadata()
                 .withName("a").addToLabels(RingContract.shardLabel(RING), "shard-0")
@@ -93,8 +94,10 @@ class ClusterRingSurveyTest {
         assertThat(survey.ring()).isEqualTo("ClusterRing/example");
         assertThat(survey.specStrategy()).isEmpty();
         assertThat(survey.reportedStrategy()).isEmpty();
-        assertThat(survey.shards()).containsExactly(new SurveyedShard("shard-0", ShardState.READY, 1),
-                new SurveyedShard("shard-1", ShardState.DEAD, 1));
+        // the sharder labelled shard-1 ready once; judged now it is dead (released)
+        assertThat(survey.shards()).containsExactly(new SurveyedShard("shard-0", ShardState.READY, 1, Optional.empty()),
+                new SurveyedShard("shard-1", ShardState.DEAD, 1, Optional.of(ShardState.READY)));
+        assertThat(survey.shards().get(1).judgedOtherwiseBySharder()).isTrue();
         assertThat(survey.availableShards()).extracting(shard -> shard.name()).containsExactly("shard-0");
         // kube-system is not in the default namespace selector's scope
         assertThat(survey.objects()).containsExactlyInAnyOrder(
