@@ -76,6 +76,8 @@ public final class RingView {
     private final boolean strategyFromSpec;
     /** The strategy asked for, when it is not bound and the ring goes on with the one in force before. */
     private final String unavailableStrategy;
+    /** The strategy the ring's status names as in force (written by the leader); null if it names none. */
+    private final String strategyInStatus;
     private final StrategyBinding binding;
     private final List<ShardInfo> shards;
     private final List<Shard> availableShards;
@@ -108,11 +110,11 @@ public final class RingView {
         String requested = ring.getSpec() == null ? null : ring.getSpec().getStrategy();
         this.strategyFromSpec = requested != null && !requested.isEmpty();
         String asked = strategyFromSpec ? requested : inputs.defaultStrategy();
-        String before = strategyOfReadyMessage(readyMessageOf(ring)).orElse(null);
-        boolean fallBack = asked != null && !inputs.strategies().containsKey(asked) && before != null
-                && !before.equals(asked) && inputs.strategies().containsKey(before);
+        this.strategyInStatus = strategyOfReadyMessage(readyMessageOf(ring)).orElse(null);
+        boolean fallBack = asked != null && !inputs.strategies().containsKey(asked) && strategyInStatus != null
+                && !strategyInStatus.equals(asked) && inputs.strategies().containsKey(strategyInStatus);
         this.unavailableStrategy = fallBack ? asked : null;
-        this.strategyName = fallBack ? before : asked;
+        this.strategyName = fallBack ? strategyInStatus : asked;
         this.binding = inputs.strategies().get(strategyName);
         this.shards = inputs.membership().shards(key);
         this.availableShards = inputs.membership().availableShards(key).stream().map(ShardInfo::toShard).toList();
@@ -255,7 +257,7 @@ public final class RingView {
      * the leader's unassigned watch rather than place them by another strategy.
      */
     public boolean strategyAgreesWithStatus() {
-        return strategyOfReadyMessage(readyMessageOf(ring)).map(strategyName::equals).orElse(true);
+        return strategyInStatus == null || strategyInStatus.equals(strategyName);
     }
 
     /** The message of the ring's Ready condition as the sharder last wrote it; null if none. */

@@ -209,9 +209,12 @@ class SharderAdmissionTest {
 
         assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
 
-        status.setConditions(List.of(new ConditionBuilder().withType("Ready").withStatus("True")
+        ClusterRing agreeing = configMapRing(RING);
+        RingStatus ready = new RingStatus();
+        ready.setConditions(List.of(new ConditionBuilder().withType("Ready").withStatus("True")
                 .withMessage("sharding with strategy \"rendezvous\" (the sharder's default)").build()));
-        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
+        agreeing.setStatus(ready);
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(agreeing)));
         assertThat(admission.handle(PATH, configMap(metadata("cm-1"))).patch()).isNotEmpty();
     }
 
