@@ -104,8 +104,9 @@ class RingKindCrdsIT {
             // the CRD removed again: its rings are dropped, the other kind stays, and it is said once
             removeCrd(CONTROLLER_RING_CRD);
             await().atMost(Duration.ofSeconds(60)).until(() -> sharder.servedRingKinds().size() == 1);
+            // the classes before this one leave ClusterRings of their own on the JVM's shared API server
             assertThat(sharder.registry().views()).extracting(view -> view.key().kind().kind())
-                    .containsExactly("ClusterRing");
+                    .containsOnly("ClusterRing");
             assertThat(served(meters, "ControllerRing")).isEqualTo(0);
             assertThat(log.containing("ControllerRings are not served any more")).hasSize(1);
         }
