@@ -53,6 +53,10 @@ record Delivery(Map<String, Map<String, String>> configurations, List<Jar> jars,
     /** A bundle to run, with the SHA-256 of its bytes in hex. */
     record Jar(Source source, byte[] bytes, String sha256) {
 
+        static Jar of(Source source, byte[] bytes) {
+            return new Jar(source, bytes, Delivery.sha256(bytes));
+        }
+
         /** The bundle location: one per ConfigMap key, so an update of the key updates that bundle. */
         String location() {
             return LOCATION_PREFIX + source.configMap() + "/" + source.key();
@@ -77,14 +81,14 @@ record Delivery(Map<String, Map<String, String>> configurations, List<Jar> jars,
         List<Jar> jars = new ArrayList<>();
         List<Refusal> refusals = new ArrayList<>();
         List<ConfigMap> byName = configMaps.stream()
-                .sorted(Comparator.comparing(Delivery::name)).toList();
+                .sorted(Comparator.comparing(Delivery::nameOf)).toList();
         for (ConfigMap configMap : byName) {
-            String name = name(configMap);
+            String name = nameOf(configMap);
             new TreeMap<>(Objects.requireNonNullElse(configMap.getData(), Map.<String, String>of())).forEach((key, text) -> {
                 if (key.endsWith(BUNDLE_SUFFIX)) {
                     // kubectl puts a file that is valid UTF-8 into data: no bundle, but say so
                     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-                    jars.add(new Jar(new Source(name, key), bytes, sha256(bytes)));
+                    jars.add(Jar.of(new Source(name, key), bytes));
                     return;
                 }
                 if (!key.endsWith(CONFIGURATION_SUFFIX)) {
@@ -122,7 +126,7 @@ record Delivery(Map<String, Map<String, String>> configurations, List<Jar> jars,
                 Source source = new Source(name, key);
                 try {
                     byte[] bytes = Base64.getDecoder().decode(base64);
-                    jars.add(new Jar(source, bytes, sha256(bytes)));
+                    jars.add(Jar.of(source, bytes));
                 } catch (IllegalArgumentException e) {
                     refusals.add(new Refusal(source, "binaryData is not base64: " + e.getMessage()));
                 }
@@ -148,7 +152,8 @@ record Delivery(Map<String, Map<String, String>> configurations, List<Jar> jars,
         return values;
     }
 
-    private static String name(ConfigMap configMap) {
+    /** {@code namespace/name}, as {@link Source} names a ConfigMap. */
+    static String nameOf(ConfigMap configMap) {
         return configMap.getMetadata().getNamespace() + "/" + configMap.getMetadata().getName();
     }
 }

@@ -47,7 +47,7 @@ final class DeliveryReport {
     void delivered(Delivery delivery, Map<String, String> configurationFailures, List<BundleDeployer.Outcome> outcomes,
             List<ConfigMap> configMaps, MeterRegistry registry) {
         for (ConfigMap configMap : configMaps) {
-            String name = configMap.getMetadata().getNamespace() + "/" + configMap.getMetadata().getName();
+            String name = Delivery.nameOf(configMap);
             List<String> refusals = new ArrayList<>();
             StringJoiner applied = new StringJoiner(", ");
             delivery.refusals().stream().filter(refusal -> refusal.source().configMap().equals(name))
@@ -84,7 +84,7 @@ final class DeliveryReport {
             }
         }
         reported.keySet().retainAll(configMaps.stream()
-                .map(configMap -> configMap.getMetadata().getNamespace() + "/" + configMap.getMetadata().getName()).toList());
+                .map(Delivery::nameOf).toList());
         if (registry != null) {
             gauge(registry).register(outcomes.stream().map(outcome -> MultiGauge.Row.of(Tags.of(
                     "configmap", outcome.jar().source().configMap(), "key", outcome.jar().source().key(),

@@ -212,9 +212,11 @@ public final class RingView {
 
     /** Where the strategy name comes from, for messages. */
     public String strategySource() {
-        if (unavailableStrategy != null) {
-            return "the strategy in force before";
-        }
+        return unavailableStrategy != null ? "the strategy in force before" : askedSource();
+    }
+
+    /** Where the strategy asked for is named. */
+    private String askedSource() {
         return strategyFromSpec ? "spec.strategy" : "the sharder's default";
     }
 
@@ -228,7 +230,7 @@ public final class RingView {
             return Optional.empty();
         }
         return Optional.of(new Blocker(STRATEGY_UNAVAILABLE, "partitioning strategy \"" + unavailableStrategy + "\" ("
-                + (strategyFromSpec ? "spec.strategy" : "the sharder's default") + ") is not available; still "
+                + askedSource() + ") is not available; still "
                 + readyMessage()));
     }
 
