@@ -23,6 +23,19 @@ public final class RingContract {
     public static final String SYSTEM_NAMESPACE = "sharding-system";
     /** Ringmaster extension: annotation on a shard Lease carrying the shard's weight. */
     public static final String WEIGHT_ANNOTATION = "ringmaster.dev/weight";
+    /**
+     * Ringmaster extension: annotation on a shard Lease naming the process that holds it (its pod's UID,
+     * else a random id per process). Two instances of one shard identity (a replacement pod started
+     * while the old one still runs) then cannot both take the Lease: it is the fence between them.
+     */
+    public static final String INSTANCE_ANNOTATION = "ringmaster.dev/holder-instance";
+    /**
+     * Ringmaster extension: annotation a shard writes on its Lease, keeping itself the holder, when it
+     * stops to be restarted (RFC 3339 time of the stop). The sharder keeps the shard's objects where they
+     * are for the ring's restart grace from then; any instance of the shard may take the Lease at once.
+     * A shard that leaves for good releases the Lease instead (holder cleared).
+     */
+    public static final String RESTARTING_ANNOTATION = "ringmaster.dev/restarting";
 
     /** The shard label of every ring starts with this; the ring suffix follows ({@link #shardLabel}). */
     public static final String SHARD_LABEL_PREFIX = "shard.alpha.sharding.timebertt.dev/";
