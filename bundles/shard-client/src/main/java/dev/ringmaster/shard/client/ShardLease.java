@@ -5,7 +5,6 @@ import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseList;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
@@ -16,6 +15,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -34,11 +35,16 @@ import org.slf4j.LoggerFactory;
  * optionally annotated with {@code ringmaster.dev/weight}.
  *
  * <p>After {@link #start()} it tries every retry period to acquire the Lease (create it, or take it
- * over when its holder is empty, is this shard, or its {@code renewTime + leaseDurationSeconds} has
- * passed, which covers the sharder's {@code shardlease-controller} acquisition with a doubled
- * duration) and, once held, renews it every retry period. Every write is optimistic (it carries the
- * {@code resourceVersion} last read), and labels and annotations written by others, such as the
- * sharder's state label, are kept.
+ * over when it is free: its holder is empty; or its {@code renewTime + leaseDurationSeconds} has passed,
+ * which covers the sharder's {@code shardlease-controller} acquisition with a doubled duration; or its
+ * holder is this shard's name and its {@code ringmaster.dev/holder-instance} annotation is absent, is
+ * this process's instance, or the Lease is marked {@code ringmaster.dev/restarting}) and, once held,
+ * renews it every retry period. A Lease held by this shard's name for another instance that renews it
+ * and has not marked it restarting is not free: another process of the same identity is alive (a
+ * replacement pod started while the old one still runs), and this one waits. Every write is optimistic
+ * (it carries the {@code resourceVersion} last read), carries the instance annotation, removes the
+ * restarting mark, and keeps the labels and annotations written by others, such as the sharder's state
+ * label.
  *
  * <p><b>Fencing.</b> If the Lease could not be renewed within the renew deadline (measured from the
  * moment the last successful renewal was sent, which is the {@code renewTime} it wrote), or someone
@@ -47,8 +53,11 @@ import org.slf4j.LoggerFactory;
  * controllers there. The lease keeps trying and calls {@link Listener#onAcquired()} when it holds
  * the Lease again.
  *
- * <p>{@link #close()} stops renewing, tells the listener that the lease is lost, and releases the
- * Lease (holder cleared) so that the sharder moves the shard's objects at once.
+ * <p>{@link #close()} asks the {@link ShardDeparture} whether this stop is a restart or a leave, stops
+ * renewing, tells the listener that the lease is lost, and then either releases the Lease (holder
+ * cleared) so that the sharder moves the shard's objects at once, or, for a restart, keeps it, marked
+ * {@code ringmaster.dev/restarting}, so that the sharder leaves them where they are until the shard is
+ * back (or the ring's restart grace has passed).
  *
  * <p>Instances come from {@link Sharding.Builder#build()}. Thread-safe.
  */
@@ -81,6 +90,8 @@ public final class ShardLease implements AutoCloseable {
     private final String name;
     private final String namespace;
     private final Integer weight;
+    private final String instance;
+    private final ShardDeparture departure;
     private final Duration leaseDuration;
     private final Duration renewDeadline;
     private final Duration retryPeriod;
@@ -99,13 +110,16 @@ public final class ShardLease implements AutoCloseable {
     private Instant lastRenewal;
     private boolean started;
     private boolean closed;
+    private boolean closing;
+    /** The instance this lease last waited for (logged once per wait), or null. */
+    private String waitingFor;
     private ScheduledFuture<?> loop;
     private ScheduledFuture<?> watchdog;
-    /** The Lease as last read or written; only touched while holding {@link #io}. */
-    private Lease current;
+    /** The Lease as last read or written; only written while holding {@link #io}. */
+    private volatile Lease current;
 
     ShardLease(KubernetesClient client, RingKind kind, String ring, String name, String namespace, Integer weight,
-               Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Clock clock,
+               String instance, ShardDeparture departure, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Clock clock,
                ScheduledExecutorService executor, boolean ownsExecutor, Listener listener) {
         this.client = client;
         this.kind = kind;
@@ -113,6 +127,8 @@ public final class ShardLease implements AutoCloseable {
         this.name = name;
         this.namespace = namespace;
         this.weight = weight;
+        this.instance = Objects.requireNonNull(instance, "instance");
+        this.departure = Objects.requireNonNull(departure, "departure");
         this.leaseDuration = leaseDuration;
         this.renewDeadline = renewDeadline;
         this.retryPeriod = retryPeriod;
@@ -130,6 +146,11 @@ public final class ShardLease implements AutoCloseable {
     /** The namespace of the Lease. */
     public String namespace() {
         return namespace;
+    }
+
+    /** This process's instance, written as the {@code ringmaster.dev/holder-instance} annotation. */
+    public String instance() {
+        return instance;
     }
 
     /**
@@ -173,18 +194,34 @@ public final class ShardLease implements AutoCloseable {
     }
 
     /**
-     * Stops renewing, calls {@link Listener#onLost()} if the lease was held, and releases the Lease
-     * if this shard is still its holder: an optimistic update setting {@code holderIdentity} to
-     * {@code ""}, {@code leaseDurationSeconds} to 1 and {@code renewTime} to now, as client-go's
-     * leader election does on release. The sharder then sees the shard as dead and moves its
-     * objects at once. Shuts down the executor only if the lease created it. Idempotent.
+     * Stops gracefully, in this order: asks the {@link ShardDeparture} (while still renewing; its reads
+     * may take a moment) whether this stop is a restart or a leave; stops renewing; calls
+     * {@link Listener#onLost()} if the lease was held; then, if this shard (this instance) is still the
+     * Lease's holder:
+     * <ul>
+     *   <li>leave: releases the Lease, an optimistic update setting {@code holderIdentity} to {@code ""},
+     *       {@code leaseDurationSeconds} to 1 and {@code renewTime} to now, as client-go's leader election
+     *       does on release; the sharder then sees the shard as dead and moves its objects at once;</li>
+     *   <li>restart: keeps it, an optimistic update adding the annotation {@code ringmaster.dev/restarting}
+     *       = now (RFC 3339, UTC) and changing nothing else (holder and {@code renewTime} stay); the
+     *       sharder keeps the objects where they are for the ring's restart grace, and the next
+     *       instance of this shard may take the Lease at once.</li>
+     * </ul>
+     * Stop everything the shard does before calling this: the Lease is released or marked at its end.
+     * Shuts down the executor only if the lease created it. Idempotent.
      */
     @Override
     public void close() {
         synchronized (this) {
-            if (closed) {
+            if (closed || closing) {
                 return;
             }
+            closing = true;
+        }
+        // only a Lease this instance holds is kept or released: no reads to decide otherwise
+        ShardDeparture.Decision decision = LeaseRules.heldBy(current, name, instance) ? decideDeparture()
+                : ShardDeparture.Decision.leave("the Lease is not this instance's");
+        synchronized (this) {
             closed = true;
             cancel(loop);
             cancel(watchdog);
@@ -192,12 +229,26 @@ public final class ShardLease implements AutoCloseable {
         markLost(null);
         io.lock();
         try {
-            release();
+            if (decision.kind() == ShardDeparture.Kind.RESTART) {
+                markRestarting(decision.reason());
+            } else {
+                release(decision.reason());
+            }
         } finally {
             io.unlock();
             if (ownsExecutor) {
                 executor.shutdownNow();
             }
+        }
+    }
+
+    private ShardDeparture.Decision decideDeparture() {
+        try {
+            return Objects.requireNonNull(departure.decide(name, clock.instant()), "the departure's decision");
+        } catch (RuntimeException e) {
+            LOG.warn("Shard lease {}/{}: the departure could not decide whether this stop is a restart, so the"
+                    + " shard leaves: {}", namespace, name, e.toString());
+            return ShardDeparture.Decision.leave("the departure failed: " + e);
         }
     }
 
@@ -247,10 +298,21 @@ public final class ShardLease implements AutoCloseable {
             return;
         }
         current = existing;
-        if (!isFree(existing, now)) {
+        LeaseRules.Taken taken = LeaseRules.taken(existing, name, instance, now);
+        if (taken == LeaseRules.Taken.OTHER_INSTANCE) {
+            String other = LeaseRules.annotation(existing, RingContract.INSTANCE_ANNOTATION);
+            if (!other.equals(waitingFor)) {
+                waitingFor = other;
+                LOG.info("Shard lease {}/{}: waiting for instance {} to stop or its Lease to expire (this is instance {})",
+                        namespace, name, other, instance);
+            }
+            return;
+        }
+        if (taken != null) {
             LOG.debug("Shard lease {}/{} is held by {}", namespace, name, existing.getSpec().getHolderIdentity());
             return;
         }
+        waitingFor = null;
         written(writer().resource(ours(existing, now)).update(), now);
     }
 
@@ -269,18 +331,22 @@ public final class ShardLease implements AutoCloseable {
             // someone else wrote the Lease (e.g. the sharder's state label): re-read and retry once
             Lease fresh = leases().get();
             current = fresh;
-            if (fresh == null || fresh.getSpec() == null || !name.equals(fresh.getSpec().getHolderIdentity())) {
+            if (!LeaseRules.heldBy(fresh, name, instance)) {
                 markLost("the lease was taken by "
-                        + (fresh == null || fresh.getSpec() == null ? "nobody" : fresh.getSpec().getHolderIdentity()));
+                        + (fresh == null || fresh.getSpec() == null ? "nobody" : fresh.getSpec().getHolderIdentity()
+                        + (name.equals(fresh.getSpec().getHolderIdentity())
+                                ? " (instance " + LeaseRules.annotation(fresh, RingContract.INSTANCE_ANNOTATION) + ")" : "")));
                 return;
             }
             written(writer().resource(ours(fresh, now)).update(), now);
         }
     }
 
-    private void release() {
+    private void release(String why) {
         for (int attempt = 0; attempt < 3 && current != null; attempt++) {
-            if (current.getSpec() == null || !name.equals(current.getSpec().getHolderIdentity())) {
+            if (!LeaseRules.heldBy(current, name, instance)) {
+                LOG.info("Shard lease {}/{}: leaving: {}; the Lease is not this instance's, nothing to release",
+                        namespace, name, why);
                 return;
             }
             ZonedDateTime now = utc(clock.instant());
@@ -292,7 +358,7 @@ public final class ShardLease implements AutoCloseable {
                     .endSpec().build();
             try {
                 current = writer().resource(released).update();
-                LOG.info("Released shard lease {}/{}", namespace, name);
+                LOG.info("Shard lease {}/{}: leaving: {}; the Lease is released", namespace, name, why);
                 return;
             } catch (KubernetesClientException e) {
                 if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
@@ -304,38 +370,38 @@ public final class ShardLease implements AutoCloseable {
         }
     }
 
-    /** The Lease with this shard as holder, renewed at {@code now}; other metadata kept. */
-    private Lease ours(Lease base, Instant now) {
-        LeaseSpec spec = base.getSpec();
-        boolean transition = spec == null || !name.equals(spec.getHolderIdentity());
-        LeaseBuilder lease = new LeaseBuilder(base);
-        lease.editMetadata().addToLabels(kind.leaseLabel(), ring).endMetadata();
-        if (weight != null) {
-            lease.editMetadata().addToAnnotations(RingContract.WEIGHT_ANNOTATION, String.valueOf(weight)).endMetadata();
+    /**
+     * Keeps the Lease for the next instance of this shard: the restarting mark = now, holder and renew
+     * time unchanged; only while this instance still holds it. Conflicts re-read and try again.
+     */
+    private void markRestarting(String why) {
+        for (int attempt = 0; attempt < 3 && current != null; attempt++) {
+            if (!LeaseRules.heldBy(current, name, instance)) {
+                LOG.info("Shard lease {}/{}: stopping to restart: {}; the Lease is not this instance's any more,"
+                        + " nothing to mark", namespace, name, why);
+                return;
+            }
+            Lease marked = new LeaseBuilder(current).editMetadata()
+                    .addToAnnotations(RingContract.RESTARTING_ANNOTATION,
+                            DateTimeFormatter.ISO_INSTANT.format(clock.instant().truncatedTo(ChronoUnit.SECONDS)))
+                    .endMetadata().build();
+            try {
+                current = writer().resource(marked).update();
+                LOG.info("Shard lease {}/{}: stopping to restart: {}; the Lease is kept", namespace, name, why);
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                    LOG.warn("Could not mark shard lease {}/{} restarting: {}", namespace, name, e.toString());
+                    return;
+                }
+                current = leases().get();
+            }
         }
-        LeaseBuilder.SpecNested<LeaseBuilder> edited = lease.editOrNewSpec()
-                .withHolderIdentity(name)
-                .withLeaseDurationSeconds((int) leaseDuration.toSeconds())
-                .withRenewTime(utc(now));
-        if (transition || spec.getAcquireTime() == null) {
-            edited.withAcquireTime(utc(now));
-        }
-        if (transition && spec != null) {
-            edited.withLeaseTransitions(spec.getLeaseTransitions() == null ? 1 : spec.getLeaseTransitions() + 1);
-        }
-        return edited.endSpec().build();
     }
 
-    /** Free for this shard: no holder, held by this shard, or expired ({@code renewTime + duration} passed). */
-    private boolean isFree(Lease lease, Instant now) {
-        LeaseSpec spec = lease.getSpec();
-        if (spec == null || spec.getHolderIdentity() == null || spec.getHolderIdentity().isEmpty()
-                || name.equals(spec.getHolderIdentity())) {
-            return true;
-        }
-        Instant renewed = spec.getRenewTime() == null ? Instant.EPOCH : spec.getRenewTime().toInstant();
-        int seconds = spec.getLeaseDurationSeconds() == null ? 0 : spec.getLeaseDurationSeconds();
-        return !now.isBefore(renewed.plusSeconds(seconds));
+    /** The Lease with this shard as holder, renewed at {@code now}; other metadata kept. */
+    private Lease ours(Lease base, Instant now) {
+        return LeaseRules.held(base, name, instance, kind, ring, weight, leaseDuration, now);
     }
 
     /** A write sent at {@code sentAt} succeeded. */

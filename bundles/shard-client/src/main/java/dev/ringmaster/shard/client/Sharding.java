@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -41,6 +43,11 @@ public final class Sharding implements AutoCloseable {
     public static final String POD_NAMESPACE_ENV = "POD_NAMESPACE";
     /** Environment variable holding the pod's hostname, which is the pod name. */
     public static final String HOSTNAME_ENV = "HOSTNAME";
+    /**
+     * Environment variable holding the pod's UID (downward API, {@code fieldRef: metadata.uid}): this
+     * process's instance ({@link Builder#instance(String)}).
+     */
+    public static final String POD_UID_ENV = "POD_UID";
     /** The namespace file of the pod's service account token mount. */
     public static final String SERVICE_ACCOUNT_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
 
@@ -49,6 +56,9 @@ public final class Sharding implements AutoCloseable {
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     /** A namespace name (DNS label). */
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+
+    /** This process's instance when {@code $POD_UID} is not set: random, the same for the whole process. */
+    private static final String PROCESS_INSTANCE = UUID.randomUUID().toString();
 
     private final ShardLabels labels;
     private final ShardLease lease;
@@ -69,6 +79,25 @@ public final class Sharding implements AutoCloseable {
      */
     public static Builder forRing(String ring) {
         return new Builder(checkName("ring name", ring, NAME));
+    }
+
+    /**
+     * The instance of this process, as {@link Builder#instance(String)} and {@link ShardPool} default
+     * it: {@code $POD_UID} (a pod's UID; a container restarted in the same pod is the same instance),
+     * else a random UUID made once per process.
+     */
+    public static String defaultInstance() {
+        return defaultInstance(System::getenv);
+    }
+
+    static String defaultInstance(Function<String, String> environment) {
+        String uid = environment.apply(POD_UID_ENV);
+        return uid == null || uid.isBlank() ? PROCESS_INSTANCE : uid.strip();
+    }
+
+    /** Whether {@code value} is valid as a shard, ring or pool name (a Lease name and label value). */
+    static boolean validName(String value) {
+        return value != null && value.length() <= MAX_NAME_LENGTH && NAME.matcher(value).matches();
     }
 
     /** The shard's labels: watch selector, ownership and drain checks. */
@@ -112,6 +141,10 @@ public final class Sharding implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private ScheduledExecutorService executor;
         private ShardLease.Listener listener = () -> { };
+        private String instance;
+        private ShardDeparture departure;
+        private String identityPool;
+        private Duration claimTimeout;
         private Function<String, String> environment = System::getenv;
         private Path serviceAccountNamespaceFile = Path.of(SERVICE_ACCOUNT_NAMESPACE_FILE);
 
@@ -217,6 +250,54 @@ public final class Sharding implements AutoCloseable {
             return this;
         }
 
+        /**
+         * This process's instance, written as the {@code ringmaster.dev/holder-instance} annotation with
+         * every acquisition and renewal: the fence between two processes of one shard name (a replacement
+         * pod started while the old one still runs); the second waits until the first stops (marking the
+         * Lease restarting or releasing it) or its Lease expires. Default: {@code $POD_UID}, else a random
+         * UUID per process ({@link Sharding#defaultInstance()}). Two shards of one name in one process
+         * (tests) need different instances.
+         *
+         * @throws IllegalArgumentException if empty
+         */
+        public Builder instance(String instance) {
+            if (instance == null || instance.isBlank()) {
+                throw new IllegalArgumentException("instance must not be empty");
+            }
+            this.instance = instance;
+            return this;
+        }
+
+        /**
+         * Decides at {@link ShardLease#close()} whether the stop is a restart (the Lease is kept, marked
+         * restarting, and the objects stay) or a leave (the Lease is released and the objects move at
+         * once). Default: {@link ShardDeparture#leave()}, or {@link ShardDeparture#pool} with
+         * {@link #identityPool(String, Duration)}.
+         */
+        public Builder departure(ShardDeparture departure) {
+            this.departure = Objects.requireNonNull(departure, "departure");
+            return this;
+        }
+
+        /**
+         * Takes the shard name from the pool of the Deployment {@code poolName} (in the Lease namespace):
+         * {@link #build()} claims the lowest free name {@code <poolName>-<i>} first ({@link ShardPool}),
+         * waiting up to {@code claimTimeout} while every name is held, and the departure defaults to
+         * {@link ShardDeparture#pool}. Excludes {@link #shard(String)}.
+         *
+         * @throws IllegalArgumentException if the pool name is invalid
+         */
+        public Builder identityPool(String poolName, Duration claimTimeout) {
+            if (!validName(poolName) || poolName.length() > MAX_NAME_LENGTH - 3) {
+                throw new IllegalArgumentException("pool name '" + poolName + "' is invalid: at most "
+                        + (MAX_NAME_LENGTH - 3) + " lower-case letters, digits, '-' and '.', starting and ending"
+                        + " with a letter or digit");
+            }
+            this.identityPool = poolName;
+            this.claimTimeout = Objects.requireNonNull(claimTimeout, "claimTimeout");
+            return this;
+        }
+
         Builder environment(Function<String, String> environment, Path serviceAccountNamespaceFile) {
             this.environment = environment;
             this.serviceAccountNamespaceFile = serviceAccountNamespaceFile;
@@ -227,7 +308,9 @@ public final class Sharding implements AutoCloseable {
          * Validates the settings and builds the shard; the lease is not started yet.
          *
          * @throws IllegalStateException if the client is missing, or the shard name or namespace is
-         *     neither set nor found in the environment
+         *     neither set nor found in the environment, or both a shard name and an identity pool are set,
+         *     or (with an identity pool) its Deployment cannot be read, no name was free within the claim
+         *     timeout, or the thread was interrupted while waiting (its interrupt flag is set again)
          * @throws IllegalArgumentException if the timings are inconsistent (they must satisfy
          *     lease duration &gt; renew deadline &gt; retry period &gt; 0, the duration whole seconds)
          */
@@ -235,9 +318,22 @@ public final class Sharding implements AutoCloseable {
             if (client == null) {
                 throw new IllegalStateException("client must be set: the shard needs a KubernetesClient");
             }
-            String shardName = shard != null ? shard : defaultShard();
+            if (shard != null && identityPool != null) {
+                throw new IllegalStateException("set either shard(...) or identityPool(...), not both");
+            }
             String leaseNamespace = namespace != null ? namespace : defaultNamespace();
             checkTimings();
+            String me = instance != null ? instance : defaultInstance(environment);
+            KubernetesClient writes = failFast(client, renewDeadline);
+            String shardName;
+            if (identityPool != null) {
+                shardName = claim(writes, leaseNamespace, me);
+            } else {
+                shardName = shard != null ? shard : defaultShard();
+            }
+            ShardDeparture leaving = departure != null ? departure
+                    : identityPool != null ? ShardDeparture.pool(client, leaseNamespace, identityPool)
+                    : ShardDeparture.leave();
             ScheduledExecutorService scheduler = executor;
             boolean ownsExecutor = scheduler == null;
             if (ownsExecutor) {
@@ -250,8 +346,8 @@ public final class Sharding implements AutoCloseable {
                 scheduler = own;
             }
             ShardLabels labels = ShardLabels.of(ringKind, ring, shardName);
-            KubernetesClient writes = failFast(client, renewDeadline);
-            ShardLease lease = new ShardLease(writes, ringKind, ring, shardName, leaseNamespace, weight, leaseDuration,
+            ShardLease lease = new ShardLease(writes, ringKind, ring, shardName, leaseNamespace, weight, me, leaving,
+                    leaseDuration,
                     renewDeadline, retryPeriod, clock, scheduler, ownsExecutor, listener);
             return new Sharding(labels, lease, new DrainAcknowledger(writes, labels));
         }
@@ -271,6 +367,19 @@ public final class Sharding implements AutoCloseable {
                             ? Integer.MAX_VALUE : requests.getRequestTimeout());
             return client.newClient(new RequestConfigBuilder(requests).withRequestRetryBackoffLimit(0)
                     .withRequestTimeout(timeoutMillis).build()).adapt(KubernetesClient.class);
+        }
+
+        private String claim(KubernetesClient writes, String leaseNamespace, String me) {
+            ShardPool pool = ShardPool.of(writes, leaseNamespace, identityPool).ring(ringKind, ring).instance(me)
+                    .weight(weight).leaseDuration(leaseDuration).retryPeriod(retryPeriod).clock(clock);
+            try {
+                return pool.claim(claimTimeout);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while claiming a name of pool " + identityPool, e);
+            } catch (TimeoutException e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
         }
 
         private String defaultShard() {
