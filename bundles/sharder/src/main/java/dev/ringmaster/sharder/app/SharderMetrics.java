@@ -22,7 +22,8 @@ import java.util.stream.Collectors;
  * {@code controller_sharding_assignments_total}, {@code _movements_total}, {@code _drains_total}
  * (labels ring, group, resource), {@code _ring_calculations_total} (ring); and ours per ring from this
  * replica's membership, {@code controller_sharding_ring_shards} and
- * {@code controller_sharding_ring_available_shards}. The reference's state metrics are
+ * {@code controller_sharding_ring_available_shards}, and {@code controller_sharding_ring_restarting_shards}
+ * (shards held available for a restart, within their ring's restart grace). The reference's state metrics are
  * {@link RingStateMetrics}'.
  *
  * <p>A ring is labelled by its kind, as each era of the reference sharder labels it: a ClusterRing's
@@ -35,6 +36,7 @@ public final class SharderMetrics implements MoveRecorder {
     private final MeterRegistry registry;
     private final MultiGauge ringShards;
     private final MultiGauge ringAvailableShards;
+    private final MultiGauge ringRestartingShards;
     private final MultiGauge ringKindServed;
 
     public SharderMetrics(MeterRegistry registry) {
@@ -43,6 +45,10 @@ public final class SharderMetrics implements MoveRecorder {
                 .description("Shard leases of each ring").register(registry);
         this.ringAvailableShards = MultiGauge.builder("controller.sharding.ring.available.shards")
                 .description("Shards of each ring that objects may be assigned to").register(registry);
+        this.ringRestartingShards = MultiGauge.builder("controller.sharding.ring.restarting.shards")
+                .description("Shards of each ring that stopped to restart and keep their objects for the ring's"
+                        + " restart grace")
+                .register(registry);
         this.ringKindServed = MultiGauge.builder("ringmaster.sharder.ring.kind.served")
                 .description("1 for each ring kind the API server serves (its CRD installed) and the sharder watches")
                 .register(registry);
@@ -78,18 +84,22 @@ public final class SharderMetrics implements MoveRecorder {
     public void membership(Membership membership) {
         List<MultiGauge.Row<?>> shards = new ArrayList<>();
         List<MultiGauge.Row<?>> available = new ArrayList<>();
+        List<MultiGauge.Row<?>> restarting = new ArrayList<>();
         membership.shardsByRing().forEach((ring, infos) -> {
             shards.add(MultiGauge.Row.of(ringTags(ring), infos.size()));
             available.add(MultiGauge.Row.of(ringTags(ring), infos.stream().filter(ShardInfo::isAvailable).count()));
+            restarting.add(MultiGauge.Row.of(ringTags(ring), infos.stream().filter(ShardInfo::restarting).count()));
         });
         ringShards.register(shards, true);
         ringAvailableShards.register(available, true);
+        ringRestartingShards.register(restarting, true);
     }
 
     /** Removes the gauges, so a successor registering them anew does not collide with stale ones. */
     public void close() {
         ringShards.register(List.of(), true);
         ringAvailableShards.register(List.of(), true);
+        ringRestartingShards.register(List.of(), true);
         ringKindServed.register(List.of(), true);
     }
 

@@ -17,6 +17,7 @@ import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingSpec;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.ring.RingInputs;
 import dev.ringmaster.sharder.ring.RingRegistry;
@@ -24,11 +25,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -149,6 +153,8 @@ public final class SharderReplica implements AutoCloseable {
     private final LeaderMetrics leaderMetrics = new LeaderMetrics(meters, metrics);
     private final RingRegistry registry = new RingRegistry(metrics::ringCalculated);
     private final AtomicReference<PlugIns> plugIns = new AtomicReference<>(PlugIns.NONE);
+    /** Every known ring's restart grace, as the shard leases were last judged with. */
+    private final AtomicReference<Map<RingKey, Duration>> restartGraces = new AtomicReference<>(Map.of());
     private final ShardLeaseController leases;
     private final List<ClusterRingWatch> rings;
     private final SharderAdmission admission;
@@ -167,8 +173,11 @@ public final class SharderReplica implements AutoCloseable {
                 .withDefaultInterpreter(options.resourceInterpreter()));
         // lease states are written only while this replica leads and its lease is certainly its own
         this.fenced = WriteFence.guard(client, this::mayWrite);
-        this.leases = new ShardLeaseController(fenced, this::detector, options.clock(), this::mayWrite);
+        this.leases = new ShardLeaseController(fenced, this::detector, options.clock(), this::mayWrite,
+                this::restartGrace);
         leases.addListener(this::membershipChanged);
+        // a ring's restart grace changed (or a ring came or went): every shard is judged with the new one at once
+        registry.addListener(changes -> restartGracesChanged());
         // the state metrics every replica exports: every ring object and every shard Lease as watched
         leases.addLeaseListener(() -> ringStates.shards(leases.leases()));
         registry.addListener(changes -> ringStates.rings(registry.inputs().rings().values()));
@@ -257,6 +266,23 @@ public final class SharderReplica implements AutoCloseable {
 
     private LeaseDetector detector() {
         return plugIns.get().detectors().get(options.leaseDetector());
+    }
+
+    /** The restart grace of a ring this replica knows ({@code spec.shardRestartGraceSeconds}, default 60 s). */
+    private Optional<Duration> restartGrace(RingKey ring) {
+        return Optional.ofNullable(registry.inputs().rings().get(ring))
+                .map(object -> object.getSpec() == null ? RingSpec.DEFAULT_SHARD_RESTART_GRACE
+                        : object.getSpec().shardRestartGraceOrDefault());
+    }
+
+    private void restartGracesChanged() {
+        Map<RingKey, Duration> graces = new TreeMap<>();
+        registry.inputs().rings().keySet().forEach(ring -> graces.put(ring, restartGrace(ring).orElseThrow()));
+        Map<RingKey, Duration> before = restartGraces.getAndSet(Map.copyOf(graces));
+        if (!before.equals(graces)) {
+            LOG.debug("Restart graces now {}; judging every shard again", graces);
+            leases.reevaluateAll();
+        }
     }
 
     private void membershipChanged(Membership membership) {

@@ -4,7 +4,9 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.spi.LeaseDetector;
+import dev.ringmaster.ring.spi.LeaseRecord;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
@@ -14,26 +16,39 @@ import java.util.Objects;
  *
  * @param name   the Lease (and shard) name
  * @param state  the lease detector's verdict
- * @param weight from the {@code ringmaster.dev/weight} annotation, 1 when absent or invalid
+ * @param weight     from the {@code ringmaster.dev/weight} annotation, 1 when absent or invalid
+ * @param restarting whether the shard is held available for its restart ({@link RestartHold}): its Lease
+ *                   marked {@code ringmaster.dev/restarting}, within its ring's restart grace
  */
-public record ShardInfo(String name, ShardState state, int weight) {
+public record ShardInfo(String name, ShardState state, int weight, boolean restarting) {
 
     public ShardInfo {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(state, "state");
     }
 
+    /** A shard that is not held for a restart. */
+    public ShardInfo(String name, ShardState state, int weight) {
+        this(name, state, weight, false);
+    }
+
     /**
      * The shard of a Lease as {@code detector} judges it at {@code now}, with its weight, for a reader
-     * beside the sharder: as the shard lease controller judges it, without a leader's term grace and
-     * without reporting an invalid weight.
+     * beside the sharder: as the shard lease controller judges it, with the default restart grace, without
+     * a leader's term grace and without reporting an invalid weight.
      */
     public static ShardInfo judge(Lease lease, LeaseDetector detector, Instant now) {
+        return judge(lease, detector, RestartHold.DEFAULT_GRACE, now);
+    }
+
+    /** {@link #judge(Lease, LeaseDetector, Instant)} with the restart grace of the Lease's ring. */
+    public static ShardInfo judge(Lease lease, LeaseDetector detector, Duration restartGrace, Instant now) {
         Map<String, String> annotations = lease.getMetadata().getAnnotations();
         String weight = annotations == null ? null : annotations.get(RingContract.WEIGHT_ANNOTATION);
-        return new ShardInfo(lease.getMetadata().getName(),
-                detector.detect(ShardLeaseReconciler.toRecord(lease), now).state(),
-                ShardWeight.parse(weight).orElse(ShardWeight.DEFAULT));
+        LeaseRecord record = ShardLeaseReconciler.toRecord(lease);
+        RestartHold hold = RestartHold.of(record, restartGrace, now);
+        return new ShardInfo(lease.getMetadata().getName(), hold.apply(detector.detect(record, now)).state(),
+                ShardWeight.parse(weight).orElse(ShardWeight.DEFAULT), hold.holds());
     }
 
     public boolean isAvailable() {

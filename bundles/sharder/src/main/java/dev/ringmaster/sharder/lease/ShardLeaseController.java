@@ -2,6 +2,7 @@ package dev.ringmaster.sharder.lease;
 
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.spi.LeaseDetector;
+import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
 import dev.ringmaster.sharder.runtime.Reconciler;
@@ -11,6 +12,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Collection;
@@ -18,11 +20,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +67,18 @@ public final class ShardLeaseController implements AutoCloseable {
         this(client, detector, clock, writing, DEFAULT_WORKERS, Backoff.DEFAULT);
     }
 
+    /** A controller with {@value #DEFAULT_WORKERS} workers, the default backoff and these rings' restart graces. */
+    public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock,
+            BooleanSupplier writing, Function<RingKey, Optional<Duration>> restartGraces) {
+        this(client, detector, clock, writing, DEFAULT_WORKERS, Backoff.DEFAULT, restartGraces);
+    }
+
+    /** A controller for which every ring has the default restart grace. */
+    public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock,
+            BooleanSupplier writing, int workers, Backoff backoff) {
+        this(client, detector, clock, writing, workers, backoff, ring -> Optional.empty());
+    }
+
     /**
      * Prepares the informers and the work queue; nothing talks to the API server before
      * {@link #start()}.
@@ -71,9 +87,11 @@ public final class ShardLeaseController implements AutoCloseable {
      *                 none is bound. Call {@link #reevaluateAll()} when it changes.
      * @param writing  whether passes may write labels, acquire and delete leases (while leading); call
      *                 {@link #reevaluateAll()} when it becomes true
+     * @param restartGraces the restart grace of each ring the sharder knows (docs/design.md section 3), read on
+     *                 every pass; call {@link #reevaluateAll()} when one changes
      */
     public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock,
-            BooleanSupplier writing, int workers, Backoff backoff) {
+            BooleanSupplier writing, int workers, Backoff backoff, Function<RingKey, Optional<Duration>> restartGraces) {
         Objects.requireNonNull(client, "client");
         this.informers = Arrays.stream(RingKind.values()).map(kind -> client.leases().inAnyNamespace()
                 .withLabel(kind.leaseLabel())
@@ -84,7 +102,7 @@ public final class ShardLeaseController implements AutoCloseable {
                     LOG.warn("Watching {} shard leases failed, retrying: {}", kind.kind(), failure.toString());
                     return true;
                 })).toList();
-        this.reconciler = new ShardLeaseReconciler(client, this::cached, detector, clock, writing);
+        this.reconciler = new ShardLeaseReconciler(client, this::cached, detector, clock, writing, restartGraces);
         Reconciler<LeaseKey> publishing = key -> {
             try {
                 return reconciler.reconcile(key);

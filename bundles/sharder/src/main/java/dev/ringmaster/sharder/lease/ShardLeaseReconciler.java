@@ -11,6 +11,7 @@ import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
@@ -31,6 +32,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,7 +45,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reconciles one shard Lease (docs/design.md section 5, "Membership"): classifies it with the lease
- * detector in force, shows the verdict in the state label, acquires the lease of an uncertain shard,
+ * detector in force (but for a shard held for its restart, {@link RestartHold}, which is expired for its
+ * ring's restart grace), shows the verdict in the state label, acquires the lease of an uncertain shard,
  * deletes an orphaned lease, and asks to be called again exactly when the verdict would change.
  *
  * <p>Level-based: every pass re-reads the Lease through the cache lookup and never trusts the event
@@ -70,12 +73,15 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     /** Revisit delay when a detector's revisit time for a state we do not act on is not in the future: no spinning. */
     static final Duration MIN_REVISIT = Duration.ofSeconds(1);
     static final String INVALID_WEIGHT = "InvalidWeight";
+    static final String INVALID_RESTARTING = "InvalidRestarting";
 
     private final KubernetesClient client;
     private final Function<LeaseKey, Lease> cache;
     private final Supplier<LeaseDetector> detector;
     private final Clock clock;
     private final BooleanSupplier writing;
+    /** The restart grace of a ring, empty for a ring the sharder does not know. */
+    private final Function<RingKey, Optional<Duration>> restartGraces;
     /** When this replica's term of leadership began; null while it does not lead. */
     private final AtomicReference<Instant> termStart = new AtomicReference<>();
     private final ObjectEvents events;
@@ -84,6 +90,10 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     private final Map<LeaseKey, Observation> observations = new ConcurrentHashMap<>();
     /** The invalid weight annotation value last warned about per lease, so each is reported once. */
     private final Map<LeaseKey, String> warnedWeights = new ConcurrentHashMap<>();
+    /** The invalid restarting annotation value last warned about per lease, so each is reported once. */
+    private final Map<LeaseKey, String> warnedRestarts = new ConcurrentHashMap<>();
+    /** The restart hold last seen per lease that had one, so its start and its end are each logged once. */
+    private final Map<LeaseKey, RestartHold> restarts = new ConcurrentHashMap<>();
 
     /** A lease's verdict and the rings it belongs to (one per kind whose Lease label it carries). */
     private record Observation(List<RingKey> rings, ShardInfo shard) {
@@ -97,15 +107,25 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
      * @param clock    the time the detector judges by and acquisitions are stamped with
      * @param writing  whether passes may write (true while this replica leads); when false they only
      *                 classify, so every replica knows the membership but only the leader acts on it
+     * @param restartGraces the restart grace of each ring ({@link RestartHold}), empty for a ring not known;
+     *                 a Lease has the largest of its rings', the default if none is known
      */
     public ShardLeaseReconciler(KubernetesClient client, Function<LeaseKey, Lease> cache,
-            Supplier<LeaseDetector> detector, Clock clock, BooleanSupplier writing) {
+            Supplier<LeaseDetector> detector, Clock clock, BooleanSupplier writing,
+            Function<RingKey, Optional<Duration>> restartGraces) {
         this.client = Objects.requireNonNull(client, "client");
         this.cache = Objects.requireNonNull(cache, "cache");
         this.detector = Objects.requireNonNull(detector, "detector");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.writing = Objects.requireNonNull(writing, "writing");
+        this.restartGraces = Objects.requireNonNull(restartGraces, "restartGraces");
         this.events = new ObjectEvents(client, clock, REPORTING_CONTROLLER);
+    }
+
+    /** A reconciler for which every ring has the default restart grace. */
+    public ShardLeaseReconciler(KubernetesClient client, Function<LeaseKey, Lease> cache,
+            Supplier<LeaseDetector> detector, Clock clock, BooleanSupplier writing) {
+        this(client, cache, detector, clock, writing, ring -> Optional.empty());
     }
 
     @Override
@@ -124,10 +144,14 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
         }
         Instant now = clock.instant();
         int weight = weight(key, lease);
-        ShardStatus status = current.detect(withTermGrace(toRecord(lease)), now);
+        LeaseRecord record = toRecord(lease);
+        // a shard restarting within its grace is expired whatever the detector says (docs/design.md section 3)
+        RestartHold hold = RestartHold.of(record, restartGrace(lease), now);
+        noteRestart(key, lease, hold);
+        ShardStatus status = hold.apply(current.detect(withTermGrace(record), now));
         if (!writing.getAsBoolean()) {
             // A follower only observes; the leader's acquisition or deletion reaches it through the watch.
-            observe(key, lease, status.state(), weight);
+            observe(key, lease, status.state(), weight, hold.holds());
             return revisit(now, status.revisitAt());
         }
         return switch (status.state()) {
@@ -135,10 +159,61 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
             case ORPHANED -> deleteOrphan(key, lease, weight);
             default -> {
                 writeStateLabel(key, lease, status.state());
-                observe(key, lease, status.state(), weight);
+                observe(key, lease, status.state(), weight, hold.holds());
                 yield revisit(now, status.revisitAt());
             }
         };
+    }
+
+    /** The largest restart grace of the Lease's rings that the sharder knows; the default if it knows none. */
+    private Duration restartGrace(Lease lease) {
+        return rings(lease).stream().map(restartGraces).flatMap(Optional::stream).max(Comparator.naturalOrder())
+                .orElse(RestartHold.DEFAULT_GRACE);
+    }
+
+    /**
+     * Logs a restart hold's start and its end without the shard being back, each once per stop time, and
+     * warns once per value (with a Warning event, by the leader) of a restarting annotation that is no time.
+     */
+    private void noteRestart(LeaseKey key, Lease lease, RestartHold hold) {
+        RestartHold before = hold.phase() == RestartHold.Phase.NONE || hold.phase() == RestartHold.Phase.INVALID
+                ? restarts.remove(key) : restarts.put(key, hold);
+        if (hold.phase() != RestartHold.Phase.INVALID) {
+            warnedRestarts.remove(key);
+        }
+        boolean sameStop = before != null && Objects.equals(before.stoppedAt(), hold.stoppedAt());
+        switch (hold.phase()) {
+            case HOLDING -> {
+                if (!sameStop) {
+                    LOG.info("Shard {} stopped at {} to restart; its objects stay until {}", key, hold.stoppedAt(),
+                            hold.until());
+                }
+            }
+            case OVER -> {
+                if (sameStop && before.holds()) {
+                    LOG.info("Shard {} did not come back from its restart by {} (stopped at {}); judged by its lease again",
+                            key, hold.until(), hold.stoppedAt());
+                }
+            }
+            case NONE -> {
+                if (before != null && before.holds() && key.name().equals(holder(lease))) {
+                    LOG.debug("Shard {} is back from its restart", key);
+                }
+            }
+            case INVALID -> {
+                if (writing.getAsBoolean() && !hold.value().equals(warnedRestarts.put(key, hold.value()))) {
+                    String note = "Annotation " + RingContract.RESTARTING_ANNOTATION + "=\"" + abbreviate(hold.value())
+                            + "\" is not an RFC 3339 time; ignored: the shard is judged by its lease alone";
+                    LOG.warn("Lease {}: {}", key, note);
+                    events.warn(reference(key, lease), INVALID_RESTARTING, "ReadRestarting", note);
+                }
+            }
+            default -> throw new IllegalStateException(hold.phase().toString());
+        }
+    }
+
+    private static String holder(Lease lease) {
+        return lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
     }
 
     /** Whether every one of these leases has been classified at least once. */
@@ -170,6 +245,8 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
         LeaseSpec spec = lease.getSpec() == null ? new LeaseSpec() : lease.getSpec();
         ZonedDateTime stamp = ZonedDateTime.ofInstant(now, ZoneOffset.UTC);
         Lease acquired = new LeaseBuilder(lease)
+                // a restart that did not come back in time is over: its mark goes with the shard's hold
+                .editMetadata().removeFromAnnotations(RingContract.RESTARTING_ANNOTATION).endMetadata()
                 .withNewSpecLike(spec)
                     .withHolderIdentity(RingContract.LEASE_CONTROLLER_HOLDER)
                     .withLeaseDurationSeconds(doubled(spec.getLeaseDurationSeconds()))
@@ -266,21 +343,31 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
                     + "\" is not an integer from 1 to " + Shard.MAX_WEIGHT + "; the shard gets weight "
                     + ShardWeight.DEFAULT;
             LOG.warn("Lease {}: {}", key, note);
-            events.warn(new ObjectReferenceBuilder().withApiVersion(HasMetadata.getApiVersion(Lease.class))
-                    .withKind(HasMetadata.getKind(Lease.class)).withNamespace(key.namespace()).withName(key.name())
-                    .withUid(lease.getMetadata().getUid()).withResourceVersion(lease.getMetadata().getResourceVersion())
-                    .build(), INVALID_WEIGHT, "ReadWeight", note);
+            events.warn(reference(key, lease), INVALID_WEIGHT, "ReadWeight", note);
         }
         return ShardWeight.DEFAULT;
     }
 
+    private static ObjectReference reference(LeaseKey key, Lease lease) {
+        return new ObjectReferenceBuilder().withApiVersion(HasMetadata.getApiVersion(Lease.class))
+                .withKind(HasMetadata.getKind(Lease.class)).withNamespace(key.namespace()).withName(key.name())
+                .withUid(lease.getMetadata().getUid()).withResourceVersion(lease.getMetadata().getResourceVersion())
+                .build();
+    }
+
     private void observe(LeaseKey key, Lease lease, ShardState state, int weight) {
-        observations.put(key, new Observation(rings(lease), new ShardInfo(key.name(), state, weight)));
+        observe(key, lease, state, weight, false);
+    }
+
+    private void observe(LeaseKey key, Lease lease, ShardState state, int weight, boolean restarting) {
+        observations.put(key, new Observation(rings(lease), new ShardInfo(key.name(), state, weight, restarting)));
     }
 
     private void forget(LeaseKey key) {
         observations.remove(key);
         warnedWeights.remove(key);
+        warnedRestarts.remove(key);
+        restarts.remove(key);
     }
 
     private static Result revisit(Instant now, Instant revisitAt) {

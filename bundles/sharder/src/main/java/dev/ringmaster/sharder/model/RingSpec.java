@@ -4,10 +4,13 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingResource.Role;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +22,10 @@ public class RingSpec {
 
     /** Namespace label the API server sets on every namespace to its name. */
     public static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+    /** The restart grace of a ring that sets none ({@code spec.shardRestartGraceSeconds}). */
+    public static final Duration DEFAULT_SHARD_RESTART_GRACE = Duration.ofSeconds(60);
+    /** The largest restart grace a ring may set. */
+    public static final int MAX_SHARD_RESTART_GRACE_SECONDS = 3600;
 
     /** The main resources of the sharded controller, each with the resources it controls. */
     @Required
@@ -35,6 +42,14 @@ public class RingSpec {
     @JsonPropertyDescription("Name of the partitioning strategy (Ringmaster extension). Empty or omitted: the"
             + " sharder's default strategy.")
     private String strategy;
+
+    /** Ringmaster extension: how long a restarting shard keeps its objects; omitted: 60 s. */
+    @Min(0)
+    @Max(MAX_SHARD_RESTART_GRACE_SECONDS)
+    @JsonPropertyDescription("Seconds a shard that stops to be restarted (its Lease annotated ringmaster.dev/restarting)"
+            + " keeps its objects before they move (Ringmaster extension). 0: no such hold, the shard is judged by its"
+            + " Lease alone. Omitted: 60.")
+    private Integer shardRestartGraceSeconds;
 
     public List<RingResourceSpec> getResources() {
         return resources;
@@ -58,6 +73,26 @@ public class RingSpec {
 
     public void setStrategy(String strategy) {
         this.strategy = strategy;
+    }
+
+    public Integer getShardRestartGraceSeconds() {
+        return shardRestartGraceSeconds;
+    }
+
+    public void setShardRestartGraceSeconds(Integer shardRestartGraceSeconds) {
+        this.shardRestartGraceSeconds = shardRestartGraceSeconds;
+    }
+
+    /**
+     * The ring's restart grace (docs/design.md section 3): {@code spec.shardRestartGraceSeconds}, 60 s when it is
+     * omitted, held to 0..{@value #MAX_SHARD_RESTART_GRACE_SECONDS} s (a value outside, which the CRD's schema
+     * refuses, makes the ring invalid too). Not a bean getter, so neither Jackson nor the CRD generator sees it.
+     */
+    public Duration shardRestartGraceOrDefault() {
+        if (shardRestartGraceSeconds == null) {
+            return DEFAULT_SHARD_RESTART_GRACE;
+        }
+        return Duration.ofSeconds(Math.max(0, Math.min(MAX_SHARD_RESTART_GRACE_SECONDS, shardRestartGraceSeconds)));
     }
 
     /**

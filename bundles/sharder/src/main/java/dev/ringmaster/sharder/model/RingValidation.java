@@ -53,6 +53,11 @@ public final class RingValidation {
                     + " letters, digits and '-', starting and ending with a letter or digit (omit it for the"
                     + " sharder's default strategy)");
         }
+        Integer grace = spec.getShardRestartGraceSeconds();
+        if (grace != null && (grace < 0 || grace > RingSpec.MAX_SHARD_RESTART_GRACE_SECONDS)) {
+            problems.add("spec.shardRestartGraceSeconds: " + grace + " is not from 0 to " + RingSpec.MAX_SHARD_RESTART_GRACE_SECONDS
+                    + " (seconds a restarting shard keeps its objects; omit it for 60)");
+        }
         return problems;
     }
 

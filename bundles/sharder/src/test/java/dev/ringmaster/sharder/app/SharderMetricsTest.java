@@ -34,6 +34,20 @@ class SharderMetricsTest {
         assertThat(meters.find("controller.sharding.ring.shards").tags("clusterring", "gone").gauges()).isEmpty();
     }
 
+    @Test
+    void shardsHeldForARestartAreCountedPerRing() {
+        metrics.membership(new Membership(Map.of(RingKey.controllerRing("example"), List.of(
+                new ShardInfo("shard-0", ShardState.EXPIRED, 1, true), new ShardInfo("shard-1", ShardState.EXPIRED, 1),
+                new ShardInfo("shard-2", ShardState.READY, 1)))));
+        assertThat(gauge("controller.sharding.ring.restarting.shards", "controllerring", "example", "clusterring", ""))
+                .isEqualTo(1);
+
+        // back: held no more
+        metrics.membership(new Membership(Map.of(RingKey.controllerRing("example"), List.of(
+                new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.EXPIRED, 1)))));
+        assertThat(gauge("controller.sharding.ring.restarting.shards", "controllerring", "example")).isZero();
+    }
+
     /**
      * A ring's name goes into its kind's label, the reference's label of each era; every series has
      * both labels, so a Prometheus registry (which wants one set of label names per metric) takes them.

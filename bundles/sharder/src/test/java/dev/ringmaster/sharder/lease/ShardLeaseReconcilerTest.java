@@ -29,8 +29,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -377,6 +379,130 @@ class ShardLeaseReconcilerTest {
         assertThat(reconciler.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1));
     }
 
+    /**
+     * A shard stopped to restart (Lease still its own, marked restarting at T0 + 2 s): expired for the ring's
+     * grace whatever the detector says, not acquired within it, and acquired (the mark removed) once it ran out.
+     */
+    @Test
+    void aRestartingShardKeepsItsObjectsForTheGraceAndIsAcquiredAfterIt() {
+        reconciler = withGraces(Map.of(KEY, Duration.ofSeconds(30)), () -> true);
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "2026-01-01T00:00:02Z").endMetadata());
+
+        // the detector says ready, then expired, then uncertain: the hold says expired until T0 + 32 s
+        passAt(T0.plusSeconds(1), ShardState.EXPIRED, Duration.ofSeconds(31));
+        assertThat(reconciler.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.EXPIRED, 1, true));
+        passAt(T0.plusSeconds(25), ShardState.EXPIRED, Duration.ofSeconds(7));
+        passAt(T0.plusSeconds(31), ShardState.EXPIRED, Duration.ofSeconds(1));
+        assertThat(get(client, namespace, SHARD).getSpec().getHolderIdentity()).isEqualTo(SHARD);
+
+        // the grace ran out without the shard back: uncertain by its renewals, so acquired, and dead
+        clock.set(T0.plusSeconds(32));
+        reconciler.reconcile(key);
+        Lease acquired = get(client, namespace, SHARD);
+        assertThat(acquired.getSpec().getHolderIdentity()).isEqualTo(RingContract.LEASE_CONTROLLER_HOLDER);
+        assertThat(stateLabel(acquired)).isEqualTo("dead");
+        assertThat(acquired.getMetadata().getAnnotations()).doesNotContainKey(RingContract.RESTARTING_ANNOTATION);
+        assertThat(reconciler.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1));
+    }
+
+    /** Its replacement takes the Lease and removes the mark: ready, and held no more. */
+    @Test
+    void aShardBackFromItsRestartIsReady() {
+        reconciler = withGraces(Map.of(KEY, Duration.ofSeconds(30)), () -> true);
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "2026-01-01T00:00:02Z").endMetadata());
+        passAt(T0.plusSeconds(2), ShardState.EXPIRED, Duration.ofSeconds(30));
+
+        client.leases().inNamespace(namespace).withName(SHARD).edit(lease -> new LeaseBuilder(lease)
+                .editMetadata().removeFromAnnotations(RingContract.RESTARTING_ANNOTATION).endMetadata()
+                .editSpec().withRenewTime(TestLeases.utc(T0.plusSeconds(20))).endSpec().build());
+        passAt(T0.plusSeconds(20), ShardState.READY, Duration.ofSeconds(10));
+        assertThat(reconciler.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.READY, 1));
+    }
+
+    /** A follower sees the same hold and writes nothing. */
+    @Test
+    void aFollowerHoldsARestartingShardToo() {
+        ShardLeaseReconciler follower = withGraces(Map.of(KEY, Duration.ofSeconds(30)), () -> false);
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "2026-01-01T00:00:02Z").endMetadata());
+        String created = get(client, namespace, SHARD).getMetadata().getResourceVersion();
+
+        clock.set(T0.plusSeconds(25));
+        assertThat(follower.reconcile(key)).isEqualTo(Result.requeueAfter(Duration.ofSeconds(7)));
+        assertThat(follower.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.EXPIRED, 1, true));
+        clock.set(T0.plusSeconds(32));
+        follower.reconcile(key);
+        assertThat(follower.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.UNCERTAIN, 1));
+        assertThat(get(client, namespace, SHARD).getMetadata().getResourceVersion()).isEqualTo(created);
+    }
+
+    /** The hold overrides any detector, e.g. the pod-readiness one, which finds the restarting shard's pod gone. */
+    @Test
+    void theHoldOverridesTheDetectorInForce() {
+        reconciler = withGraces(Map.of(KEY, Duration.ofSeconds(30)), () -> true);
+        detector.set((lease, now) -> new ShardStatus(ShardState.DEAD, now.plusSeconds(60)));
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "2026-01-01T00:00:02Z").endMetadata());
+        passAt(T0.plusSeconds(2), ShardState.EXPIRED, Duration.ofSeconds(30));
+        passAt(T0.plusSeconds(32), ShardState.DEAD, Duration.ofSeconds(60));
+    }
+
+    /** A grace of 0 is today's behaviour; a Lease of several rings has the largest grace, of no known ring the default. */
+    @Test
+    void theGraceIsTheLargestOfTheLeasesKnownRings() {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "2026-01-01T00:00:02Z").endMetadata());
+        reconciler = withGraces(Map.of(KEY, Duration.ZERO), () -> false);
+        clock.set(T0.plusSeconds(25));
+        reconciler.reconcile(key);
+        assertThat(reconciler.membership().shards(KEY)).extracting(ShardInfo::state).containsExactly(ShardState.UNCERTAIN);
+
+        // no ring known: 60 s
+        reconciler = withGraces(Map.of(), () -> false);
+        clock.set(T0.plusSeconds(61));
+        assertThat(reconciler.reconcile(key)).isEqualTo(Result.requeueAfter(Duration.ofSeconds(1)));
+        assertThat(reconciler.membership().shards(KEY)).extracting(ShardInfo::state).containsExactly(ShardState.EXPIRED);
+
+        // a ControllerRing of the same Lease with 100 s: the larger counts
+        client.leases().inNamespace(namespace).withName(SHARD).edit(lease -> new LeaseBuilder(lease)
+                .editMetadata().addToLabels("alpha.sharding.timebertt.dev/controllerring", RING).endMetadata().build());
+        reconciler = withGraces(Map.of(KEY, Duration.ZERO, RingKey.controllerRing(RING), Duration.ofSeconds(100)),
+                () -> false);
+        clock.set(T0.plusSeconds(25));
+        assertThat(reconciler.reconcile(key)).isEqualTo(Result.requeueAfter(Duration.ofSeconds(77)));
+        assertThat(reconciler.membership().shards(RingKey.controllerRing(RING))).extracting(ShardInfo::state)
+                .containsExactly(ShardState.EXPIRED);
+    }
+
+    @Test
+    void anUnparseableRestartingTimeIsIgnoredAndReportedOncePerValue() {
+        reconciler = withGraces(Map.of(KEY, Duration.ofSeconds(30)), () -> true);
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "soon").endMetadata());
+        passAt(T0.plusSeconds(1), ShardState.READY, Duration.ofSeconds(9));
+        passAt(T0.plusSeconds(2), ShardState.READY, Duration.ofSeconds(8));
+        assertThat(warnings("InvalidRestarting")).singleElement().satisfies(event -> {
+            assertThat(event.getType()).isEqualTo("Warning");
+            assertThat(event.getNote()).contains("ringmaster.dev/restarting=\"soon\"").contains("RFC 3339");
+            assertThat(event.getRegarding().getName()).isEqualTo(SHARD);
+        });
+
+        client.leases().inNamespace(namespace).withName(SHARD).edit(lease -> {
+            lease.getMetadata().getAnnotations().put(RingContract.RESTARTING_ANNOTATION, "later");
+            return lease;
+        });
+        passAt(T0.plusSeconds(3), ShardState.READY, Duration.ofSeconds(7));
+        passAt(T0.plusSeconds(4), ShardState.READY, Duration.ofSeconds(6));
+        assertThat(warnings("InvalidRestarting")).hasSize(2);
+    }
+
+    private ShardLeaseReconciler withGraces(Map<RingKey, Duration> graces, BooleanSupplier writing) {
+        return new ShardLeaseReconciler(client, k -> get(client, k.namespace(), k.name()), detector::get, clock, writing,
+                ring -> Optional.ofNullable(graces.get(ring)));
+    }
+
     /** Runs a pass at {@code at} and checks the verdict, the label and the requeue delay. */
     private void passAt(Instant at, ShardState state, Duration requeue) {
         clock.set(at);
@@ -397,8 +523,12 @@ class ShardLeaseReconcilerTest {
     }
 
     private List<Event> warnings() {
+        return warnings("InvalidWeight");
+    }
+
+    private List<Event> warnings(String reason) {
         return client.events().v1().events().inNamespace(namespace).list().getItems().stream()
-                .filter(event -> "InvalidWeight".equals(event.getReason()))
+                .filter(event -> reason.equals(event.getReason()))
                 .toList();
     }
 

@@ -15,6 +15,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -92,7 +93,8 @@ class ClusterRingCrdTest {
 
         JSONSchemaProps spec = root.getProperties().get("spec");
         assertThat(spec.getRequired()).containsExactly("resources");
-        assertThat(spec.getProperties()).containsOnlyKeys("resources", "namespaceSelector", "strategy");
+        assertThat(spec.getProperties()).containsOnlyKeys("resources", "namespaceSelector", "strategy",
+                "shardRestartGraceSeconds");
         JSONSchemaProps resources = spec.getProperties().get("resources");
         assertThat(resources.getType()).isEqualTo("array");
         assertThat(resources.getMinItems()).isEqualTo(1L);
@@ -106,6 +108,11 @@ class ClusterRingCrdTest {
         JSONSchemaProps selector = spec.getProperties().get("namespaceSelector");
         assertThat(selector.getProperties()).containsOnlyKeys("matchLabels", "matchExpressions");
         assertThat(spec.getProperties().get("strategy").getType()).isEqualTo("string");
+        JSONSchemaProps grace = spec.getProperties().get("shardRestartGraceSeconds");
+        assertThat(grace.getType()).isEqualTo("integer");
+        assertThat(grace.getMinimum()).isEqualTo(0.0);
+        assertThat(grace.getMaximum()).isEqualTo(3600.0);
+        assertThat(grace.getDescription()).contains("ringmaster.dev/restarting").contains("60");
 
         JSONSchemaProps status = root.getProperties().get("status");
         assertThat(status.getProperties())
@@ -136,6 +143,7 @@ class ClusterRingCrdTest {
                       resource: secrets
                   namespaceSelector: {matchLabels: {role: project}}
                   strategy: rendezvous
+                  shardRestartGraceSeconds: 120
                 """;
         ClusterRing ring = serialization.unmarshal(yaml, ClusterRing.class);
         assertThat(ring.getSpec().getResources()).singleElement().satisfies(main -> {
@@ -144,6 +152,7 @@ class ClusterRingCrdTest {
         });
         assertThat(ring.getSpec().getNamespaceSelector().getMatchLabels()).isEqualTo(Map.of("role", "project"));
         assertThat(ring.getSpec().getStrategy()).isEqualTo("rendezvous");
+        assertThat(ring.getSpec().shardRestartGraceOrDefault()).isEqualTo(Duration.ofSeconds(120));
         ClusterRing again = serialization.unmarshal(serialization.asJson(ring), ClusterRing.class);
         assertThat(serialization.asJson(again)).isEqualTo(serialization.asJson(ring));
     }
@@ -161,6 +170,19 @@ class ClusterRingCrdTest {
         LabelSelector own = new LabelSelectorBuilder().addToMatchLabels("role", "project").build();
         spec.setNamespaceSelector(own);
         assertThat(spec.namespaceSelectorOrDefault()).isSameAs(own);
+    }
+
+    @Test
+    void anOmittedRestartGraceIsSixtySeconds() {
+        RingSpec spec = new RingSpec();
+        assertThat(spec.shardRestartGraceOrDefault()).isEqualTo(Duration.ofSeconds(60));
+        spec.setShardRestartGraceSeconds(0);
+        assertThat(spec.shardRestartGraceOrDefault()).isEqualTo(Duration.ZERO);
+        spec.setShardRestartGraceSeconds(3600);
+        assertThat(spec.shardRestartGraceOrDefault()).isEqualTo(Duration.ofHours(1));
+        spec.setShardRestartGraceSeconds(-5);
+        assertThat(spec.shardRestartGraceOrDefault()).isEqualTo(Duration.ZERO);
+        assertThat(new KubernetesSerialization().asJson(new RingSpec())).doesNotContain("shardRestartGraceSeconds");
     }
 
     private static void collectUntyped(String path, JSONSchemaProps schema, List<String> untyped) {

@@ -213,13 +213,29 @@ class RingValidationTest {
     }
 
     @Test
+    void theRestartGraceIsFromZeroToAnHour() {
+        ClusterRing ring = valid();
+        for (int seconds : new int[] {0, 60, 3600}) {
+            ring.getSpec().setShardRestartGraceSeconds(seconds);
+            assertThat(RingValidation.validate(ring)).as("%s s", seconds).isEmpty();
+        }
+        for (int seconds : new int[] {-1, 3601}) {
+            ring.getSpec().setShardRestartGraceSeconds(seconds);
+            assertThat(RingValidation.validate(ring)).singleElement().asString()
+                    .isEqualTo("spec.shardRestartGraceSeconds: " + seconds + " is not from 0 to 3600 (seconds a"
+                            + " restarting shard keeps its objects; omit it for 60)");
+        }
+    }
+
+    @Test
     void everyProblemIsReportedAtOnce() {
         ClusterRing ring = ring("n".repeat(70), main("", "configmaps"), main("", "configmaps"));
         ring.getSpec().setStrategy("Bad");
         ring.getSpec().setNamespaceSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("-k", "v")).build());
+        ring.getSpec().setShardRestartGraceSeconds(-1);
         assertThat(RingValidation.validate(ring))
                 .extracting(problem -> problem.substring(0, problem.indexOf(':')))
                 .containsExactly("metadata.name", "spec.resources[1]", "spec.namespaceSelector.matchLabels[\"-k\"]",
-                        "spec.strategy");
+                        "spec.strategy", "spec.shardRestartGraceSeconds");
     }
 }

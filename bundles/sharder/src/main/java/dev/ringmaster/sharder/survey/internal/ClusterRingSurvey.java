@@ -13,6 +13,7 @@ import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.Membership;
+import dev.ringmaster.sharder.lease.RestartHold;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingObject;
@@ -28,6 +29,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -67,7 +69,10 @@ final class ClusterRingSurvey {
         }
         Instant now = clock.instant();
         Map<String, Lease> leases = leases(kind, name);
-        List<ShardInfo> judged = leases.values().stream().map(lease -> ShardInfo.judge(lease, detector, now)).toList();
+        Duration restartGrace = ring.getSpec() == null ? RestartHold.DEFAULT_GRACE
+                : ring.getSpec().shardRestartGraceOrDefault();
+        List<ShardInfo> judged = leases.values().stream()
+                .map(lease -> ShardInfo.judge(lease, detector, restartGrace, now)).toList();
         RingView view = view(ring, judged);
         if (!view.isValid()) {
             throw new RingSurveyException(view.key() + " is invalid: " + String.join("; ", view.problems()));

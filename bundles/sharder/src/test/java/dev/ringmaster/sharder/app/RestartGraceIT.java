@@ -1,0 +1,185 @@
+package dev.ringmaster.sharder.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
+import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
+import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.rebalance.RebalanceLimits;
+import dev.ringmaster.sharder.ring.StrategyBinding;
+import dev.ringmaster.sharder.testing.StandardErrorLines;
+import dev.ringmaster.sharder.testing.TestLeases;
+import dev.ringmaster.testing.apiserver.RealApiServer;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.io.InputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The restart grace on a real API server (docs/design.md section 3): a shard Lease its shard marked
+ * {@code ringmaster.dev/restarting} stays {@code expired} and its own past the point where the lease
+ * detector alone would take it (2 × its lease duration), is taken (holder {@code shardlease-controller},
+ * {@code dead}) once the ring's grace ran out, and a change of the ring's grace applies at once.
+ */
+class RestartGraceIT {
+
+    private static final String NAMESPACE = "restart-grace-it";
+    private static final String RING = "restart-grace-it";
+    private static final String CRD = "clusterrings.sharding.timebertt.dev";
+    /** The contract's strings (docs/design.md section 1), written out rather than taken from the code. */
+    private static final String RING_LABEL = "alpha.sharding.timebertt.dev/clusterring";
+    private static final String STATE_LABEL = "alpha.sharding.timebertt.dev/state";
+    private static final String RESTARTING = "ringmaster.dev/restarting";
+    private static final String SHARDER = "shardlease-controller";
+    /** The shards' lease duration: the detector alone would take a Lease 2 × 2 s after its last renewal. */
+    private static final int LEASE_SECONDS = 2;
+    private static final int GRACE_SECONDS = 7;
+
+    private static final KubernetesClient ADMIN = RealApiServer.shared().admin();
+
+    @Test
+    void aRestartingShardKeepsItsLeaseForTheGraceAndTheGraceFollowsTheRing() throws Exception {
+        installCrd();
+        ADMIN.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+                .serverSideApply();
+        ring(GRACE_SECONDS);
+
+        try (StandardErrorLines log = new StandardErrorLines(); SharderReplica sharder = replica()) {
+            sharder.start();
+            await().atMost(Duration.ofSeconds(60)).until(sharder::isLeader);
+            await().atMost(Duration.ofSeconds(30)).until(() -> sharder.registry().view(
+                    RingKey.clusterRing(RING)).isPresent());
+
+            // shard-0 stops to restart now: renewed and marked at t0, and never back
+            Instant t0 = restartingLease("shard-0");
+            await().atMost(Duration.ofSeconds(5)).until(() -> "expired".equals(state("shard-0")));
+            // past the detector's uncertain point (t0 + 4 s), inside the grace (t0 + 7 s): still the shard's
+            sleepUntil(t0.plusSeconds(2L * LEASE_SECONDS + 2));
+            assertThat(lease("shard-0").getSpec().getHolderIdentity()).isEqualTo("shard-0");
+            assertThat(state("shard-0")).isEqualTo("expired");
+            assertThat(sharder.membership().availableShards(RingKey.clusterRing(RING)))
+                    .extracting(shard -> shard.name()).containsExactly("shard-0");
+
+            // the grace ran out: taken, dead, and the mark gone with it
+            await().atMost(Duration.ofSeconds(10)).until(() -> SHARDER.equals(lease("shard-0").getSpec().getHolderIdentity()));
+            Instant taken = Instant.now();
+            assertThat(taken).isAfterOrEqualTo(t0.plusSeconds(GRACE_SECONDS));
+            await().atMost(Duration.ofSeconds(5)).until(() -> "dead".equals(state("shard-0")));
+            assertThat(lease("shard-0").getMetadata().getAnnotations()).doesNotContainKey(RESTARTING);
+            assertThat(log.containing("Shard " + NAMESPACE + "/shard-0 stopped at")).hasSize(1);
+            assertThat(log.containing("Shard " + NAMESPACE + "/shard-0 did not come back")).hasSize(1);
+
+            // a long grace holds shard-1; cut to 0, its Lease is taken at once, not after the old grace
+            ring(600);
+            Thread.sleep(1000); // the ring's change reaches the replica's watch
+            Instant t1 = restartingLease("shard-1");
+            await().atMost(Duration.ofSeconds(5)).until(() -> "expired".equals(state("shard-1")));
+            sleepUntil(t1.plusSeconds(2L * LEASE_SECONDS + 1));
+            assertThat(lease("shard-1").getSpec().getHolderIdentity()).isEqualTo("shard-1");
+            ring(0);
+            await().atMost(Duration.ofSeconds(10)).until(() -> SHARDER.equals(lease("shard-1").getSpec().getHolderIdentity()));
+            await().atMost(Duration.ofSeconds(5)).until(() -> "dead".equals(state("shard-1")));
+        }
+    }
+
+    @AfterAll
+    static void removeTheRing() {
+        try {
+            ADMIN.genericKubernetesResources(rings()).withName(RING).delete();
+        } catch (KubernetesClientException notServed) {
+            // its CRD is not installed
+        }
+    }
+
+    /** One replica leading on its own election Lease, with the default strategy, detector and interpreter. */
+    private static SharderReplica replica() {
+        SharderReplica replica = new SharderReplica(ADMIN, new SharderReplica.Options("consistent-hash",
+                DefaultLeaseDetector.NAME, DefaultResourceInterpreter.NAME, RebalanceLimits.DEFAULT, Optional.empty(),
+                new SharderReplica.Options.LeaseName(NAMESPACE, "sharder"), "restart-grace-it", Clock.systemUTC()));
+        replica.use(PlugIns.NONE.withStrategy("consistent-hash", new StrategyBinding(new ConsistentHashStrategy(), Map.of()))
+                .withDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector())
+                .withInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()));
+        return replica;
+    }
+
+    /** The ClusterRing over the ConfigMaps of {@value #NAMESPACE}, with this restart grace. */
+    private static void ring(int graceSeconds) {
+        ADMIN.resource(ADMIN.getKubernetesSerialization().unmarshal("""
+                apiVersion: sharding.timebertt.dev/v1alpha1
+                kind: ClusterRing
+                metadata:
+                  name: %s
+                spec:
+                  resources:
+                  - group: ""
+                    resource: configmaps
+                  namespaceSelector:
+                    matchLabels: {kubernetes.io/metadata.name: %s}
+                  shardRestartGraceSeconds: %d
+                """.formatted(RING, NAMESPACE, graceSeconds), GenericKubernetesResource.class))
+                .forceConflicts().serverSideApply();
+    }
+
+    /**
+     * A shard's Lease as a shard stopping to restart leaves it: still its own, renewed last now, marked
+     * restarting now (as the shard writes it, RFC 3339 with the shard's clock); returns that time.
+     */
+    private static Instant restartingLease(String shard) {
+        Instant now = Instant.now();
+        ADMIN.leases().inNamespace(NAMESPACE).resource(TestLeases.shardLease(NAMESPACE, shard, RING, now, LEASE_SECONDS)
+                .editMetadata().withLabels(Map.of(RING_LABEL, RING)).addToAnnotations(RESTARTING, now.toString())
+                .endMetadata().build()).create();
+        return now;
+    }
+
+    private static Lease lease(String shard) {
+        return ADMIN.leases().inNamespace(NAMESPACE).withName(shard).get();
+    }
+
+    private static String state(String shard) {
+        Map<String, String> labels = lease(shard).getMetadata().getLabels();
+        return labels == null ? null : labels.get(STATE_LABEL);
+    }
+
+    private static void sleepUntil(Instant at) throws InterruptedException {
+        long millis = Duration.between(Instant.now(), at).toMillis();
+        if (millis > 0) {
+            Thread.sleep(millis);
+        }
+    }
+
+    /** Installs the CRD as the build generates it (with the restart grace) and waits until it is served. */
+    private static void installCrd() throws Exception {
+        try (InputStream yaml = RestartGraceIT.class.getClassLoader()
+                .getResourceAsStream("META-INF/fabric8/" + CRD + "-v1.yml")) {
+            CustomResourceDefinition crd = ADMIN.getKubernetesSerialization().unmarshal(yaml, CustomResourceDefinition.class);
+            ADMIN.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            try {
+                ADMIN.genericKubernetesResources(rings()).list();
+                return true;
+            } catch (KubernetesClientException e) {
+                return false;
+            }
+        });
+    }
+
+    private static ResourceDefinitionContext rings() {
+        return new ResourceDefinitionContext.Builder().withGroup("sharding.timebertt.dev").withVersion("v1alpha1")
+                .withPlural("clusterrings").withKind("ClusterRing").withNamespaced(false).build();
+    }
+}
