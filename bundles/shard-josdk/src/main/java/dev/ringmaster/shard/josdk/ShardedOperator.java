@@ -51,7 +51,8 @@ import java.util.function.Supplier;
  * operator.register(new MyReconciler());
  * operator.start();     // the Operator, then the Lease
  * ...
- * operator.stop();      // the Operator (running reconciles finish), then the Lease is released
+ * operator.stop();      // the Operator (running reconciles finish), then the Lease is closed:
+ *                       // released, or kept for a restart (the Sharding's ShardDeparture)
  * }</pre>
  */
 public final class ShardedOperator implements AutoCloseable {
@@ -202,9 +203,13 @@ public final class ShardedOperator implements AutoCloseable {
 
     /**
      * Stops gracefully: the Operator (its running reconciles finish, up to its
-     * {@code reconciliationTerminationTimeout}) and the hand-backs, then releases the Lease, so the
-     * sharder moves the objects at once and no other shard reconciles them while this one still
-     * does. Closes the client if the configuration says so (JOSDK's default). Idempotent.
+     * {@code reconciliationTerminationTimeout}) and the hand-backs, then closes the Sharding
+     * ({@link dev.ringmaster.shard.client.ShardLease#close()}), which asks its
+     * {@link dev.ringmaster.shard.client.ShardDeparture}: for a leave (the default) it releases the
+     * Lease, so the sharder moves the objects at once; for a restart it keeps the Lease marked
+     * {@code ringmaster.dev/restarting}, so the objects wait for the shard's next instance. Either way
+     * no other shard reconciles them while this one still does. Closes the client if the configuration
+     * says so (JOSDK's default). Idempotent.
      */
     public synchronized void stop() {
         if (stopped) {

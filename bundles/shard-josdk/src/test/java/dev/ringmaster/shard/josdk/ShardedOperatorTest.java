@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.shard.client.ShardLabels;
+import dev.ringmaster.shard.client.ShardDeparture;
 import dev.ringmaster.shard.client.Sharding;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -155,6 +156,23 @@ class ShardedOperatorTest {
 
         operator.stop();
         assertThat(holder()).isNullOrEmpty();
+    }
+
+    @Test
+    void aStopThatIsARestartKeepsTheLeaseMarked() {
+        sharding.close();
+        sharding = Sharding.forRing("example").shard("shard-0").namespace(namespace).client(client)
+                .leaseDuration(Duration.ofSeconds(3)).renewDeadline(Duration.ofSeconds(2))
+                .retryPeriod(Duration.ofMillis(200)).instance("uid-josdk").departure(ShardDeparture.restart()).build();
+        start(new Recorder());
+        await().atMost(SOON).until(() -> "shard-0".equals(holder()));
+
+        operator.stop();
+
+        Lease kept = client.leases().inNamespace(namespace).withName("shard-0").get();
+        assertThat(kept.getSpec().getHolderIdentity()).isEqualTo("shard-0");
+        assertThat(kept.getMetadata().getAnnotations()).containsEntry("ringmaster.dev/holder-instance", "uid-josdk")
+                .containsKey("ringmaster.dev/restarting");
     }
 
     @Test

@@ -18,6 +18,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -28,7 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code bin/checksum-controller}: runs one shard of the example controller until SIGTERM (or
- * Ctrl-C), then stops it gracefully, which releases the shard's Lease. Several processes with
+ * Ctrl-C), then stops it gracefully, which releases the shard's Lease or, for a restart
+ * ({@code --on-stop}), keeps it marked restarting. With {@code --identity-pool} it first claims a
+ * name of the Deployment's pool, waiting while all are held. Several processes with
  * different shard names form the controller's ring; in pods, the defaults of {@link CommandLine}
  * (pod name, pod namespace, the ServiceAccount's client configuration) make {@code --ring} the only
  * flag needed.
@@ -59,6 +65,8 @@ public final class ChecksumController {
     private static final Logger LOG = LoggerFactory.getLogger(ChecksumController.class);
     /** The start check fails fast: no retries, short timeouts. */
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(10);
+    /** A claim of a pool name waits until a name is free or the command is stopped. */
+    private static final Duration CLAIM_FOREVER = Duration.ofDays(3650);
     /** How long the shutdown hook waits for the shard to stop and release its Lease. */
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(40);
 
@@ -178,21 +186,34 @@ public final class ChecksumController {
                 return EXIT_USAGE;
             }
         }
-        ChecksumShard.Options options = commandLine.shard();
-        String problem = probe(config, options);
+        ChecksumShard.Options given = commandLine.shard();
+        String problem = probe(config, given);
         if (problem != null) {
             err.println(name + ": " + problem);
             return EXIT_FAILURE;
         }
-        try (KubernetesClient client = client(config);
-             AutoCloseable shard = shards.start(client, options, line -> {
-                 out.println(line);
-                 out.flush();
-             })) {
-            LOG.info("{} shard {} of ring {} running against {}", name, options.shard(), options.ring(),
-                    config.getMasterUrl());
-            stop.await();
-            LOG.info("Stopping shard {}", options.shard());
+        try (KubernetesClient client = client(config)) {
+            ChecksumShard.Options options = given;
+            if (options.shard() == null) {
+                try {
+                    options = claim(client, options, stop);
+                } catch (IllegalStateException e) {
+                    err.println(name + ": " + e.getMessage());
+                    return EXIT_FAILURE;
+                }
+                if (options == null) {
+                    return 0; // stopped while waiting for a name
+                }
+            }
+            try (AutoCloseable shard = shards.start(client, options, line -> {
+                out.println(line);
+                out.flush();
+            })) {
+                LOG.info("{} shard {} of ring {} running against {}", name, options.shard(), options.ring(),
+                        config.getMasterUrl());
+                stop.await();
+                LOG.info("Stopping shard {}", options.shard());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
@@ -200,6 +221,41 @@ public final class ChecksumController {
             return EXIT_FAILURE;
         }
         return 0;
+    }
+
+    /**
+     * Claims a name of the options' identity pool, waiting while all are held, until {@code stop}:
+     * the options with the name, or null if stopped first.
+     *
+     * @throws IllegalStateException if the pool's Deployment cannot be read
+     */
+    static ChecksumShard.Options claim(KubernetesClient client, ChecksumShard.Options options, CountDownLatch stop)
+            throws InterruptedException {
+        ExecutorService claimer = Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "claim-" + options.identityPool().orElse("pool"));
+            thread.setDaemon(true);
+            return thread;
+        });
+        try {
+            Future<ChecksumShard.Options> claim = claimer.submit(() -> options.claimShard(client, CLAIM_FOREVER));
+            while (!claim.isDone()) {
+                if (stop.await(100, TimeUnit.MILLISECONDS)) {
+                    claim.cancel(true);
+                    return null;
+                }
+            }
+            try {
+                return claim.get();
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof IllegalStateException problem) {
+                    throw problem;
+                }
+                throw new IllegalStateException("cannot claim a name of pool " + options.identityPool().orElse("?")
+                        + ": " + rootMessage(e.getCause()), e.getCause());
+            }
+        } finally {
+            claimer.shutdownNow();
+        }
     }
 
     /**
@@ -214,8 +270,9 @@ public final class ChecksumController {
     }
 
     /**
-     * Reads the shard's Lease once, without retries: {@code null} if the API server answered (the
-     * Lease may not exist yet), else a one-line description of the failure.
+     * Reads the shard's Lease once (with an identity pool: the pool's Deployment), without retries:
+     * {@code null} if the API server answered (the Lease may not exist yet; the Deployment must), else a
+     * one-line description of the failure.
      */
     static String probe(Config config, ChecksumShard.Options options) {
         Config fast = new ConfigBuilder(config)
@@ -223,13 +280,22 @@ public final class ChecksumController {
                 .withConnectionTimeout((int) PROBE_TIMEOUT.toMillis())
                 .withRequestTimeout((int) PROBE_TIMEOUT.toMillis())
                 .build();
+        String what = options.shard() == null
+                ? "Deployment " + options.leaseNamespace() + "/" + options.identityPool().orElseThrow()
+                : "Lease " + options.leaseNamespace() + "/" + options.shard();
         try (KubernetesClient client = client(fast)) {
+            if (options.shard() == null) {
+                if (client.apps().deployments().inNamespace(options.leaseNamespace())
+                        .withName(options.identityPool().orElseThrow()).get() == null) {
+                    return what + " of --identity-pool does not exist";
+                }
+                return null;
+            }
             client.leases().inNamespace(options.leaseNamespace()).withName(options.shard()).get();
             return null;
         } catch (KubernetesClientException e) {
             if (e.getCode() > 0) {
-                return "the API server at " + config.getMasterUrl() + " refused to read Lease "
-                        + options.leaseNamespace() + "/" + options.shard() + ": HTTP " + e.getCode()
+                return "the API server at " + config.getMasterUrl() + " refused to read " + what + ": HTTP " + e.getCode()
                         + (e.getStatus() != null && e.getStatus().getMessage() != null
                                 ? " " + e.getStatus().getMessage() : "");
             }

@@ -1,7 +1,9 @@
 package dev.ringmaster.examples.checksum;
 
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.shard.client.ShardDeparture;
 import dev.ringmaster.shard.client.ShardInformers;
+import dev.ringmaster.shard.client.ShardPool;
 import dev.ringmaster.shard.client.ShardedReconciler;
 import dev.ringmaster.shard.client.Sharding;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -19,13 +21,16 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,13 +58,29 @@ import org.slf4j.LoggerFactory;
  */
 public final class ChecksumShard implements AutoCloseable {
 
+    /** What a graceful stop does with the shard's Lease ({@code --on-stop}). */
+    public enum OnStop {
+        /**
+         * With an identity pool, the pool's rule ({@link ShardDeparture#pool}); else, for a pod named like a
+         * StatefulSet's ({@code <sts>-<n>}), the StatefulSet's rule ({@link ShardDeparture#statefulSet});
+         * else leave.
+         */
+        AUTO,
+        /** Always keep the Lease, marked restarting: the objects stay for the ring's restart grace. */
+        RESTART,
+        /** Always release the Lease: the objects move at once. */
+        LEAVE
+    }
+
     /**
      * How a shard runs.
      *
      * @param ringKind        the kind of the ring: ClusterRing or ControllerRing (the reference sharder's since v0.9.0)
      * @param ring            the ring's name
-     * @param shard           this shard's name: Lease name, holder identity, shard label value
-     * @param leaseNamespace  namespace of the shard's Lease
+     * @param shard           this shard's name: Lease name, holder identity, shard label value; {@code null}
+     *                        only with an identity pool, until a name of it is claimed ({@link #claimShard})
+     * @param leaseNamespace  namespace of the shard's Lease (and of the StatefulSet or Deployment the
+     *                        departure rules read)
      * @param watchNamespaces namespaces whose ConfigMaps it reconciles; empty: all namespaces
      * @param leaseDuration   {@code leaseDurationSeconds} of the Lease
      * @param renewDeadline   how long renewals may fail before the shard stops reconciling
@@ -67,15 +88,24 @@ public final class ChecksumShard implements AutoCloseable {
      * @param resync          every ConfigMap of the shard is reconciled again this often (which also
      *                        retries failed reconciles); zero: never
      * @param clock           time of the Lease renewals and of the reconcile lines
+     * @param instance        this process's instance (the pod's UID); empty: {@link Sharding#defaultInstance()}
+     * @param identityPool    the Deployment whose pool of names the shard takes its name from; empty: none
+     * @param podName         the pod this shard runs in, for the StatefulSet rule of {@link OnStop#AUTO};
+     *                        empty: not in a pod
+     * @param onStop          what a graceful stop does with the Lease
      */
     public record Options(RingKind ringKind, String ring, String shard, String leaseNamespace,
             List<String> watchNamespaces, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
-            Duration resync, Clock clock) {
+            Duration resync, Clock clock, Optional<String> instance, Optional<String> identityPool,
+            Optional<String> podName, OnStop onStop) {
 
         public Options {
             Objects.requireNonNull(ringKind, "ringKind");
             Objects.requireNonNull(ring, "ring");
-            Objects.requireNonNull(shard, "shard");
+            Objects.requireNonNull(identityPool, "identityPool");
+            if (identityPool.isEmpty()) {
+                Objects.requireNonNull(shard, "shard");
+            }
             Objects.requireNonNull(leaseNamespace, "leaseNamespace");
             watchNamespaces = List.copyOf(watchNamespaces);
             Objects.requireNonNull(leaseDuration, "leaseDuration");
@@ -85,50 +115,153 @@ public final class ChecksumShard implements AutoCloseable {
                 throw new IllegalArgumentException("resync period must not be negative, got " + resync);
             }
             Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(instance, "instance");
+            Objects.requireNonNull(podName, "podName");
+            Objects.requireNonNull(onStop, "onStop");
         }
 
         /**
          * A shard of a ClusterRing, all namespaces, shard-client's default timings (15 s, 10 s, 2 s),
-         * a resync every 10 minutes, the UTC system clock.
+         * a resync every 10 minutes, the UTC system clock, the process's default instance, no pool, not
+         * in a pod, {@link OnStop#AUTO} (which is then a leave).
          */
         public static Options of(String ring, String shard, String leaseNamespace) {
             return new Options(RingKind.CLUSTER_RING, ring, shard, leaseNamespace, List.of(), Duration.ofSeconds(15),
-                    Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofMinutes(10), Clock.systemUTC());
+                    Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofMinutes(10), Clock.systemUTC(),
+                    Optional.empty(), Optional.empty(), Optional.empty(), OnStop.AUTO);
+        }
+
+        /**
+         * A shard of a ClusterRing that takes its name from the pool of the Deployment {@code pool}
+         * (claimed by {@link #claimShard}), otherwise as {@link #of}.
+         */
+        public static Options ofPool(String ring, String pool, String leaseNamespace) {
+            return new Options(RingKind.CLUSTER_RING, ring, null, leaseNamespace, List.of(), Duration.ofSeconds(15),
+                    Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofMinutes(10), Clock.systemUTC(),
+                    Optional.empty(), Optional.of(pool), Optional.empty(), OnStop.AUTO);
         }
 
         public Options withRingKind(RingKind ringKind) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
         }
 
         public Options withWatchNamespaces(List<String> namespaces) {
             return new Options(ringKind, ring, shard, leaseNamespace, namespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
         }
 
         /** Lease timings; they must satisfy duration &gt; renew deadline &gt; retry period, duration whole seconds. */
         public Options withLeaseTimings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
         }
 
         public Options withResync(Duration resync) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
         }
 
         public Options withClock(Clock clock) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
+        }
+
+        /** This shard's name (e.g. the one claimed from the identity pool). */
+        public Options withShard(String shard) {
+            return new Options(ringKind, ring, Objects.requireNonNull(shard, "shard"), leaseNamespace, watchNamespaces,
+                    leaseDuration, renewDeadline, retryPeriod, resync, clock, instance, identityPool, podName, onStop);
+        }
+
+        /** This process's instance (the pod's UID). */
+        public Options withInstance(String instance) {
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock, Optional.of(instance), identityPool, podName, onStop);
+        }
+
+        /** The Deployment whose pool of names this shard takes its name from. */
+        public Options withIdentityPool(String pool) {
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock, instance, Optional.of(pool), podName, onStop);
+        }
+
+        /** The pod this shard runs in. */
+        public Options withPodName(String podName) {
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock, instance, identityPool, Optional.of(podName), onStop);
+        }
+
+        public Options withOnStop(OnStop onStop) {
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
+        }
+
+        /** The instance the shard's Lease and its pool claim are written with. */
+        public String effectiveInstance() {
+            return instance.orElseGet(Sharding::defaultInstance);
         }
 
         /**
-         * The shard these options describe, not started: ring, shard name, Lease namespace, timings and
-         * clock, renewing on {@code leaseExecutor}.
+         * These options with the shard named by a claim of the identity pool's lowest free name
+         * ({@link ShardPool#claim}); unchanged if the shard has a name already.
+         *
+         * @throws IllegalStateException if the pool's Deployment cannot be read
+         */
+        public Options claimShard(KubernetesClient client, Duration timeout) throws TimeoutException, InterruptedException {
+            if (shard != null) {
+                return this;
+            }
+            String claimed = ShardPool.of(client, leaseNamespace, identityPool.orElseThrow()).ring(ringKind, ring)
+                    .instance(effectiveInstance()).leaseDuration(leaseDuration).retryPeriod(retryPeriod).clock(clock)
+                    .claim(timeout);
+            return withShard(claimed);
+        }
+
+        /**
+         * {@link #claimShard} with a timeout of 10 minutes, for a start that must have a name.
+         *
+         * @throws IllegalStateException if the pool's Deployment cannot be read, no name was free in
+         *     time, or the thread was interrupted (its flag is set again)
+         */
+        public Options named(KubernetesClient client) {
+            try {
+                return claimShard(client, CLAIM_TIMEOUT);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while claiming a name of pool " + identityPool.orElse("?"), e);
+            } catch (TimeoutException e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+        }
+
+        /**
+         * What a graceful stop does ({@link #onStop()}): with {@link OnStop#AUTO}, the pool's rule if the
+         * shard has an identity pool, else the StatefulSet's rule if the pod is named {@code <sts>-<n>},
+         * else a leave.
+         */
+        public ShardDeparture departure(KubernetesClient client) {
+            return switch (onStop) {
+                case LEAVE -> ShardDeparture.leave();
+                case RESTART -> ShardDeparture.restart();
+                case AUTO -> identityPool.isPresent() ? ShardDeparture.pool(client, leaseNamespace, identityPool.get())
+                        : podName.filter(name -> STATEFUL_SET_POD.matcher(name).matches()).isPresent()
+                                ? ShardDeparture.statefulSet(client, leaseNamespace, podName.get())
+                                : ShardDeparture.leave();
+            };
+        }
+
+        /**
+         * The shard these options describe, not started: ring, shard name, Lease namespace, timings,
+         * clock, instance and departure, renewing on {@code leaseExecutor}.
          *
          * @throws IllegalArgumentException if a name is invalid or the timings are inconsistent
+         * @throws IllegalStateException    if the shard's name is still to be claimed from its pool
          */
         public Sharding sharding(KubernetesClient client, ScheduledExecutorService leaseExecutor) {
+            if (shard == null) {
+                throw new IllegalStateException("the shard has no name yet: claim one of pool "
+                        + identityPool.orElse("?") + " first (claimShard)");
+            }
             return Sharding.forRing(ring)
                     .ringKind(ringKind)
                     .shard(shard)
@@ -139,9 +272,16 @@ public final class ChecksumShard implements AutoCloseable {
                     .retryPeriod(retryPeriod)
                     .clock(clock)
                     .executor(leaseExecutor)
+                    .instance(effectiveInstance())
+                    .departure(departure(client))
                     .build();
         }
     }
+
+    /** A StatefulSet pod's name, {@code <sts>-<ordinal>}. */
+    static final Pattern STATEFUL_SET_POD = Pattern.compile(".+-(0|[1-9][0-9]*)");
+    /** How long {@link #start} waits for a name of the identity pool when the options have none yet. */
+    static final Duration CLAIM_TIMEOUT = Duration.ofMinutes(10);
 
     private static final Logger LOG = LoggerFactory.getLogger(ChecksumShard.class);
     /** How often the shard lists its drained ConfigMaps from the API server ({@link ShardedReconciler.Builder#drainSweep}). */
@@ -168,19 +308,23 @@ public final class ChecksumShard implements AutoCloseable {
     }
 
     /**
-     * Starts a shard: its informers and its Lease. Returns at once; the shard reconciles once it
-     * holds its Lease and the sharder assigned objects to it.
+     * Starts a shard: its informers and its Lease. Returns at once (unless the options name an
+     * identity pool and no shard yet: then it first claims a name of the pool, waiting up to 10 minutes
+     * while all are held); the shard reconciles once it holds its Lease and the sharder assigned
+     * objects to it.
      *
      * @param client       the client for everything the shard does; not closed by the shard
-     * @param options      ring, shard, namespaces, timings
+     * @param given        ring, shard (or identity pool), namespaces, timings, departure
      * @param reconcileLog receives one {@link ReconcileLine} (as text) per reconcile, from the shard's
      *                     worker thread; must be thread-safe if shared between shards
      * @throws IllegalArgumentException if a name is invalid or the timings are inconsistent
+     * @throws IllegalStateException    if a name of the identity pool could not be claimed
      */
-    public static ChecksumShard start(KubernetesClient client, Options options, Consumer<String> reconcileLog) {
+    public static ChecksumShard start(KubernetesClient client, Options given, Consumer<String> reconcileLog) {
         Objects.requireNonNull(client, "client");
-        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(given, "options");
         Objects.requireNonNull(reconcileLog, "reconcileLog");
+        Options options = given.named(client);
         // two threads: the deadline check must run while a renewal hangs (shard-client's advice)
         ScheduledThreadPoolExecutor leaseExecutor =
                 new ScheduledThreadPoolExecutor(2, daemon("checksum-lease-" + options.shard()));
@@ -238,8 +382,10 @@ public final class ChecksumShard implements AutoCloseable {
 
     /**
      * Stops gracefully (what SIGTERM does): no new reconciles, waits for the running one (up to 30 s),
-     * stops the informers, then releases the Lease, so the sharder moves this shard's objects at
-     * once and no other shard reconciles them while this one still does. Idempotent.
+     * stops the informers, then closes the Lease ({@link dev.ringmaster.shard.client.ShardLease#close()}):
+     * for a leave it is released, so the sharder moves this shard's objects at once; for a restart
+     * ({@link Options#departure}) it is kept, marked restarting, so the objects wait for the shard's
+     * next instance. Either way no other shard reconciles them while this one still does. Idempotent.
      */
     @Override
     public void close() {
@@ -248,7 +394,7 @@ public final class ChecksumShard implements AutoCloseable {
         }
         sharding.close();
         leaseExecutor.shutdownNow();
-        LOG.info("Shard {} stopped and released its Lease", shard());
+        LOG.info("Shard {} stopped", shard());
     }
 
     /**

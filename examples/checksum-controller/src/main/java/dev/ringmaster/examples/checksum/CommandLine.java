@@ -18,13 +18,14 @@ import java.util.regex.Pattern;
 
 /**
  * The command line of {@code bin/checksum-controller} (and of {@code bin/josdk-checksum-operator}):
- * {@code --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig F] [--shard-name NAME]
- * [--namespace LEASE_NS] [--watch-namespace NS]...}.
+ * {@code --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig F] [--shard-name NAME |
+ * --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave] [--namespace LEASE_NS] [--watch-namespace NS]...}.
  * Flags take their value as the next argument or after {@code =}.
  *
  * <p>What a pod knows need not be given ({@link Environment}): the shard name defaults to
  * {@code $POD_NAME}, else {@code $HOSTNAME} (a pod's hostname is its name); the Lease namespace to
- * {@code $POD_NAMESPACE}, else the namespace file of the pod's ServiceAccount. Without
+ * {@code $POD_NAMESPACE}, else the namespace file of the pod's ServiceAccount; the instance (the fence
+ * between two processes of one shard name) to {@code $POD_UID}. Without
  * {@code --kubeconfig} the command uses fabric8's auto-configuration, as {@code bin/ringmaster run}
  * does: in a pod its ServiceAccount, else {@code $KUBECONFIG} or {@code ~/.kube/config}.
  *
@@ -36,6 +37,8 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
 
     /** Downward API variable of the pod's name: the shard name when {@code --shard-name} is not given. */
     public static final String POD_NAME_ENV = "POD_NAME";
+    /** Set in every pod: only there does the pod's name decide {@code --on-stop auto}. */
+    public static final String KUBERNETES_SERVICE_HOST_ENV = "KUBERNETES_SERVICE_HOST";
 
     public CommandLine {
         Objects.requireNonNull(kubeconfig, "kubeconfig");
@@ -85,10 +88,12 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
     public static String usage(String name, String description) {
         String indent = " ".repeat("Usage: ".length() + name.length() + 1);
         return "Usage: " + name + " --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig FILE]\n"
-                + indent + "[--shard-name NAME] [--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]...\n\n"
+                + indent + "[--shard-name NAME | --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave]\n"
+                + indent + "[--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]...\n\n"
                 + description + " Prints one line per reconcile to stdout:\n" + """
                   reconcile shard=S object=NS/NAME start=MS end=MS
-                Logs go to stderr. SIGTERM stops it and releases its Lease.
+                Logs go to stderr. SIGTERM stops it and releases its Lease, or keeps it for a restart
+                (--on-stop).
 
                   --ring NAME                  the ring this controller's shards belong to
                   --ring-kind KIND             its kind: clusterring (default) or controllerring (the reference
@@ -97,14 +102,27 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                                                its ServiceAccount, else $KUBECONFIG or ~/.kube/config
                   --shard-name NAME            this shard's name: its Lease and the shard label value;
                                                default: $POD_NAME, else $HOSTNAME (in a pod: the pod's name)
+                  --identity-pool DEPLOYMENT   take the shard name from the pool of this Deployment (in the
+                                               Lease namespace): the lowest free DEPLOYMENT-<i>, i below its
+                                               replicas, waiting while all are held; not with --shard-name
+                  --on-stop MODE               what SIGTERM does with the Lease: leave (release it: the objects
+                                               move at once), restart (keep it, marked restarting: the objects
+                                               wait for the shard's next instance), or auto (default): with
+                                               --identity-pool, restart unless the pool has more live shards
+                                               than replicas; in a pod named <statefulset>-<n>, restart while
+                                               n is below the StatefulSet's replicas; else leave
                   --namespace LEASE_NAMESPACE  namespace of the shard's Lease; default: $POD_NAMESPACE, else
                                                the namespace of the pod's ServiceAccount
                   --watch-namespace NAMESPACE  reconcile ConfigMaps of this namespace only; repeat or separate
                                                with commas for several; default: all namespaces
                   -h, --help                   this text
 
-                Exit codes: 1 the API server is unreachable or refuses the shard, 2 bad arguments or a setting
-                found nowhere; SIGTERM (143) or Ctrl-C (130) stops the shard gracefully, releasing its Lease.
+                The instance written on the Lease (the fence between two processes of one shard name) is
+                $POD_UID (downward API, fieldRef metadata.uid), else a random id.
+
+                Exit codes: 1 the API server is unreachable or refuses the shard (or the identity pool's
+                Deployment cannot be read), 2 bad arguments or a setting found nowhere; SIGTERM (143) or
+                Ctrl-C (130) stops the shard gracefully, releasing its Lease or keeping it for a restart.
                 """;
     }
 
@@ -140,9 +158,11 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
     private static final String SHARD_NAME = "--shard-name";
     private static final String NAMESPACE = "--namespace";
     private static final String WATCH_NAMESPACE = "--watch-namespace";
+    private static final String IDENTITY_POOL = "--identity-pool";
+    private static final String ON_STOP = "--on-stop";
     private static final List<String> REQUIRED = List.of(RING);
     private static final Set<String> FLAGS =
-            Set.of(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, WATCH_NAMESPACE);
+            Set.of(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, WATCH_NAMESPACE, IDENTITY_POOL, ON_STOP);
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
     /** Whether the arguments ask for the usage text. */
@@ -218,21 +238,66 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        Value shard = shardName(single.get(SHARD_NAME), environment);
+        String pool = single.get(IDENTITY_POOL);
+        if (pool != null && single.containsKey(SHARD_NAME)) {
+            throw new UsageException(IDENTITY_POOL + " and " + SHARD_NAME + " exclude each other: the pool names the shard");
+        }
+        ChecksumShard.OnStop onStop = single.containsKey(ON_STOP) ? onStop(single.get(ON_STOP)) : ChecksumShard.OnStop.AUTO;
+        Value shard = null;
+        if (pool != null) {
+            try {
+                names.identityPool(pool, java.time.Duration.ZERO);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(IDENTITY_POOL + ": " + e.getMessage());
+            }
+        } else {
+            shard = shardName(single.get(SHARD_NAME), environment);
+        }
         Value leaseNamespace = leaseNamespace(single.get(NAMESPACE), environment);
-        try {
-            names.shard(shard.value());
-        } catch (IllegalArgumentException e) {
-            throw shard.invalid(e);
+        if (shard != null) {
+            try {
+                names.shard(shard.value());
+            } catch (IllegalArgumentException e) {
+                throw shard.invalid(e);
+            }
         }
         try {
             names.namespace(leaseNamespace.value());
         } catch (IllegalArgumentException e) {
             throw leaseNamespace.invalid(e);
         }
-        return new CommandLine(kubeconfig, ChecksumShard.Options.of(ring, shard.value(), leaseNamespace.value())
-                .withRingKind(ringKind)
-                .withWatchNamespaces(watched.stream().distinct().toList()));
+        ChecksumShard.Options options = pool != null
+                ? ChecksumShard.Options.ofPool(ring, pool, leaseNamespace.value())
+                : ChecksumShard.Options.of(ring, shard.value(), leaseNamespace.value());
+        options = options.withRingKind(ringKind)
+                .withWatchNamespaces(watched.stream().distinct().toList())
+                .withOnStop(onStop);
+        Optional<String> instance = environment.variable(Sharding.POD_UID_ENV);
+        if (instance.isPresent()) {
+            options = options.withInstance(instance.get());
+        }
+        Optional<String> podName = podName(environment);
+        if (podName.isPresent()) {
+            options = options.withPodName(podName.get());
+        }
+        return new CommandLine(kubeconfig, options);
+    }
+
+    /** In a pod ({@code $KUBERNETES_SERVICE_HOST} set): {@code $POD_NAME}, else {@code $HOSTNAME}; else empty. */
+    private static Optional<String> podName(Environment environment) {
+        if (environment.variable(KUBERNETES_SERVICE_HOST_ENV).isEmpty()) {
+            return Optional.empty();
+        }
+        return environment.variable(POD_NAME_ENV).or(() -> environment.variable(Sharding.HOSTNAME_ENV));
+    }
+
+    private static ChecksumShard.OnStop onStop(String value) throws UsageException {
+        return switch (value) {
+            case "auto" -> ChecksumShard.OnStop.AUTO;
+            case "restart" -> ChecksumShard.OnStop.RESTART;
+            case "leave" -> ChecksumShard.OnStop.LEAVE;
+            default -> throw new UsageException(ON_STOP + " '" + value + "' is not a mode: use auto, restart or leave");
+        };
     }
 
     /**

@@ -9,6 +9,10 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.ByteArrayOutputStream;
@@ -22,6 +26,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -71,7 +77,9 @@ class ChecksumControllerTest {
         assertThat(run("--help")).isZero();
         assertThat(text(out)).startsWith("Usage: checksum-controller --ring NAME [--ring-kind clusterring|controllerring]"
                         + " [--kubeconfig FILE]\n")
-                .contains("[--shard-name NAME] [--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]...")
+                .contains("[--shard-name NAME | --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave]\n")
+                .contains("[--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]...")
+                .contains("--identity-pool DEPLOYMENT").contains("--on-stop MODE").contains("$POD_UID")
                 .contains("default: $POD_NAME, else $HOSTNAME").contains("default: $POD_NAMESPACE");
         assertThat(text(err)).isEmpty();
     }
@@ -224,6 +232,118 @@ class ChecksumControllerTest {
 
         assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
         assertThat(client.leases().inNamespace(namespace).withName("shard-7").get().getSpec().getHolderIdentity()).isEmpty();
+    }
+
+    @Test
+    void aStatefulSetPodWithinTheReplicasKeepsItsLeaseForTheRestart() throws Exception {
+        String namespace = "sts-restart";
+        client.apps().statefulSets().inNamespace(namespace).resource(new StatefulSetBuilder().withNewMetadata()
+                .withName("checksums").withNamespace(namespace).endMetadata().withNewSpec().withReplicas(3).endSpec()
+                .build()).create();
+        environment = Map.of("POD_NAME", "checksums-2", "POD_NAMESPACE", namespace, "POD_UID", "uid-of-pod-2",
+                "KUBERNETES_SERVICE_HOST", "10.0.0.1");
+        autoConfiguration = client::getConfiguration;
+
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--ring", "checksums",
+                "--watch-namespace", namespace));
+        await().atMost(Duration.ofSeconds(15)).until(() -> leaseHeldBy(namespace, "checksums-2"));
+        stop.countDown();
+
+        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        Lease kept = client.leases().inNamespace(namespace).withName("checksums-2").get();
+        assertThat(kept.getSpec().getHolderIdentity()).isEqualTo("checksums-2");
+        assertThat(kept.getMetadata().getAnnotations()).containsEntry("ringmaster.dev/holder-instance", "uid-of-pod-2")
+                .containsKey("ringmaster.dev/restarting");
+    }
+
+    @Test
+    void onStopLeaveReleasesTheLeaseOfAStatefulSetPod() throws Exception {
+        String namespace = "sts-leave";
+        client.apps().statefulSets().inNamespace(namespace).resource(new StatefulSetBuilder().withNewMetadata()
+                .withName("checksums").withNamespace(namespace).endMetadata().withNewSpec().withReplicas(3).endSpec()
+                .build()).create();
+        environment = Map.of("POD_NAME", "checksums-0", "POD_NAMESPACE", namespace, "KUBERNETES_SERVICE_HOST", "10.0.0.1");
+        autoConfiguration = client::getConfiguration;
+
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--ring", "checksums",
+                "--watch-namespace", namespace, "--on-stop", "leave"));
+        await().atMost(Duration.ofSeconds(15)).until(() -> leaseHeldBy(namespace, "checksums-0"));
+        stop.countDown();
+
+        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        assertThat(client.leases().inNamespace(namespace).withName("checksums-0").get().getSpec().getHolderIdentity())
+                .isEmpty();
+    }
+
+    @Test
+    void anIdentityPoolNamesTheShardAndItsStopKeepsTheLease() throws Exception {
+        String namespace = "pool-run";
+        client.apps().deployments().inNamespace(namespace).resource(new DeploymentBuilder().withNewMetadata()
+                .withName("workers").withNamespace(namespace).endMetadata().withNewSpec().withReplicas(2).endSpec()
+                .build()).create();
+        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+        client.leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName("workers-0")
+                .withNamespace(namespace).addToAnnotations("ringmaster.dev/holder-instance", "another-pod").endMetadata()
+                .withNewSpec().withHolderIdentity("workers-0").withLeaseDurationSeconds(600).withRenewTime(now)
+                .withAcquireTime(now).endSpec().build()).create();
+        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName("app")
+                .withNamespace(namespace).addToLabels(RingContract.shardLabel("checksums"), "workers-1").endMetadata()
+                .addToData("k", "v").build()).create();
+        environment = Map.of("POD_NAME", "workers-5d8f7-x2b4q", "POD_NAMESPACE", namespace, "POD_UID", "uid-new",
+                "KUBERNETES_SERVICE_HOST", "10.0.0.1");
+        autoConfiguration = client::getConfiguration;
+
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--ring", "checksums",
+                "--identity-pool", "workers", "--watch-namespace", namespace));
+        await().atMost(Duration.ofSeconds(15)).until(() -> text(out).contains("reconcile shard=workers-1 object=pool-run/app "));
+        stop.countDown();
+
+        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        Lease kept = client.leases().inNamespace(namespace).withName("workers-1").get();
+        assertThat(kept.getSpec().getHolderIdentity()).isEqualTo("workers-1");
+        assertThat(kept.getMetadata().getAnnotations()).containsEntry("ringmaster.dev/holder-instance", "uid-new")
+                .containsKey("ringmaster.dev/restarting");
+        assertThat(client.leases().inNamespace(namespace).withName("workers-0").get().getMetadata().getAnnotations())
+                .containsEntry("ringmaster.dev/holder-instance", "another-pod");
+    }
+
+    @Test
+    void anIdentityPoolWithoutItsDeploymentIsOneLineAndExitCode1() {
+        environment = Map.of("POD_NAMESPACE", "no-pool", "KUBERNETES_SERVICE_HOST", "10.0.0.1");
+        autoConfiguration = client::getConfiguration;
+
+        assertThat(run("--ring", "checksums", "--identity-pool", "workers")).isEqualTo(1);
+        assertThat(text(err)).isEqualTo("checksum-controller: Deployment no-pool/workers of --identity-pool does not exist\n");
+    }
+
+    @Test
+    void aStopWhileWaitingForAPoolNameEndsTheRun() throws Exception {
+        String namespace = "pool-full";
+        client.apps().deployments().inNamespace(namespace).resource(new DeploymentBuilder().withNewMetadata()
+                .withName("workers").withNamespace(namespace).endMetadata().withNewSpec().withReplicas(1).endSpec()
+                .build()).create();
+        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+        client.leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName("workers-0")
+                .withNamespace(namespace).addToAnnotations("ringmaster.dev/holder-instance", "another-pod").endMetadata()
+                .withNewSpec().withHolderIdentity("workers-0").withLeaseDurationSeconds(600).withRenewTime(now)
+                .endSpec().build()).create();
+        environment = Map.of("POD_NAMESPACE", namespace, "POD_UID", "uid-new", "KUBERNETES_SERVICE_HOST", "10.0.0.1");
+        autoConfiguration = client::getConfiguration;
+
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--ring", "checksums",
+                "--identity-pool", "workers"));
+        Thread.sleep(500);
+        assertThat(exit).isNotDone();
+        stop.countDown();
+
+        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        assertThat(client.leases().inNamespace(namespace).withName("workers-0").get().getMetadata().getAnnotations())
+                .containsEntry("ringmaster.dev/holder-instance", "another-pod");
+    }
+
+    private boolean leaseHeldBy(String namespace, String name) {
+        Lease lease = client.leases().inNamespace(namespace).withName(name).get();
+        return lease != null && name.equals(lease.getSpec().getHolderIdentity());
     }
 
     @Test

@@ -119,6 +119,53 @@ class CommandLineTest {
     }
 
     @Test
+    void anIdentityPoolLeavesTheShardNameToTheClaim() throws Exception {
+        CommandLine parsed = parse(List.of("--ring", "checksums", "--identity-pool", "workers", "--namespace", "default"));
+
+        assertThat(parsed.shard().identityPool()).contains("workers");
+        assertThat(parsed.shard().shard()).as("claimed at the start").isNull();
+        assertThat(parsed.shard().onStop()).isEqualTo(ChecksumShard.OnStop.AUTO);
+    }
+
+    @Test
+    void anIdentityPoolAndAShardNameExcludeEachOther() {
+        assertThatThrownBy(() -> parse(complete("--identity-pool", "workers")))
+                .isInstanceOf(CommandLine.UsageException.class)
+                .hasMessage("--identity-pool and --shard-name exclude each other: the pool names the shard");
+        assertThatThrownBy(() -> parse(List.of("--ring", "checksums", "--identity-pool", "Workers", "--namespace", "d")))
+                .isInstanceOf(CommandLine.UsageException.class).hasMessageStartingWith("--identity-pool: pool name 'Workers' is invalid");
+    }
+
+    @Test
+    void theStopModeIsChosenByName() throws Exception {
+        assertThat(parse(complete()).shard().onStop()).isEqualTo(ChecksumShard.OnStop.AUTO);
+        assertThat(parse(complete("--on-stop", "restart")).shard().onStop()).isEqualTo(ChecksumShard.OnStop.RESTART);
+        assertThat(parse(complete("--on-stop=leave")).shard().onStop()).isEqualTo(ChecksumShard.OnStop.LEAVE);
+        assertThat(parse(complete("--on-stop", "auto")).shard().onStop()).isEqualTo(ChecksumShard.OnStop.AUTO);
+        assertThatThrownBy(() -> parse(complete("--on-stop", "stay")))
+                .isInstanceOf(CommandLine.UsageException.class)
+                .hasMessage("--on-stop 'stay' is not a mode: use auto, restart or leave");
+    }
+
+    @Test
+    void theInstanceIsThePodUidAndThePodNameCountsOnlyInAPod() throws Exception {
+        List<String> args = List.of("--ring", "checksums", "--namespace", "default");
+
+        ChecksumShard.Options inPod = parse(args, Map.of("POD_NAME", "checksum-controller-1", "POD_UID", " 9c1e-uid \n",
+                "KUBERNETES_SERVICE_HOST", "10.0.0.1")).shard();
+        assertThat(inPod.instance()).contains("9c1e-uid");
+        assertThat(inPod.podName()).contains("checksum-controller-1");
+
+        ChecksumShard.Options hostnameOnly = parse(args, Map.of("HOSTNAME", "checksum-controller-0",
+                "KUBERNETES_SERVICE_HOST", "10.0.0.1")).shard();
+        assertThat(hostnameOnly.podName()).contains("checksum-controller-0");
+
+        ChecksumShard.Options laptop = parse(args, Map.of("HOSTNAME", "laptop-1")).shard();
+        assertThat(laptop.podName()).as("not in a pod").isEmpty();
+        assertThat(laptop.instance()).as("the process's own").isEmpty();
+    }
+
+    @Test
     void theShardNameIsThePodNameElseTheHostname() throws Exception {
         List<String> args = List.of("--ring", "checksums", "--namespace", "default");
 

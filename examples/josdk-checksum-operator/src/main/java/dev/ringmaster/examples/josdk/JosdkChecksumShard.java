@@ -35,13 +35,16 @@ public final class JosdkChecksumShard implements AutoCloseable {
      * holds its Lease and the sharder assigned objects to it.
      *
      * @param client       the client for everything the shard does; not closed by the shard
-     * @param options      ring, shard, namespaces, timings; {@code resync} is JOSDK's maximal reconciliation interval
+     * @param given        ring, shard (or identity pool), namespaces, timings, departure; {@code resync} is
+     *                     JOSDK's maximal reconciliation interval
      * @param reconcileLog receives one reconcile line per reconcile; thread-safe (JOSDK reconciles in parallel)
      */
-    public static JosdkChecksumShard start(KubernetesClient client, ChecksumShard.Options options,
+    public static JosdkChecksumShard start(KubernetesClient client, ChecksumShard.Options given,
                                            Consumer<String> reconcileLog) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(reconcileLog, "reconcileLog");
+        // a shard of an identity pool without a name yet claims one first
+        ChecksumShard.Options options = given.named(client);
         // our own lease threads (two: the deadline check runs while a renewal hangs), so kill() can stop them
         ScheduledThreadPoolExecutor leaseExecutor = new ScheduledThreadPoolExecutor(2, task -> {
             Thread thread = new Thread(task, "josdk-checksum-lease-" + options.shard());
@@ -82,7 +85,10 @@ public final class JosdkChecksumShard implements AutoCloseable {
         return operator.sharding().lease().isHeld();
     }
 
-    /** Stops gracefully: running reconciles finish, then the Lease is released ({@link ShardedOperator#stop()}). */
+    /**
+     * Stops gracefully: running reconciles finish, then the Lease is released, or kept marked restarting
+     * for a restart ({@link ChecksumShard.Options#departure}; {@link ShardedOperator#stop()}).
+     */
     @Override
     public void close() {
         if (markStopped()) {
