@@ -7,6 +7,7 @@ import dev.ringmaster.examples.checksum.ChecksumController;
 import dev.ringmaster.examples.checksum.ChecksumShard;
 import dev.ringmaster.examples.checksum.CommandLine;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.shard.client.Sharding;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Container;
@@ -89,9 +90,12 @@ class ExampleManifestsTest {
      * checksum controller's ChecksumReconciler, JosdkChecksumOperatorTest checks its own requests).
      */
     private static final Set<String> SHARD_NEEDS = Set.of(
-            // ShardLease: reads, creates, renews and releases (optimistic update) the shard's Lease;
-            // ChecksumController's start check reads it
+            // ShardLease: reads, creates, renews, marks restarting or releases (optimistic update) the
+            // shard's Lease; ChecksumController's start check reads it; a pool's live slots are listed
             "coordination.k8s.io/leases get", "coordination.k8s.io/leases create", "coordination.k8s.io/leases update",
+            "coordination.k8s.io/leases list",
+            // stopping: restart or leave, by the StatefulSet's or the pool Deployment's replicas
+            "apps/statefulsets get", "apps/deployments get",
             // the shard-filtered informer and the drain sweep
             "/configmaps list", "/configmaps watch",
             // DrainAcknowledger: one JSON patch, a re-read after a conflict
@@ -196,7 +200,7 @@ class ExampleManifestsTest {
     }
 
     @Test
-    void theShardsArgsAreFlagsOfTheCommandLineAndNameTheShardAfterItsPod() throws Exception {
+    void theShardsArgsAreFlagsOfTheCommandLineAndNameTheShardAfterItsPodOrItsPool() throws Exception {
         variants.forEach((variant, objects) -> {
             String namespace = single(objects, Namespace.class).getMetadata().getName();
             GenericKubernetesResource ring = ring(objects);
@@ -219,13 +223,27 @@ class ExampleManifestsTest {
             assertThat(parsed.kubeconfig()).as("%s: the pod's ServiceAccount (auto-configuration)", variant).isEmpty();
             assertThat(parsed.shard().ring()).as(variant).isEqualTo(ring.getMetadata().getName());
             assertThat(parsed.shard().ringKind()).as(variant).isEqualTo(RingKind.ofKind(ring.getKind()));
-            assertThat(parsed.shard().shard()).as("%s: the shard is the pod", variant).isEqualTo(podName);
+            HasMetadata workload = objects.stream().filter(object -> object instanceof StatefulSet || object instanceof Deployment)
+                    .findFirst().orElseThrow();
+            if (workload instanceof StatefulSet) {
+                assertThat(parsed.shard().identityPool()).as(variant).isEmpty();
+                assertThat(parsed.shard().shard()).as("%s: the shard is the pod", variant).isEqualTo(podName);
+                assertThat(parsed.shard().podName()).as("%s: the StatefulSet rule knows the pod", variant).contains(podName);
+            } else {
+                assertThat(parsed.shard().identityPool()).as("%s: a slot of the Deployment's pool", variant)
+                        .contains(workload.getMetadata().getName());
+            }
+            assertThat(parsed.shard().onStop()).as("%s: restart or leave by the workload's replicas", variant)
+                    .isEqualTo(ChecksumShard.OnStop.AUTO);
+            assertThat(parsed.shard().instance()).as("%s: the fence between two pods of one shard", variant)
+                    .contains("uid-of-" + podName);
             assertThat(parsed.shard().leaseNamespace()).as(variant).isEqualTo(namespace);
             assertThat(parsed.shard().watchNamespaces()).as("%s: only the namespace its Role covers", variant)
                     .containsExactly(namespace);
             // the pod name comes from the downward API, not from the hostname, which a pod may set
             assertThat(fieldRef(container, CommandLine.POD_NAME_ENV)).isEqualTo("metadata.name");
             assertThat(fieldRef(container, "POD_NAMESPACE")).isEqualTo("metadata.namespace");
+            assertThat(fieldRef(container, Sharding.POD_UID_ENV)).isEqualTo("metadata.uid");
         });
     }
 
@@ -609,6 +627,7 @@ class ExampleManifestsTest {
             environment.put(env.getName(), switch (field) {
                 case "metadata.name" -> podName;
                 case "metadata.namespace" -> namespace;
+                case "metadata.uid" -> "uid-of-" + podName;
                 default -> throw new AssertionError("unexpected field " + field);
             });
         }
