@@ -29,6 +29,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -121,14 +125,35 @@ public final class Examples {
         return workload.getMetadata().getNamespace();
     }
 
-    /** {@code kubectl rollout status} of the workload, then every shard pod's Lease ready. */
+    /**
+     * {@code kubectl rollout status} of the workload, then a ready Lease for every shard pod: the pod's
+     * own name in a StatefulSet, one slot of the pool per pod in a Deployment.
+     */
     public void awaitRolledOut() {
-        Command.Result rollout = cluster.kubectl("-n", namespace, "rollout", "status", workloadRef(), "--timeout=180s");
+        Command.Result rollout = cluster.kubectl("-n", namespace, "rollout", "status", workloadRef(), "--timeout=240s");
         if (!rollout.ok()) {
             throw new AssertionError("the example shards did not roll out:\n" + rollout.describe() + "\n" + diagnostics());
         }
-        Waiting.until(Duration.ofSeconds(60), () -> "a ready Lease for every shard pod " + readyPods() + "; ready: "
-                + readyShards() + "\n" + diagnostics(), () -> readyShards().equals(readyPods()));
+        Waiting.until(Duration.ofSeconds(90), () -> "a ready Lease for every shard pod " + readyPods() + "; ready: "
+                + readyShards() + "\n" + diagnostics(), () -> workload instanceof StatefulSet
+                        ? readyShards().equals(readyPods()) : readyShards().size() == readyPods().size());
+    }
+
+    /** The shards to settle on: the StatefulSet's ready pods, or the pool slots whose Leases are ready. */
+    public Set<String> shards() {
+        return workload instanceof StatefulSet ? readyPods() : readyShards();
+    }
+
+    /** {@code kubectl delete -k} of the variant, waiting until everything is gone (its namespace too). */
+    void uninstall() {
+        long started = System.nanoTime();
+        Command.Result deleted = cluster.kubectl("delete", "-k", manifests(cluster, variant).toString(), "--wait=true",
+                "--timeout=240s", "--ignore-not-found");
+        stopLogs();
+        NodeCluster.record("uninstall examples/" + variant, Duration.ofNanos(System.nanoTime() - started));
+        if (!deleted.ok()) {
+            throw new AssertionError("kubectl delete -k examples/manifests/" + variant + ":\n" + deleted.describe());
+        }
     }
 
     /** {@code statefulset/NAME} or {@code deployment/NAME}. */
@@ -174,8 +199,13 @@ public final class Examples {
         logs.close();
     }
 
-    private KubernetesClient admin() {
+    KubernetesClient admin() {
         return cluster.admin();
+    }
+
+    /** Records moves of the ring's objects and handovers of its shard Leases from now until closed. */
+    public RolloutRecorder record() {
+        return new RolloutRecorder(this);
     }
 
     /** Whether the ring object's Ready condition is True. */
@@ -368,6 +398,36 @@ public final class Examples {
     public void atLeastObjects(String prefix) {
         for (int i = configMaps().size(); i < OBJECTS; i++) {
             createConfigMap("%s-%02d".formatted(prefix, i));
+        }
+    }
+
+    /**
+     * Creates ConfigMaps {@code prefix-NNNNN} until the ring has at least {@code count}, four at a time,
+     * and returns how many were created.
+     */
+    public int atLeastObjects(String prefix, int count) {
+        int from = configMaps().size();
+        if (from >= count) {
+            return 0;
+        }
+        ExecutorService creators = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<ConfigMap>> creates = new ArrayList<>();
+            for (int i = from; i < count; i++) {
+                String name = "%s-%05d".formatted(prefix, i);
+                creates.add(creators.submit(() -> createConfigMap(name)));
+            }
+            for (Future<ConfigMap> create : creates) {
+                create.get();
+            }
+            return creates.size();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("creating " + prefix + " ConfigMaps", e.getCause());
+        } finally {
+            creators.shutdownNow();
         }
     }
 

@@ -339,12 +339,18 @@ public final class NodeCluster {
 
     /**
      * The example shards of {@code examples/manifests/<variant>}, applied on first use (and timed as
-     * the phase "examples <variant>"), their pods' logs collected from then on.
+     * the phase "examples <variant>"), their pods' logs collected from then on. The variants share a
+     * namespace and their rings the same ConfigMaps, so another variant installed before is deleted
+     * first ({@code kubectl delete -k}), as docs/example-shards.md tells a user to.
      */
     public synchronized Examples examples(String variant) {
         Examples installed = examples.get(variant);
         if (installed == null) {
             long started = System.nanoTime();
+            for (Examples other : List.copyOf(examples.values())) {
+                other.uninstall();
+                examples.remove(other.variant());
+            }
             installed = Examples.install(this, variant);
             record("install examples/" + variant, Duration.ofNanos(System.nanoTime() - started));
             examples.put(variant, installed);

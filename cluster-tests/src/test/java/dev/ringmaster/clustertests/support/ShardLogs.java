@@ -39,7 +39,10 @@ import java.util.stream.Collectors;
  * of every container running now once more, so lines still in flight are counted too.
  *
  * <p>Lines are kept as a set: an instance read twice (followed, and then read again) counts once,
- * and a reconcile line (shard, object, start and end to the millisecond) does not repeat. Raw logs go
+ * and a reconcile line (shard, object, start and end to the millisecond) does not repeat. Each line's
+ * shard is tagged with its container instance ({@code shard@containerId}): with stable identities a
+ * replacement pod is the same shard as the pod it replaces, and the two processes must not reconcile
+ * one object at overlapping times either. Raw logs go
  * to {@code target/cluster/logs/}, one file per container instance.
  */
 public final class ShardLogs implements AutoCloseable {
@@ -122,7 +125,7 @@ public final class ShardLogs implements AutoCloseable {
                 try (BufferedReader reader = new BufferedReader(new InputStreamReader(watch.getOutput(), StandardCharsets.UTF_8));
                         Writer raw = rawLog(pod, container, containerId)) {
                     for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                        take(line);
+                        take(line, containerId);
                         raw.write(line);
                         raw.write('\n');
                     }
@@ -142,7 +145,7 @@ public final class ShardLogs implements AutoCloseable {
             var logs = client.pods().inNamespace(namespace).withName(pod).inContainer(container);
             String log = previous ? logs.terminated().getLog() : logs.getLog();
             if (log != null) {
-                log.lines().forEach(this::take);
+                log.lines().forEach(line -> take(line, containerId));
                 if (keepRaw) {
                     try (Writer raw = rawLog(pod, container, containerId + (previous ? "-previous" : "-ended"))) {
                         raw.write(log);
@@ -161,11 +164,15 @@ public final class ShardLogs implements AutoCloseable {
                 + suffix + ".log"), StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
 
-    private void take(String line) {
+    private void take(String line, String containerId) {
         Optional<ReconcileLine> reconcile = ReconcileLine.parse(line);
         if (reconcile.isPresent()) {
+            ReconcileLine read = reconcile.get();
+            String instance = containerId.substring(containerId.lastIndexOf('/') + 1);
+            ReconcileLine tagged = new ReconcileLine(read.shard() + "@" + instance.substring(0, Math.min(12, instance.length())),
+                    read.namespace(), read.name(), read.start(), read.end());
             synchronized (reconciles) {
-                reconciles.add(reconcile.get());
+                reconciles.add(tagged);
             }
         }
     }
@@ -203,9 +210,10 @@ public final class ShardLogs implements AutoCloseable {
         return Optional.empty();
     }
 
-    /** The shards that printed reconcile lines, with how many. */
+    /** The shards that printed reconcile lines (by identity, every instance together), with how many. */
     public static Map<String, Long> perShard(List<ReconcileLine> lines) {
-        return lines.stream().collect(Collectors.groupingBy(ReconcileLine::shard, TreeMap::new, Collectors.counting()));
+        return lines.stream().collect(Collectors.groupingBy(line -> line.shard().replaceFirst("@.*$", ""), TreeMap::new,
+                Collectors.counting()));
     }
 
     @Override
