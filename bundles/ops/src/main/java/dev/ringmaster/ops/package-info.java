@@ -5,7 +5,7 @@
  * belongs to the micrometer-core bundle, not to this package.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package dev.ringmaster.ops;
 
 import org.osgi.annotation.bundle.Export;

@@ -20,7 +20,8 @@ final class RunOptions {
     static final String USAGE = """
             usage: ringmaster run [--kubeconfig FILE] [--namespace NS] [--tls-dir DIR]
                                   [--webhook-certificates files|self-signed|cert-manager]
-                                  [--webhook-url URL [--webhook-ca FILE]] [--default-strategy NAME] [--shell]
+                                  [--webhook-url URL [--webhook-ca FILE]] [--metrics-auth none|kubernetes]
+                                  [--default-strategy NAME] [--shell]
 
             Runs the sharder and the webhook until SIGTERM; configuration in etc/ (a flag given wins over it),
             plug-ins in deploy/.
@@ -33,6 +34,9 @@ final class RunOptions {
                                        Secrets and writes them into --tls-dir; cert-manager: cert-manager issues them
               --webhook-url URL        webhook configurations call this URL instead of the in-cluster Service
               --webhook-ca FILE        PEM CA bundle the API server verifies --webhook-url with
+              --metrics-auth MODE      none: /metrics on the plain ops port, unauthenticated (default);
+                                       kubernetes: /metrics over HTTPS on port 8443 (the --tls-dir certificate),
+                                       only for bearer tokens the API server accepts and allows get on /metrics
               --default-strategy NAME  partitioning strategy of rings that name none (default: %s)
               --shell                  a Gogo shell on this terminal (ring:list, ring:shards, ring:explain,
                                        ring:strategies); end of input stops ringmaster""".formatted(
@@ -68,6 +72,7 @@ final class RunOptions {
                 case "--webhook-url" -> RunFlag.WEBHOOK_URL;
                 case "--webhook-ca" -> RunFlag.WEBHOOK_CA;
                 case "--default-strategy" -> RunFlag.DEFAULT_STRATEGY;
+                case "--metrics-auth" -> RunFlag.METRICS_AUTH;
                 default -> throw new UsageException("unknown option '" + option + "'");
             };
             if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
@@ -80,6 +85,10 @@ final class RunOptions {
         if (!List.of("files", "self-signed", "cert-manager").contains(certificates)) {
             throw new UsageException("--webhook-certificates must be files, self-signed or cert-manager, not "
                     + certificates);
+        }
+        String metricsAuth = values.get(RunFlag.METRICS_AUTH);
+        if (!List.of("none", "kubernetes").contains(metricsAuth)) {
+            throw new UsageException("--metrics-auth must be none or kubernetes, not " + metricsAuth);
         }
         readable("--kubeconfig", values.get(RunFlag.KUBECONFIG));
         readable("--webhook-ca", values.get(RunFlag.WEBHOOK_CA));

@@ -19,17 +19,18 @@ class RunOptionsTest {
 
     @Test
     void withoutFlagsEverySettingHasItsDefault() throws Exception {
-        assertThat(RunOptions.parse(List.of())).containsExactlyInAnyOrderEntriesOf(Map.of(
-                "ringmaster.run.kubeconfig", "",
-                "ringmaster.run.namespace", "sharding-system",
-                "ringmaster.run.tlsDir", "/etc/ringmaster/tls",
-                "ringmaster.run.webhookCertificates", "files",
-                "ringmaster.run.webhookMode", "service",
-                "ringmaster.run.webhookUrl", "",
-                "ringmaster.run.webhookCaBundleFile", "",
-                "ringmaster.run.defaultStrategy", "consistent-hash",
-                "ringmaster.run.shell", "false",
-                "ringmaster.run.given", ""));
+        assertThat(RunOptions.parse(List.of())).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
+                Map.entry("ringmaster.run.kubeconfig", ""),
+                Map.entry("ringmaster.run.namespace", "sharding-system"),
+                Map.entry("ringmaster.run.tlsDir", "/etc/ringmaster/tls"),
+                Map.entry("ringmaster.run.webhookCertificates", "files"),
+                Map.entry("ringmaster.run.webhookMode", "service"),
+                Map.entry("ringmaster.run.webhookUrl", ""),
+                Map.entry("ringmaster.run.webhookCaBundleFile", ""),
+                Map.entry("ringmaster.run.metricsAuth", "none"),
+                Map.entry("ringmaster.run.defaultStrategy", "consistent-hash"),
+                Map.entry("ringmaster.run.shell", "false"),
+                Map.entry("ringmaster.run.given", "")));
         assertThat(RunOptions.defaults()).as("what Ringmaster.start fills in for an embedding process")
                 .isEqualTo(RunOptions.parse(List.of()));
     }
@@ -68,6 +69,19 @@ class RunOptionsTest {
                 .hasMessageContaining("must be an https:// URL");
         assertThatThrownBy(() -> RunOptions.parse(List.of("--webhook-certificates", "letsencrypt")))
                 .hasMessage("--webhook-certificates must be files, self-signed or cert-manager, not letsencrypt");
+        assertThatThrownBy(() -> RunOptions.parse(List.of("--metrics-auth", "basic")))
+                .hasMessage("--metrics-auth must be none or kubernetes, not basic");
+    }
+
+    @Test
+    void metricsAuthMovesMetricsOffThePlainPortOntoTheHttpsOne() throws Exception {
+        assertThat(RunOptions.defaults()).containsEntry("ringmaster.run.metricsAuth", "none");
+        assertThat(RunOptions.parse(List.of("--metrics-auth", "kubernetes")))
+                .containsEntry("ringmaster.run.metricsAuth", "kubernetes")
+                .containsEntry("ringmaster.run.given", "metricsAuth");
+        assertThat(RunFlag.METRICS_AUTH.targets()).as("one flag for both listeners: never metrics on both, or on neither")
+                .containsExactly(new RunFlag.Target(RunFlag.OPS_HTTP_PID, "metricsAuth"),
+                        new RunFlag.Target(RunFlag.METRICS_PID, "auth"));
     }
 
     @Test
@@ -80,6 +94,7 @@ class RunOptionsTest {
                 new RunFlag.Target(RunFlag.SHARDER_PID, "webhookCertificates"));
         assertThat(RunFlag.TLS_DIR.targets()).as("the webhook reads where the sharder writes in self-signed mode")
                 .containsExactly(new RunFlag.Target(RunFlag.WEBHOOK_PID, "tlsDir"),
-                        new RunFlag.Target(RunFlag.SHARDER_PID, "webhookCertificateDir"));
+                        new RunFlag.Target(RunFlag.SHARDER_PID, "webhookCertificateDir"),
+                        new RunFlag.Target(RunFlag.METRICS_PID, "tlsDir"));
     }
 }

@@ -2,6 +2,7 @@ package dev.ringmaster.ops.internal;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.ringmaster.ops.MetricsExposition;
 import dev.ringmaster.ops.ReadinessCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -41,6 +42,10 @@ import org.slf4j.LoggerFactory;
  * {@code GET /readyz} (200 when no {@link ReadinessCheck} service reports a problem, else 503 with
  * one line {@code name: problem} per failing check).
  *
+ * <p>With {@code metricsAuth = kubernetes} this listener does not serve {@code /metrics} (404): in a
+ * cluster the bundle {@code dev.ringmaster.metrics.auth} serves it over HTTPS to clients the API server
+ * authenticates and authorizes, and this port keeps only the kubelet's probes.
+ *
  * <p>Configured by the PID {@value #PID}, required: without a configuration nothing listens (so
  * commands such as {@code simulate} open no port). A configuration change of host or port restarts
  * the listener; a listener that cannot be opened (port in use, unknown host) is logged as an error,
@@ -64,6 +69,18 @@ public final class OpsHttpServer {
     /** Service property of the listening registration: the configured host (String). */
     public static final String HOST_PROPERTY = "dev.ringmaster.ops.http.host";
 
+    /** {@link Config#metricsAuth()}: this listener serves {@code /metrics} to anyone who reaches it. */
+    public static final String METRICS_AUTH_NONE = "none";
+
+    /**
+     * {@link Config#metricsAuth()}: this listener does not serve {@code /metrics}; the HTTPS listener of
+     * {@value #METRICS_AUTH_PID} does, to clients the API server authenticates and authorizes.
+     */
+    public static final String METRICS_AUTH_KUBERNETES = "kubernetes";
+
+    /** The configuration of the authenticated metrics listener (bundle dev.ringmaster.metrics.auth). */
+    static final String METRICS_AUTH_PID = "dev.ringmaster.metrics";
+
     static final String METRICS = "/metrics";
     static final String HEALTHZ = "/healthz";
     static final String READYZ = "/readyz";
@@ -86,6 +103,15 @@ public final class OpsHttpServer {
                 min = "0",
                 max = "65535")
         int port() default 8080;
+
+        @AttributeDefinition(
+                description = "none: GET /metrics here, without authentication; kubernetes: not here, the "
+                        + "authenticated HTTPS listener (PID " + METRICS_AUTH_PID + ") serves it",
+                options = {
+                    @org.osgi.service.metatype.annotations.Option(value = METRICS_AUTH_NONE),
+                    @org.osgi.service.metatype.annotations.Option(value = METRICS_AUTH_KUBERNETES)
+                })
+        String metricsAuth() default METRICS_AUTH_NONE;
     }
 
     private final BundleContext context;
@@ -95,6 +121,8 @@ public final class OpsHttpServer {
     private Listener listener;
     private String requestedAddress;
     private volatile String failure;
+    /** Whether {@code /metrics} is served here (metricsAuth = none); read by the handler threads. */
+    private volatile boolean servesMetrics = true;
 
     @Activate
     public OpsHttpServer(BundleContext context, @Reference(name = "metrics") MetricsExposition metrics) {
@@ -110,11 +138,13 @@ public final class OpsHttpServer {
     /** Starts listening as configured; never throws for a listener that cannot be opened. */
     @Activate
     synchronized void activate(Config config) {
+        servesMetrics = servesMetrics(config);
         listen(config);
     }
 
     @Modified
     synchronized void modified(Config config) {
+        servesMetrics = servesMetrics(config);
         String address = address(config);
         if (listener != null && address.equals(requestedAddress)) {
             return; // nothing this component uses changed
@@ -181,7 +211,8 @@ public final class OpsHttpServer {
         server.start();
         int port = server.getAddress().getPort();
         listener = new Listener(server, executor, register(config.host(), port));
-        LOG.info("ops HTTP server listening on {}:{} ({}, {}, {})", config.host(), port, METRICS, HEALTHZ, READYZ);
+        LOG.info("ops HTTP server listening on {}:{} ({}{}, {})", config.host(), port,
+                servesMetrics ? METRICS + ", " : "", HEALTHZ, READYZ);
     }
 
     private void stop() {
@@ -221,6 +252,10 @@ public final class OpsHttpServer {
             } else if (!exchange.getRequestMethod().equals("GET")) {
                 exchange.getResponseHeaders().set("Allow", "GET");
                 respond(exchange, 405, TEXT, "method not allowed\n");
+            } else if (path.equals(METRICS) && !servesMetrics) {
+                // never an open door: with metricsAuth = kubernetes, /metrics needs a token, over HTTPS
+                respond(exchange, 404, TEXT, "not here: /metrics is served over HTTPS to clients the API server "
+                        + "authenticates and authorizes (" + METRICS_AUTH_PID + ")\n");
             } else if (path.equals(METRICS)) {
                 ByteArrayOutputStream body = new ByteArrayOutputStream(16 * 1024);
                 metrics.writeTo(body);
@@ -292,6 +327,21 @@ public final class OpsHttpServer {
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(body);
         }
+    }
+
+    /** True for metricsAuth = none; anything else (kubernetes, a typo) keeps /metrics off this listener. */
+    private static boolean servesMetrics(Config config) {
+        boolean none = METRICS_AUTH_NONE.equals(config.metricsAuth().strip());
+        if (!none && !METRICS_AUTH_KUBERNETES.equals(config.metricsAuth().strip())) {
+            LOG.error("ops HTTP: metricsAuth = '{}' is neither {} nor {}; /metrics is not served on this listener",
+                    config.metricsAuth(), METRICS_AUTH_NONE, METRICS_AUTH_KUBERNETES);
+        }
+        return none;
+    }
+
+    /** Whether this listener serves {@code /metrics} (metricsAuth = none). */
+    boolean servesMetrics() {
+        return servesMetrics;
     }
 
     private static String address(Config config) {

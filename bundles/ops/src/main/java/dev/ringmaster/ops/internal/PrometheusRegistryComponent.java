@@ -1,5 +1,6 @@
 package dev.ringmaster.ops.internal;
 
+import dev.ringmaster.ops.MetricsExposition;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;

@@ -63,6 +63,26 @@ class OpsHttpServerTest {
                 .contains("system_cpu_count");
     }
 
+    /** metricsAuth = kubernetes: the plain listener keeps the probes and never serves /metrics, also after a change. */
+    @Test
+    void withKubernetesMetricsAuthThePlainListenerServesNoMetrics() throws Exception {
+        server.activate(config(LOOPBACK, 0, OpsHttpServer.METRICS_AUTH_KUBERNETES));
+        int port = server.port().orElseThrow();
+
+        HttpResponse<String> metrics = get("/metrics");
+        assertThat(metrics.statusCode()).isEqualTo(404);
+        assertThat(metrics.body()).contains("HTTPS").doesNotContain("jvm_");
+        assertThat(get("/healthz").statusCode()).isEqualTo(200);
+        assertThat(get("/readyz").statusCode()).isEqualTo(200);
+
+        server.modified(config(LOOPBACK, port, OpsHttpServer.METRICS_AUTH_NONE));
+        assertThat(server.port()).hasValue(port); // no restart of the listener
+        assertThat(get("/metrics").statusCode()).isEqualTo(200);
+
+        server.modified(config(LOOPBACK, port, "kuberntes")); // a typo closes, never opens
+        assertThat(get("/metrics").statusCode()).isEqualTo(404);
+    }
+
     @Test
     void healthzIsOkWhileRunning() throws Exception {
         server.bindReadinessCheck(check("sharder", "not leading"));
@@ -285,7 +305,16 @@ class OpsHttpServerTest {
     }
 
     static OpsHttpServer.Config config(String host, int port) {
+        return config(host, port, OpsHttpServer.METRICS_AUTH_NONE);
+    }
+
+    static OpsHttpServer.Config config(String host, int port, String metricsAuth) {
         return new OpsHttpServer.Config() {
+            @Override
+            public String metricsAuth() {
+                return metricsAuth;
+            }
+
             @Override
             public String host() {
                 return host;

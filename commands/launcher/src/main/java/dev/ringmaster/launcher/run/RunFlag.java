@@ -21,7 +21,13 @@ public enum RunFlag {
             new Target(RunFlag.SHARDER_PID, "webhookServiceNamespace"), new Target(RunFlag.DELIVERY_PID, "namespace")),
     /** The webhook server reads its certificate there; in self-signed mode the sharder writes it there. */
     TLS_DIR("tlsDir", "/etc/ringmaster/tls", new Target(RunFlag.WEBHOOK_PID, "tlsDir"),
-            new Target(RunFlag.SHARDER_PID, "webhookCertificateDir")),
+            new Target(RunFlag.SHARDER_PID, "webhookCertificateDir"), new Target(RunFlag.METRICS_PID, "tlsDir")),
+    /**
+     * none: {@code /metrics} on the plain ops listener, to anyone; kubernetes: over HTTPS only, to clients
+     * the API server authenticates and allows {@code get} on {@code /metrics}.
+     */
+    METRICS_AUTH("metricsAuth", "none", new Target(RunFlag.OPS_HTTP_PID, "metricsAuth"),
+            new Target(RunFlag.METRICS_PID, "auth")),
     /** Where the webhook's certificate comes from: files, self-signed or cert-manager. */
     WEBHOOK_CERTIFICATES("webhookCertificates", "files", new Target(RunFlag.SHARDER_PID, "webhookCertificates")),
     /** Not a flag of its own: {@code --webhook-url} sets it to {@code url}. */
@@ -45,6 +51,10 @@ public enum RunFlag {
     public static final String DELIVERY_PID = "dev.ringmaster.delivery";
     /** The HTTPS webhook server's configuration. */
     public static final String WEBHOOK_PID = "dev.ringmaster.webhook";
+    /** The plain ops listener's configuration ({@code /healthz}, {@code /readyz}, {@code /metrics}). */
+    public static final String OPS_HTTP_PID = "dev.ringmaster.ops.http";
+    /** The authenticated HTTPS metrics listener's configuration. */
+    public static final String METRICS_PID = "dev.ringmaster.metrics";
 
     /** A configuration key, by PID. */
     public record Target(String pid, String key) {
