@@ -33,6 +33,7 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.Reader;
@@ -88,6 +89,8 @@ class ManifestsTest {
     private static final String SHARDER_CFG = "dev.ringmaster.sharder.cfg";
     /** ClusterRingReconciler writes core/v1 events about rings (cluster-scoped) here. */
     private static final String CLUSTER_EVENTS_NAMESPACE = "default";
+    /** The ClusterRole scrapers of /metrics need (docs/monitoring.md). */
+    private static final String METRICS_READER = "ringmaster:metrics-reader";
 
     /**
      * Every permission the sharder's code needs, written once: (namespace or null for cluster-wide,
@@ -157,7 +160,11 @@ class ManifestsTest {
             // Events on them (DeliveryReport)
             namespaced(NS, "", "configmaps", "list"),
             namespaced(NS, "", "configmaps", "watch"),
-            namespaced(NS, "", "events", "create"));
+            namespaced(NS, "", "events", "create"),
+            // KubernetesAuthorizer (metrics-auth, --metrics-auth kubernetes): a scraper's bearer token is
+            // reviewed, and whether its user may get /metrics
+            cluster("authentication.k8s.io", "tokenreviews", "create"),
+            cluster("authorization.k8s.io", "subjectaccessreviews", "create"));
 
     /** The pod-readiness lease detector plug-in watches the Pods behind shard Leases. */
     private static final List<Permission> POD_READINESS_NEEDS = List.of(
@@ -215,7 +222,8 @@ class ManifestsTest {
         objects.forEach((file, object) -> {
             HasMetadata resource = (HasMetadata) object;
             boolean clusterScoped = resource instanceof Namespace || resource instanceof ClusterRole
-                    || resource instanceof ClusterRoleBinding || resource instanceof CustomResourceDefinition;
+                    || resource instanceof ClusterRoleBinding || resource instanceof CustomResourceDefinition
+                    || resource instanceof PriorityClass;
             String expected = clusterScoped ? null
                     : file.getFileName().toString().equals("role-events.yaml")
                             || file.getFileName().toString().equals("rolebinding-events.yaml")
@@ -276,6 +284,7 @@ class ManifestsTest {
         Container container = sharderContainer();
         int opsPort = Integer.parseInt(distributionCfg("dev.ringmaster.ops.http.cfg").getProperty("port").trim());
         assertThat(opsPort).isEqualTo(8080);
+        int metricsPort = metricsPort();
 
         assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
         assertThat(deployment.getSpec().getSelector().getMatchLabels())
@@ -283,7 +292,7 @@ class ManifestsTest {
         assertThat(pod.getServiceAccountName()).isEqualTo(SERVICE_ACCOUNT);
         assertThat(container.getPorts()).extracting(ContainerPort::getName, ContainerPort::getContainerPort)
                 .containsExactlyInAnyOrder(tuple("webhook", WEBHOOK_PORT),
-                        tuple("metrics", opsPort));
+                        tuple("health", opsPort), tuple("metrics", metricsPort));
         Properties webhookCfg = distributionCfgIfPresent("dev.ringmaster.webhook.cfg");
         if (webhookCfg.containsKey("port")) {
             assertThat(Integer.parseInt(webhookCfg.getProperty("port").trim())).isEqualTo(WEBHOOK_PORT);
@@ -312,6 +321,22 @@ class ManifestsTest {
         });
         assertThat(flag(container, "--namespace")).isEqualTo("$(POD_NAMESPACE)");
         assertThat(container.getCommand()).as("the image's entrypoint runs `bin/ringmaster run`").isNullOrEmpty();
+
+        // /metrics only over HTTPS to authorized tokens (the ops port keeps the probes); metricsAuth of both
+        // listeners comes from that one flag
+        assertThat(flag(container, "--metrics-auth")).isEqualTo("kubernetes");
+        assertThat(distributionCfg("dev.ringmaster.ops.http.cfg").getProperty("metricsAuth"))
+                .isEqualTo("${ringmaster.run.metricsAuth}");
+        assertThat(distributionCfg("dev.ringmaster.metrics.cfg").getProperty("auth"))
+                .isEqualTo("${ringmaster.run.metricsAuth}");
+        assertThat(distributionCfg("dev.ringmaster.metrics.cfg").getProperty("tlsDir"))
+                .as("the webhook's certificate").isEqualTo("${ringmaster.run.tlsDir}");
+
+        // a priority class the manifests ship, below the system classes
+        PriorityClass priority = single(PriorityClass.class);
+        assertThat(pod.getPriorityClassName()).isEqualTo(priority.getMetadata().getName());
+        assertThat(priority.getValue()).isPositive().isLessThan(1_000_000_000);
+        assertThat(priority.getGlobalDefault()).isFalse();
 
         // the Felix storage goes to java.io.tmpdir: writable although the root filesystem is not
         assertThat(mount(container, "/tmp")).isNotNull();
@@ -416,7 +441,7 @@ class ManifestsTest {
         assertThat(image.copies()).containsEntry("target/ringmaster/etc/", HOME + "/etc/");
         assertThat(image.all("ENTRYPOINT")).containsExactly("[\"" + HOME + "/bin/ringmaster\", \"run\"]");
         assertThat(image.user()).startsWith(pod.getSecurityContext().getRunAsUser() + ":");
-        assertThat(image.all("EXPOSE")).containsExactly("8080 " + WEBHOOK_PORT);
+        assertThat(image.all("EXPOSE")).containsExactly("8080 " + metricsPort() + " " + WEBHOOK_PORT);
     }
 
     // ---- the images (distribution/Dockerfile, distribution/examples.Dockerfile, one build context)
@@ -556,7 +581,9 @@ class ManifestsTest {
         assertThat(containerPort(webhook.getTargetPort())).isEqualTo(WEBHOOK_PORT);
         ServicePort metrics = service.getSpec().getPorts().stream().filter(port -> "metrics".equals(port.getName()))
                 .findFirst().orElseThrow();
-        assertThat(containerPort(metrics.getTargetPort())).isEqualTo(8080);
+        assertThat(containerPort(metrics.getTargetPort())).isEqualTo(metricsPort());
+        assertThat(service.getSpec().getPorts()).extracting(ServicePort::getName).as("the probes' port is the kubelet's")
+                .doesNotContain("health");
     }
 
     /**
@@ -689,6 +716,15 @@ class ManifestsTest {
                     List<PolicyRule> rules = role instanceof ClusterRole clusterRole ? clusterRole.getRules()
                             : ((Role) role).getRules();
                     for (PolicyRule rule : rules) {
+                        if (rule.getNonResourceURLs() != null && !rule.getNonResourceURLs().isEmpty()) {
+                            // only the scrapers' role, and only reading /metrics
+                            assertThat(((HasMetadata) role).getMetadata().getName()).isEqualTo(METRICS_READER);
+                            assertThat(rule.getNonResourceURLs()).containsExactly("/metrics");
+                            assertThat(rule.getVerbs()).containsExactly("get");
+                            assertThat(rule.getApiGroups()).isNullOrEmpty();
+                            assertThat(rule.getResources()).isNullOrEmpty();
+                            continue;
+                        }
                         assertThat(rule.getApiGroups()).doesNotContain("*");
                         assertThat(rule.getResources()).doesNotContain("*").noneMatch(resource -> resource.contains("*"));
                         assertThat(rule.getVerbs()).doesNotContain("*");
@@ -776,6 +812,43 @@ class ManifestsTest {
         Map<?, ?> endpoint = (Map<?, ?>) list(spec(monitor).get("endpoints")).get(0);
         assertThat(endpoint.get("path")).isEqualTo("/metrics");
         assertThat(service.getSpec().getPorts()).extracting(ServicePort::getName).contains((String) endpoint.get("port"));
+
+        // HTTPS with Prometheus's token; the certificate verified against the webhook's CA bundle under the
+        // Service's name (the sharder serves its webhook certificate on the metrics port too)
+        assertThat(endpoint.get("scheme")).isEqualTo("https");
+        assertThat(endpoint.get("bearerTokenFile")).isEqualTo("/var/run/secrets/kubernetes.io/serviceaccount/token");
+        Map<?, ?> tls = (Map<?, ?>) endpoint.get("tlsConfig");
+        assertThat(tls.get("insecureSkipVerify")).isNotEqualTo(true);
+        assertThat(tls.get("serverName")).isEqualTo(service.getMetadata().getName() + "." + NS + ".svc");
+        Map<?, ?> caSecret = (Map<?, ?>) ((Map<?, ?>) tls.get("ca")).get("secret");
+        assertThat(caSecret.get("name")).isEqualTo(webhookSecrets()[1]);
+        assertThat(caSecret.get("key")).isEqualTo(WebhookCertificates.CA_CERT);
+        assertThat(spec(certificate()).get("secretName")).as("cert-manager's Secret has the same name")
+                .isEqualTo(webhookSecrets()[1]);
+        assertThat(strings(spec(certificate()).get("dnsNames"))).contains((String) tls.get("serverName"));
+    }
+
+    /** Scrapers get exactly get on /metrics; monitoring/ grants it to Prometheus, the base to nobody. */
+    @Test
+    void theMetricsReaderRoleReadsMetricsOnlyAndMonitoringBindsItToPrometheus() {
+        ClusterRole reader = objects.values().stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .filter(role -> role.getMetadata().getName().equals(METRICS_READER)).findFirst().orElseThrow();
+        assertThat(reader.getRules()).singleElement().satisfies(rule -> {
+            assertThat(rule.getNonResourceURLs()).containsExactly("/metrics");
+            assertThat(rule.getVerbs()).containsExactly("get");
+        });
+        List<ClusterRoleBinding> bindings = objects.entrySet().stream()
+                .filter(entry -> entry.getValue() instanceof ClusterRoleBinding binding
+                        && binding.getRoleRef().getName().equals(METRICS_READER))
+                .peek(entry -> assertThat(entry.getKey().getParent()).isEqualTo(MANIFESTS.resolve("monitoring")))
+                .map(entry -> (ClusterRoleBinding) entry.getValue()).toList();
+        assertThat(bindings).singleElement().satisfies(binding -> assertThat(binding.getSubjects()).singleElement()
+                .satisfies(subject -> assertThat(subject.getKind()).isEqualTo("ServiceAccount")));
+    }
+
+    /** The HTTPS metrics port of etc/dev.ringmaster.metrics.cfg. */
+    private static int metricsPort() throws IOException {
+        return Integer.parseInt(distributionCfg("dev.ringmaster.metrics.cfg").getProperty("port").trim());
     }
 
     // ---- permissions

@@ -43,7 +43,8 @@ public final class RealCluster {
             "crd/controllerrings.sharding.timebertt.dev-v1.yml",
             "serviceaccount.yaml", "clusterrole.yaml", "clusterrole-sharded-resources.yaml", "clusterrolebinding.yaml",
             "clusterrolebinding-sharded-resources.yaml", "role-leader-election.yaml", "rolebinding-leader-election.yaml",
-            "role-events.yaml", "rolebinding-events.yaml", "role-delivery.yaml", "rolebinding-delivery.yaml");
+            "role-events.yaml", "rolebinding-events.yaml", "role-delivery.yaml", "rolebinding-delivery.yaml",
+            "clusterrole-metrics-auth.yaml", "clusterrolebinding-metrics-auth.yaml", "clusterrole-metrics-reader.yaml");
 
     private static RealCluster installed;
 
