@@ -357,6 +357,9 @@ public final class Examples {
                     }
                     return problems.isEmpty();
                 });
+        if (!lapse.isEmpty()) {
+            throw new AssertionError("settled on " + shards + ", then not: " + summary(lapse) + "\n" + diagnostics());
+        }
     }
 
     /** Each shard Lease's state label and holder, for failure messages. */

@@ -44,11 +44,15 @@ public final class Waiting {
         }
     }
 
-    /** Checks that {@code condition} holds throughout {@code period}; a lapse fails, saying {@code what}. */
+    /**
+     * Checks that {@code condition} holds throughout {@code period}; a lapse fails, saying {@code what}.
+     * One evaluation may take seconds (a ring of thousands of objects listed on 2 busy cores), so the
+     * wait may last well past the period; the condition itself must record a lapse for the caller.
+     */
     public static void throughout(Duration period, Supplier<String> what, Callable<Boolean> condition) {
         try {
             Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(POLL).during(period)
-                    .atMost(period.plusSeconds(2)).until(condition);
+                    .atMost(period.multipliedBy(2).plusSeconds(30)).until(condition);
         } catch (ConditionTimeoutException e) {
             throw new AssertionError("did not hold throughout " + period.toSeconds() + " s: " + what.get(), e);
         }
