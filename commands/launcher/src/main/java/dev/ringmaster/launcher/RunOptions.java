@@ -21,7 +21,7 @@ final class RunOptions {
             usage: ringmaster run [--kubeconfig FILE] [--namespace NS] [--tls-dir DIR]
                                   [--webhook-certificates files|self-signed|cert-manager]
                                   [--webhook-url URL [--webhook-ca FILE]] [--metrics-auth none|kubernetes]
-                                  [--default-strategy NAME] [--shell]
+                                  [--default-strategy NAME] [--shard-lease-namespaces NS,...] [--shell]
 
             Runs the sharder and the webhook until SIGTERM; configuration in etc/ (a flag given wins over it),
             plug-ins in deploy/.
@@ -38,6 +38,9 @@ final class RunOptions {
                                        kubernetes: /metrics over HTTPS on port 8443 (the --tls-dir certificate),
                                        only for bearer tokens the API server accepts and allows get on /metrics
               --default-strategy NAME  partitioning strategy of rings that name none (default: %s)
+              --shard-lease-namespaces NS,...
+                                       watch shard Leases only in these namespaces (comma-separated), so that Lease
+                                       permissions there suffice (default: every namespace, watched cluster-wide)
               --shell                  a Gogo shell on this terminal (ring:list, ring:shards, ring:explain,
                                        ring:strategies); end of input stops ringmaster""".formatted(
             RunFlag.NAMESPACE.defaultValue(), RunFlag.TLS_DIR.defaultValue(), RunFlag.DEFAULT_STRATEGY.defaultValue());
@@ -73,6 +76,7 @@ final class RunOptions {
                 case "--webhook-ca" -> RunFlag.WEBHOOK_CA;
                 case "--default-strategy" -> RunFlag.DEFAULT_STRATEGY;
                 case "--metrics-auth" -> RunFlag.METRICS_AUTH;
+                case "--shard-lease-namespaces" -> RunFlag.SHARD_LEASE_NAMESPACES;
                 default -> throw new UsageException("unknown option '" + option + "'");
             };
             if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {

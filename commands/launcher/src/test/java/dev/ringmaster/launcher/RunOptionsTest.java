@@ -28,6 +28,7 @@ class RunOptionsTest {
                 Map.entry("ringmaster.run.webhookUrl", ""),
                 Map.entry("ringmaster.run.webhookCaBundleFile", ""),
                 Map.entry("ringmaster.run.metricsAuth", "none"),
+                Map.entry("ringmaster.run.shardLeaseNamespaces", ""),
                 Map.entry("ringmaster.run.defaultStrategy", "consistent-hash"),
                 Map.entry("ringmaster.run.shell", "false"),
                 Map.entry("ringmaster.run.given", "")));
@@ -53,6 +54,15 @@ class RunOptionsTest {
                 .containsEntry("ringmaster.run.defaultStrategy", "rendezvous")
                 .containsEntry("ringmaster.run.given", "kubeconfig,namespace,tlsDir,webhookUrl,webhookCaBundleFile,"
                         + "defaultStrategy,shell,webhookMode");
+    }
+
+    @Test
+    void shardLeaseNamespacesAreOneValueForTheSharder() throws Exception {
+        assertThat(RunOptions.parse(List.of("--shard-lease-namespaces", "team-a,team-b")))
+                .containsEntry("ringmaster.run.shardLeaseNamespaces", "team-a,team-b")
+                .containsEntry("ringmaster.run.given", "shardLeaseNamespaces");
+        assertThat(RunFlag.SHARD_LEASE_NAMESPACES.targets())
+                .containsExactly(new RunFlag.Target(RunFlag.SHARDER_PID, "shardLeaseNamespaces"));
     }
 
     @Test

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
@@ -102,7 +103,8 @@ public class SharderComponent implements AdmissionHandler {
         SharderReplica created = new SharderReplica(client, new SharderReplica.Options(settings.defaultStrategy(),
                 settings.leaseDetector(), settings.resourceInterpreter(), limits, webhook(settings),
                 new SharderReplica.Options.LeaseName(settings.leaderElectionNamespace(), settings.leaderElectionLease()),
-                identity(settings), Clock.systemUTC(), certificates(settings), validatingWebhooks(settings)));
+                identity(settings), Clock.systemUTC(), certificates(settings), validatingWebhooks(settings),
+                shardLeaseNamespaces(settings)));
         created.use(plugIns);
         if (meterRegistry != null) {
             created.addMeterRegistry(meterRegistry);
@@ -156,6 +158,25 @@ public class SharderComponent implements AdmissionHandler {
                 settings.webhookServiceName(), duration("webhookCaValidity", settings.webhookCaValidity()),
                 duration("webhookCertificateValidity", settings.webhookCertificateValidity()),
                 directory.isEmpty() ? Optional.empty() : Optional.of(Path.of(directory))));
+    }
+
+    /** A namespace's name: an RFC 1123 label. */
+    private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+
+    /**
+     * {@code shardLeaseNamespaces}: the namespaces, comma-separated, once each in the order given; empty: every
+     * namespace.
+     */
+    static List<String> shardLeaseNamespaces(SharderSettings settings) {
+        List<String> namespaces = Arrays.stream(settings.shardLeaseNamespaces().split(",")).map(String::trim)
+                .filter(name -> !name.isEmpty()).distinct().toList();
+        for (String namespace : namespaces) {
+            if (namespace.length() > 63 || !NAMESPACE.matcher(namespace).matches()) {
+                throw new IllegalArgumentException("shardLeaseNamespaces must be namespace names, comma-separated, not "
+                        + settings.shardLeaseNamespaces() + " (" + namespace + ")");
+            }
+        }
+        return namespaces;
     }
 
     static ValidatingWebhookCa.Settings validatingWebhooks(SharderSettings settings) {

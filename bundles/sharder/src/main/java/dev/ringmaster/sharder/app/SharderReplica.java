@@ -21,6 +21,7 @@ import dev.ringmaster.sharder.model.RingSpec;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.ring.RingInputs;
 import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.runtime.Backoff;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
@@ -69,11 +70,13 @@ public final class SharderReplica implements AutoCloseable {
      *                            empty: cert-manager or files provide them
      * @param validatingWebhooks  ValidatingWebhookConfigurations given the webhook's CA (the label guard's);
      *                            with {@code certificates}, their CA bundle is the sharder's own
+     * @param shardLeaseNamespaces the only namespaces whose Leases can be shards ({@code shardLeaseNamespaces});
+     *                            empty: every namespace
      */
     public record Options(String defaultStrategy, String leaseDetector, String resourceInterpreter,
             RebalanceLimits limits, Optional<WebhookClientSettings> webhook, LeaseName leaderElection, String identity,
             Clock clock, Optional<WebhookCertificates.Settings> certificates,
-            ValidatingWebhookCa.Settings validatingWebhooks) {
+            ValidatingWebhookCa.Settings validatingWebhooks, List<String> shardLeaseNamespaces) {
 
         public record LeaseName(String namespace, String name) {
         }
@@ -89,6 +92,14 @@ public final class SharderReplica implements AutoCloseable {
             Objects.requireNonNull(clock, "clock");
             Objects.requireNonNull(certificates, "certificates");
             Objects.requireNonNull(validatingWebhooks, "validatingWebhooks");
+            shardLeaseNamespaces = List.copyOf(shardLeaseNamespaces);
+        }
+
+        public Options(String defaultStrategy, String leaseDetector, String resourceInterpreter, RebalanceLimits limits,
+                Optional<WebhookClientSettings> webhook, LeaseName leaderElection, String identity, Clock clock,
+                Optional<WebhookCertificates.Settings> certificates, ValidatingWebhookCa.Settings validatingWebhooks) {
+            this(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection, identity, clock,
+                    certificates, validatingWebhooks, List.of());
         }
 
         public Options(String defaultStrategy, String leaseDetector, String resourceInterpreter, RebalanceLimits limits,
@@ -107,38 +118,44 @@ public final class SharderReplica implements AutoCloseable {
 
         public Options withIdentity(String identity) {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
-                    identity, clock, certificates, validatingWebhooks);
+                    identity, clock, certificates, validatingWebhooks, shardLeaseNamespaces);
         }
 
         public Options withoutWebhook() {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, Optional.empty(),
-                    leaderElection, identity, clock, certificates, validatingWebhooks);
+                    leaderElection, identity, clock, certificates, validatingWebhooks, shardLeaseNamespaces);
         }
 
         public Options withDefaultStrategy(String defaultStrategy) {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
-                    identity, clock, certificates, validatingWebhooks);
+                    identity, clock, certificates, validatingWebhooks, shardLeaseNamespaces);
         }
 
         public Options withLimits(RebalanceLimits limits) {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
-                    identity, clock, certificates, validatingWebhooks);
+                    identity, clock, certificates, validatingWebhooks, shardLeaseNamespaces);
         }
 
         public Options withClock(Clock clock) {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
-                    identity, clock, certificates, validatingWebhooks);
+                    identity, clock, certificates, validatingWebhooks, shardLeaseNamespaces);
         }
 
         /** With the webhook's own certificates (self-signed mode): the webhook configurations trust its CA. */
         public Options withCertificates(WebhookCertificates.Settings certificates) {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
-                    identity, clock, Optional.of(certificates), validatingWebhooks);
+                    identity, clock, Optional.of(certificates), validatingWebhooks, shardLeaseNamespaces);
+        }
+
+        /** Shard Leases only in these namespaces (empty: every namespace). */
+        public Options withShardLeaseNamespaces(List<String> shardLeaseNamespaces) {
+            return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
+                    identity, clock, certificates, validatingWebhooks, shardLeaseNamespaces);
         }
 
         public Options withValidatingWebhooks(ValidatingWebhookCa.Settings validatingWebhooks) {
             return new Options(defaultStrategy, leaseDetector, resourceInterpreter, limits, webhook, leaderElection,
-                    identity, clock, certificates, validatingWebhooks);
+                    identity, clock, certificates, validatingWebhooks, shardLeaseNamespaces);
         }
     }
 
@@ -174,7 +191,7 @@ public final class SharderReplica implements AutoCloseable {
         // lease states are written only while this replica leads and its lease is certainly its own
         this.fenced = WriteFence.guard(client, this::mayWrite);
         this.leases = new ShardLeaseController(fenced, this::detector, options.clock(), this::mayWrite,
-                this::restartGrace);
+                ShardLeaseController.DEFAULT_WORKERS, Backoff.DEFAULT, this::restartGrace, options.shardLeaseNamespaces());
         leases.addListener(this::membershipChanged);
         // a ring's restart grace changed (or a ring came or went): every shard is judged with the new one at once
         registry.addListener(changes -> restartGracesChanged());

@@ -30,6 +30,11 @@ public @interface SharderSettings {
     @AttributeDefinition(description = "Seconds between periodic rebalancing passes of a ring", min = "1")
     int resyncSeconds() default 300;
 
+    @AttributeDefinition(description = "Comma-separated namespaces whose Leases can be shards: the sharder watches "
+            + "shard Leases only there, one informer per namespace, and needs Lease permissions only there "
+            + "(manifests/namespaced-leases); empty: every namespace, watched cluster-wide")
+    String shardLeaseNamespaces() default "";
+
     @AttributeDefinition(description = "Namespace of the leader election Lease")
     String leaderElectionNamespace() default "sharding-system";
 

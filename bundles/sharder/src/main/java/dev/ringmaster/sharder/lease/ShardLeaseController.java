@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * ...). A label selector cannot say "this label or that one", hence one informer per kind; both feed
  * one work queue, and a pass reads the Lease from whichever cache holds it.
  *
+ * <p>With shard lease namespaces ({@code shardLeaseNamespaces}, docs/sharder.md), the informers are one per
+ * namespace and kind instead, each listing and watching only its namespace, so the sharder needs Lease
+ * permissions in those namespaces only (a RoleBinding each, manifests/namespaced-leases) and never asks for
+ * Leases cluster-wide; a Lease elsewhere is no shard. Membership and publishing are the same either way.
+ *
  * <p>The membership is immutable and swapped atomically; listeners hear of it only when it differs
  * from the previous one, in order, on a worker thread, so they must be quick (typically: mark the
  * rings to rebuild and return).
@@ -52,6 +58,8 @@ public final class ShardLeaseController implements AutoCloseable {
     public static final int DEFAULT_WORKERS = 2;
 
     private final List<SharedIndexInformer<Lease>> informers;
+    /** The namespaces watched; empty: every namespace. */
+    private final List<String> namespaces;
     private final ShardLeaseReconciler reconciler;
     private final Controller<LeaseKey> controller;
     private final AtomicReference<Membership> membership = new AtomicReference<>(Membership.EMPTY);
@@ -92,16 +100,24 @@ public final class ShardLeaseController implements AutoCloseable {
      */
     public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock,
             BooleanSupplier writing, int workers, Backoff backoff, Function<RingKey, Optional<Duration>> restartGraces) {
+        this(client, detector, clock, writing, workers, backoff, restartGraces, List.of());
+    }
+
+    /**
+     * As above, watching shard Leases only in {@code namespaces}.
+     *
+     * @param namespaces the namespaces whose Leases can be shards ({@code shardLeaseNamespaces}); empty: every
+     *                   namespace, with one cluster-wide informer per ring kind
+     */
+    public ShardLeaseController(KubernetesClient client, Supplier<LeaseDetector> detector, Clock clock,
+            BooleanSupplier writing, int workers, Backoff backoff, Function<RingKey, Optional<Duration>> restartGraces,
+            List<String> namespaces) {
         Objects.requireNonNull(client, "client");
-        this.informers = Arrays.stream(RingKind.values()).map(kind -> client.leases().inAnyNamespace()
-                .withLabel(kind.leaseLabel())
-                .runnableInformer(0)
-                // fabric8 gives up when the first list fails; an API server that is briefly down at
-                // start must not leave the sharder without membership, so always retry (with its backoff).
-                .exceptionHandler((started, failure) -> {
-                    LOG.warn("Watching {} shard leases failed, retrying: {}", kind.kind(), failure.toString());
-                    return true;
-                })).toList();
+        this.namespaces = List.copyOf(new LinkedHashSet<>(namespaces));
+        List<Optional<String>> scopes = this.namespaces.isEmpty() ? List.of(Optional.empty())
+                : this.namespaces.stream().map(Optional::of).toList();
+        this.informers = scopes.stream().flatMap(scope -> Arrays.stream(RingKind.values())
+                .map(kind -> informer(client, scope, kind))).toList();
         this.reconciler = new ShardLeaseReconciler(client, this::cached, detector, clock, writing, restartGraces);
         Reconciler<LeaseKey> publishing = key -> {
             try {
@@ -131,6 +147,25 @@ public final class ShardLeaseController implements AutoCloseable {
         informers.forEach(informer -> informer.addEventHandler(enqueue));
     }
 
+    private static SharedIndexInformer<Lease> informer(KubernetesClient client, Optional<String> namespace, RingKind kind) {
+        var leases = namespace.isPresent() ? client.leases().inNamespace(namespace.get())
+                : client.leases().inAnyNamespace();
+        String where = namespace.map(name -> " in " + name).orElse("");
+        return leases.withLabel(kind.leaseLabel())
+                .runnableInformer(0)
+                // fabric8 gives up when the first list fails; an API server that is briefly down at
+                // start must not leave the sharder without membership, so always retry (with its backoff).
+                .exceptionHandler((started, failure) -> {
+                    LOG.warn("Watching {} shard leases{} failed, retrying: {}", kind.kind(), where, failure.toString());
+                    return true;
+                });
+    }
+
+    /** The namespaces whose Leases are watched; empty: every namespace. */
+    public List<String> namespaces() {
+        return namespaces;
+    }
+
     /** The lease from the first cache that holds it; a Lease of rings of both kinds is in both. */
     private Lease cached(LeaseKey key) {
         String cacheKey = Cache.namespaceKeyFunc(key.namespace(), key.name());
@@ -140,6 +175,12 @@ public final class ShardLeaseController implements AutoCloseable {
 
     /** Starts the workers and the informers; returns at once, the initial list arrives as events. */
     public void start() {
+        if (namespaces.isEmpty()) {
+            LOG.info("Watching shard leases in every namespace");
+        } else {
+            LOG.info("Watching shard leases only in the namespaces {} (shardLeaseNamespaces); Leases elsewhere are no shards",
+                    namespaces);
+        }
         controller.start();
         informers.forEach(informer -> informer.start().whenComplete((ignored, failure) -> {
             if (failure != null) {

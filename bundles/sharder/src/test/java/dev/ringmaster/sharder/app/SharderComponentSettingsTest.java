@@ -100,4 +100,19 @@ class SharderComponentSettingsTest {
                 "webhookMode", "url", "webhookUrl", "https://sharder.example"))))
                 .hasMessageContaining("which webhookMode = url does not call");
     }
+
+    /** shardLeaseNamespaces: empty is every namespace; names once each, in order; anything else refused. */
+    @Test
+    void shardLeaseNamespacesAreNamespaceNamesCommaSeparated() {
+        assertThat(SharderComponent.shardLeaseNamespaces(settings(Map.of()))).isEmpty();
+        assertThat(SharderComponent.shardLeaseNamespaces(settings(Map.of("shardLeaseNamespaces", " , ")))).isEmpty();
+        assertThat(SharderComponent.shardLeaseNamespaces(settings(Map.of("shardLeaseNamespaces",
+                " team-a,team-b , team-a,")))).containsExactly("team-a", "team-b");
+        assertThatThrownBy(() -> SharderComponent.shardLeaseNamespaces(settings(Map.of("shardLeaseNamespaces",
+                "team-a team-b")))).hasMessageContaining("shardLeaseNamespaces must be namespace names, comma-separated");
+        assertThatThrownBy(() -> SharderComponent.shardLeaseNamespaces(settings(Map.of("shardLeaseNamespaces",
+                "Team-A")))).hasMessageContaining("(Team-A)");
+        assertThatThrownBy(() -> SharderComponent.shardLeaseNamespaces(settings(Map.of("shardLeaseNamespaces",
+                "a".repeat(64))))).hasMessageContaining("shardLeaseNamespaces must be");
+    }
 }

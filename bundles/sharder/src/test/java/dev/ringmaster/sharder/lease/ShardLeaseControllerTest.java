@@ -191,6 +191,55 @@ class ShardLeaseControllerTest {
         assertThat(published).last().isEqualTo(Membership.EMPTY);
     }
 
+    /**
+     * shardLeaseNamespaces: one informer per listed namespace and ring kind, each asking only for its
+     * namespace's shard leases; a shard Lease in a namespace not listed is no shard, and nothing asks the server
+     * for Leases of every namespace (which the namespaced RBAC forbids).
+     */
+    @Test
+    void withNamespacesOnlyTheirLeasesAreWatchedAndNothingClusterWide() throws InterruptedException {
+        controller.close();
+        String other = TestLeases.newNamespace();
+        String unlisted = TestLeases.newNamespace();
+        controller = new ShardLeaseController(client, detector::get, clock, () -> true, 2,
+                new Backoff(Duration.ofMillis(10), Duration.ofMillis(100)), ring -> java.util.Optional.empty(),
+                List.of(namespace, other, namespace));
+        assertThat(controller.namespaces()).as("once each, in order").containsExactly(namespace, other);
+        create(client, shardLease(namespace, "shard-a", "example", T0, DURATION));
+        create(client, shardLease(other, "shard-b", "example", T0, DURATION));
+        create(client, shardLease(unlisted, "shard-x", "example", T0, DURATION));
+        informerRequests(); // what the test itself asked so far
+
+        controller.start();
+
+        Membership expected = new Membership(Map.of(RingKey.clusterRing("example"),
+                List.of(ready("shard-a", 1), ready("shard-b", 1))));
+        await().atMost(TIMEOUT).until(() -> controller.membership().equals(expected));
+        assertThat(controller.cachedLeases()).extracting(LeaseKey::name).containsExactlyInAnyOrder("shard-a", "shard-b");
+        // a pass acquires, labels and deletes in the Lease's namespace, which the Role there allows
+        create(client, shardLease(other, "shard-c", "example", T0, DURATION));
+        await().atMost(TIMEOUT).until(() -> controller.membership().shards(RingKey.clusterRing("example")).size() == 3);
+        List<String> requests = new ArrayList<>();
+        for (RecordedRequest request = server.takeRequest(10, TimeUnit.MILLISECONDS); request != null;
+                request = server.takeRequest(10, TimeUnit.MILLISECONDS)) {
+            if (request.getPath().contains("/leases")) {
+                requests.add(request.getPath());
+            }
+        }
+        assertThat(stateLabel(get(client, other, "shard-c"))).isEqualTo("ready");
+        assertThat(get(client, unlisted, "shard-x").getMetadata().getLabels())
+                .doesNotContainKey(RingContract.STATE_LABEL);
+        assertThat(requests).noneMatch(path -> path.startsWith("/apis/coordination.k8s.io/v1/leases"))
+                .noneMatch(path -> path.contains("/namespaces/" + unlisted + "/"));
+        for (String watched : List.of(namespace, other)) {
+            for (String label : List.of("alpha.sharding.timebertt.dev/clusterring", "alpha.sharding.timebertt.dev/controllerring")) {
+                assertThat(requests).as("a list or watch of %s in %s", label, watched).anyMatch(path -> path.startsWith(
+                        "/apis/coordination.k8s.io/v1/namespaces/" + watched + "/leases?")
+                        && path.contains("labelSelector=" + URLEncoder.encode(label, StandardCharsets.UTF_8) + "&"));
+            }
+        }
+    }
+
     /** Queues every lease and waits until the passes are done; reevaluateAll queues synchronously. */
     private void reevaluateAndSettle() {
         controller.reevaluateAll();

@@ -34,6 +34,12 @@ public enum RunFlag {
     WEBHOOK_MODE("webhookMode", "service", new Target(RunFlag.SHARDER_PID, "webhookMode")),
     WEBHOOK_URL("webhookUrl", "", new Target(RunFlag.SHARDER_PID, "webhookUrl")),
     WEBHOOK_CA("webhookCaBundleFile", "", new Target(RunFlag.SHARDER_PID, "webhookCaBundleFile")),
+    /**
+     * The only namespaces whose Leases can be shards, comma-separated; empty: every namespace. A flag, so that a
+     * sharder with only namespaced Lease permissions (manifests/namespaced-leases) never starts with a
+     * cluster-wide watch, as it would for a moment with the setting delivered by ConfigMap.
+     */
+    SHARD_LEASE_NAMESPACES("shardLeaseNamespaces", "", new Target(RunFlag.SHARDER_PID, "shardLeaseNamespaces")),
     DEFAULT_STRATEGY("defaultStrategy", RingContract.DEFAULT_STRATEGY, new Target(RunFlag.SHARDER_PID, "defaultStrategy")),
     /** The launcher's own: a Gogo shell on the terminal; configures no component. */
     SHELL("shell", "false");

@@ -43,7 +43,7 @@ class RunFlagTest {
                         .forEach(key -> placeholders.add(pid + " " + key + " = " + properties.getProperty(key)));
             }
         }
-        assertThat(placeholders).isEqualTo(expected).hasSize(14);
+        assertThat(placeholders).isEqualTo(expected).hasSize(15);
     }
 
     @Test
