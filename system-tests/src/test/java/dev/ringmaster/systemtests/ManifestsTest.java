@@ -72,11 +72,19 @@ class ManifestsTest {
     private static final Path MANIFESTS = REPO.resolve("manifests");
     /** Kustomizations of their own that the base deliberately leaves out (docs/install.md). */
     private static final Set<String> OPTIONAL = Set.of("monitoring", "pod-readiness", "label-guard", "cert-manager",
+            "namespaced-leases",
             "network-policy");
     /** Not ours to check. */
     private static final Path LABEL_GUARD = MANIFESTS.resolve("label-guard");
     /** A kustomize Component: objects (Issuer, Certificate) and patches of the base, loaded apart ({@link #component}). */
     private static final Path CERT_MANAGER = MANIFESTS.resolve("cert-manager");
+    /**
+     * A kustomize Component: shard Leases only in listed namespaces (a RoleBinding each), the base's cluster-wide
+     * binding deleted, the sharder started with --shard-lease-namespaces; its resources are loaded apart.
+     */
+    private static final Path NAMESPACED_LEASES = MANIFESTS.resolve("namespaced-leases");
+    /** The ClusterRole of shard Leases, bound cluster-wide by the base and per namespace by the component. */
+    private static final String SHARD_LEASES = "ringmaster:sharder:shard-leases";
     /** The label guard's ValidatingWebhookConfiguration, which the sharder gives the webhook's CA. */
     private static final String LABEL_GUARD_CONFIGURATION = "ringmaster-label-guard";
 
@@ -91,6 +99,8 @@ class ManifestsTest {
     private static final String CLUSTER_EVENTS_NAMESPACE = "default";
     /** The ClusterRole scrapers of /metrics need (docs/monitoring.md). */
     private static final String METRICS_READER = "ringmaster:metrics-reader";
+    /** The leader election Lease's name (SharderSettings.leaderElectionLease), which the Role names. */
+    private static final String ELECTION_LEASE = "sharder";
 
     /**
      * Every permission the sharder's code needs, written once: (namespace or null for cluster-wide,
@@ -128,16 +138,17 @@ class ManifestsTest {
             named(null, "admissionregistration.k8s.io", "validatingwebhookconfigurations", "list", LABEL_GUARD_CONFIGURATION),
             named(null, "admissionregistration.k8s.io", "validatingwebhookconfigurations", "watch", LABEL_GUARD_CONFIGURATION),
             named(null, "admissionregistration.k8s.io", "validatingwebhookconfigurations", "patch", LABEL_GUARD_CONFIGURATION),
-            // LeaderElection: fabric8's LeaseLock reads the election Lease
+            // LeaderElection: fabric8's LeaseLock reads the election Lease, renews and releases it by merge
+            // patch (role-leader-election.yaml, by name)
+            named(NS, "coordination.k8s.io", "leases", "get", ELECTION_LEASE),
+            named(NS, "coordination.k8s.io", "leases", "patch", ELECTION_LEASE),
+            // the shard Leases in every namespace (clusterrole-shard-leases.yaml; in the namespaced-leases
+            // component, in the listed namespaces only, SHARD_LEASES_NEED)
             cluster("coordination.k8s.io", "leases", "get"),
-            // ShardLeaseController: label-selected informer over shard Leases in all namespaces
             cluster("coordination.k8s.io", "leases", "list"),
             cluster("coordination.k8s.io", "leases", "watch"),
-            // ShardLeaseReconciler: acquires an uncertain lease (optimistic update)
             cluster("coordination.k8s.io", "leases", "update"),
-            // ShardLeaseReconciler: state label (merge patch); LeaderElection: LeaseLock renews by merge patch
             cluster("coordination.k8s.io", "leases", "patch"),
-            // ShardLeaseReconciler: deletes orphaned leases
             cluster("coordination.k8s.io", "leases", "delete"),
             // LeaderControllers: namespace informer behind NamespaceScope
             cluster("", "namespaces", "list"),
@@ -166,6 +177,13 @@ class ManifestsTest {
             cluster("authentication.k8s.io", "tokenreviews", "create"),
             cluster("authorization.k8s.io", "subjectaccessreviews", "create"));
 
+    /**
+     * What the sharder does with shard Leases, in every namespace it watches them in: ShardLeaseController's
+     * label-selected informers list and watch, ShardLeaseReconciler acquires an uncertain Lease (optimistic
+     * update), writes the state label (merge patch) and deletes orphaned Leases; get for whoever reads one.
+     */
+    private static final List<String> SHARD_LEASE_VERBS = List.of("get", "list", "watch", "update", "patch", "delete");
+
     /** The pod-readiness lease detector plug-in watches the Pods behind shard Leases. */
     private static final List<Permission> POD_READINESS_NEEDS = List.of(
             cluster("", "pods", "get"),
@@ -176,6 +194,8 @@ class ManifestsTest {
     private static Map<Path, Object> objects;
     /** The cert-manager component's objects (Issuer, Certificate), by file. */
     private static Map<Path, Object> component;
+    /** The namespaced-leases component's objects (its RoleBindings), by file. */
+    private static Map<Path, Object> namespacedLeases;
 
     @BeforeAll
     static void load() throws IOException {
@@ -184,8 +204,15 @@ class ManifestsTest {
         Map<String, Object> kustomization = yamlMap(CERT_MANAGER.resolve("kustomization.yaml"));
         List<Path> componentResources = strings(kustomization.get("resources")).stream()
                 .map(CERT_MANAGER::resolve).toList();
+        namespacedLeases = new TreeMap<>();
+        List<Path> namespacedResources = strings(yamlMap(NAMESPACED_LEASES.resolve("kustomization.yaml")).get("resources"))
+                .stream().map(NAMESPACED_LEASES::resolve).toList();
         for (Path file : manifestFiles()) {
-            if (!file.startsWith(CERT_MANAGER)) {
+            if (file.startsWith(NAMESPACED_LEASES)) {
+                if (namespacedResources.contains(file)) {
+                    namespacedLeases.put(file, SERIALIZATION.unmarshal(Files.readString(file, StandardCharsets.UTF_8)));
+                }
+            } else if (!file.startsWith(CERT_MANAGER)) {
                 objects.put(file, SERIALIZATION.unmarshal(Files.readString(file, StandardCharsets.UTF_8)));
             } else if (componentResources.contains(file)) {
                 component.put(file, SERIALIZATION.unmarshal(Files.readString(file, StandardCharsets.UTF_8)));
@@ -604,6 +631,8 @@ class ManifestsTest {
         combinations.put("label-guard", List.of("label-guard"));
         combinations.put("both", List.of("label-guard", "cert-manager"));
         combinations.put("both-reversed", List.of("cert-manager", "label-guard"));
+        combinations.put("namespaced-leases", List.of("namespaced-leases"));
+        combinations.put("all", List.of("label-guard", "cert-manager", "namespaced-leases"));
         for (Map.Entry<String, List<String>> combination : combinations.entrySet()) {
             Path overlay = Files.createDirectories(overlays.resolve(combination.getKey()));
             String relative = overlay.relativize(MANIFESTS).toString();
@@ -620,6 +649,9 @@ class ManifestsTest {
             Volume tls = volume(pod, "tls");
             List<String> args = pod.getContainers().get(0).getArgs();
             boolean certManager = combination.getValue().contains("cert-manager");
+            if (combination.getValue().contains("namespaced-leases")) {
+                assertNamespacedLeases(resources, args, certManager);
+            }
             assertThat(resources).as(combination.getKey()).anySatisfy(resource ->
                     assertThat(resource.getKind()).isEqualTo("Role"));
             boolean secretsRole = resources.stream().anyMatch(resource -> resource.getMetadata().getName()
@@ -627,13 +659,13 @@ class ManifestsTest {
             if (certManager) {
                 assertThat(tls.getSecret().getSecretName()).isEqualTo("sharder-webhook-tls");
                 assertThat(tls.getEmptyDir()).isNull();
-                assertThat(args).endsWith("--webhook-certificates", "cert-manager");
+                assertThat(args.get(args.lastIndexOf("--webhook-certificates") + 1)).as("the last one wins").isEqualTo("cert-manager");
                 assertThat(secretsRole).isFalse();
                 assertThat(resources).extracting(HasMetadata::getKind).contains("Issuer", "Certificate");
             } else {
                 assertThat(tls.getSecret()).isNull();
                 assertThat(tls.getEmptyDir()).isNotNull();
-                assertThat(args).endsWith("--webhook-certificates", "self-signed");
+                assertThat(args.get(args.lastIndexOf("--webhook-certificates") + 1)).as("the last one wins").isEqualTo("self-signed");
                 assertThat(secretsRole).isTrue();
                 assertThat(resources).extracting(HasMetadata::getKind).doesNotContain("Issuer", "Certificate");
             }
@@ -642,6 +674,25 @@ class ManifestsTest {
         assertThat(base.resources()).extracting(resource -> resource.getKind() + "/" + resource.getMetadata().getName())
                 .contains("Role/ringmaster:sharder:webhook-certificates", "RoleBinding/ringmaster:sharder:webhook-certificates")
                 .doesNotContain("Certificate/sharder-webhook", "Issuer/sharder-selfsigned");
+    }
+
+    /**
+     * The rendered install with the namespaced-leases component: the sharder runs with --shard-lease-namespaces,
+     * and the rendered RBAC grants it everything the code needs with shard Lease permissions in exactly those
+     * namespaces; no binding grants any Lease permission cluster-wide.
+     */
+    private static void assertNamespacedLeases(List<HasMetadata> resources, List<String> args, boolean certManager) {
+        int flag = args.lastIndexOf("--shard-lease-namespaces");
+        assertThat(flag).as("--shard-lease-namespaces in %s", args).isNotNegative().isLessThan(args.size() - 1);
+        List<String> watched = Arrays.stream(args.get(flag + 1).split(",")).map(String::trim).toList();
+        List<Permission> granted = granted(resources, resources);
+        assertThat(granted).noneMatch(permission -> permission.namespace() == null && permission.resource().equals("leases"));
+        List<Permission> needs = namespacedNeeds(watched);
+        if (certManager) {
+            // cert-manager writes the Secrets; the component removes the sharder's Role for them
+            needs.removeIf(need -> need.resource().equals("secrets"));
+        }
+        assertThat(granted).containsExactlyInAnyOrderElementsOf(needs);
     }
 
     private record Rendered(int exitCode, String output) {
@@ -754,8 +805,65 @@ class ManifestsTest {
     @Test
     void leaderElectionLeaseIsInTheNamespaceTheRoleCovers() throws Exception {
         assertThat(defaultOf("leaderElectionNamespace")).isEqualTo(NS);
+        assertThat(defaultOf("leaderElectionLease")).isEqualTo(ELECTION_LEASE);
         assertThat(SHARDER_NEEDS).contains(namespaced((String) defaultOf("leaderElectionNamespace"),
-                "coordination.k8s.io", "leases", "create"));
+                "coordination.k8s.io", "leases", "create"),
+                named(NS, "coordination.k8s.io", "leases", "get", (String) defaultOf("leaderElectionLease")),
+                named(NS, "coordination.k8s.io", "leases", "patch", (String) defaultOf("leaderElectionLease")));
+    }
+
+    /**
+     * The namespaced-leases component on the base, as its files say: the base's cluster-wide binding of the
+     * shard Lease role deleted, that role bound in each namespace the sharder is told to watch, and nothing else
+     * changed. The sharder then has every permission it needs but the cluster-wide Lease ones, shard Lease
+     * permissions in exactly the namespaces it watches, and may write no Lease elsewhere but its election Lease.
+     */
+    @Test
+    void namespacedLeasesComponentGrantsLeasesOnlyInTheNamespacesTheSharderWatches() throws Exception {
+        Map<String, Object> kustomization = yamlMap(NAMESPACED_LEASES.resolve("kustomization.yaml"));
+        assertThat(kustomization.get("kind")).isEqualTo("Component");
+        Map<String, Object> delete = yamlMap(NAMESPACED_LEASES.resolve("rbac-binding-patch.yaml"));
+        assertThat(delete.get("$patch")).isEqualTo("delete");
+        assertThat(delete.get("kind")).isEqualTo("ClusterRoleBinding");
+        String deleted = (String) ((Map<?, ?>) delete.get("metadata")).get("name");
+
+        List<?> args = SERIALIZATION.unmarshal(Files.readString(NAMESPACED_LEASES.resolve("args-patch.yaml")), List.class);
+        assertThat(args).extracting(operation -> ((Map<?, ?>) operation).get("op"),
+                operation -> ((Map<?, ?>) operation).get("path")).containsOnly(
+                        tuple("add", "/spec/template/spec/containers/0/args/-")).hasSize(2);
+        assertThat(((Map<?, ?>) args.get(0)).get("value")).isEqualTo("--shard-lease-namespaces");
+        List<String> watched = Arrays.stream(String.valueOf(((Map<?, ?>) args.get(1)).get("value")).split(","))
+                .map(String::trim).toList();
+        assertThat(defaultOf("shardLeaseNamespaces")).as("the sharder setting the flag sets; empty: every namespace")
+                .isEqualTo("");
+
+        Map<Path, Object> base = new TreeMap<>(objects);
+        base.keySet().removeIf(file -> !file.getParent().equals(MANIFESTS));
+        List<Object> installed = new ArrayList<>(base.values());
+        assertThat(installed.removeIf(object -> object instanceof ClusterRoleBinding binding
+                && binding.getMetadata().getName().equals(deleted))).as("the patch deletes a binding of the base").isTrue();
+        installed.addAll(namespacedLeases.values());
+        assertThat(namespacedLeases.values()).allSatisfy(object -> {
+            assertThat(object).isInstanceOf(RoleBinding.class);
+            assertThat(((RoleBinding) object).getRoleRef().getKind()).isEqualTo("ClusterRole");
+            assertThat(((RoleBinding) object).getRoleRef().getName()).isEqualTo(SHARD_LEASES);
+        });
+        assertThat(namespacedLeases.values()).extracting(object -> ((HasMetadata) object).getMetadata().getNamespace())
+                .as("one RoleBinding per namespace the sharder watches").containsExactlyInAnyOrderElementsOf(watched);
+
+        assertThat(granted(installed, objects.values())).containsExactlyInAnyOrderElementsOf(namespacedNeeds(watched));
+    }
+
+    /** SHARDER_NEEDS with the shard Lease permissions in these namespaces instead of cluster-wide. */
+    private static List<Permission> namespacedNeeds(List<String> namespaces) {
+        List<Permission> needs = new ArrayList<>(SHARDER_NEEDS);
+        assertThat(needs.removeIf(need -> need.namespace() == null && need.resource().equals("leases")))
+                .as("cluster-wide Lease permissions in the base").isTrue();
+        for (String namespace : namespaces) {
+            SHARD_LEASE_VERBS.forEach(verb -> needs.add(namespaced(namespace, "coordination.k8s.io", "leases", verb)));
+        }
+        assertThat(needs).noneMatch(need -> need.namespace() == null && need.resource().equals("leases"));
+        return needs;
     }
 
     @Test
@@ -892,23 +1000,28 @@ class ManifestsTest {
 
     /** What the bindings among these objects grant the sharder's service account, through roles among them. */
     private static List<Permission> granted(Collection<Object> among) {
+        return granted(among, objects.values());
+    }
+
+    /** What the bindings among these objects grant the sharder's service account, through roles among {@code roles}. */
+    private static List<Permission> granted(Collection<?> among, Collection<?> roles) {
         List<Permission> granted = new ArrayList<>();
         for (Object object : among) {
             if (object instanceof ClusterRoleBinding binding && binding.getSubjects().stream().anyMatch(ManifestsTest::isSharder)) {
-                rulesOf(binding.getRoleRef().getKind(), binding.getRoleRef().getName(), null)
+                rulesOf(roles, binding.getRoleRef().getKind(), binding.getRoleRef().getName(), null)
                         .forEach(rule -> expand(rule, null, granted));
             } else if (object instanceof RoleBinding binding
                     && binding.getSubjects().stream().anyMatch(ManifestsTest::isSharder)) {
                 String namespace = binding.getMetadata().getNamespace();
-                rulesOf(binding.getRoleRef().getKind(), binding.getRoleRef().getName(), namespace)
+                rulesOf(roles, binding.getRoleRef().getKind(), binding.getRoleRef().getName(), namespace)
                         .forEach(rule -> expand(rule, namespace, granted));
             }
         }
         return granted;
     }
 
-    private static List<PolicyRule> rulesOf(String kind, String name, String namespace) {
-        return objects.values().stream()
+    private static List<PolicyRule> rulesOf(Collection<?> roles, String kind, String name, String namespace) {
+        return roles.stream()
                 .filter(object -> kind.equals("ClusterRole") ? object instanceof ClusterRole
                         : object instanceof Role role && Objects.equals(role.getMetadata().getNamespace(), namespace))
                 .map(HasMetadata.class::cast)

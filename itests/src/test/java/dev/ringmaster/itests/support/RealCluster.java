@@ -42,7 +42,8 @@ public final class RealCluster {
     private static final List<String> INSTALLED = List.of("namespace.yaml", "crd/clusterrings.sharding.timebertt.dev-v1.yml",
             "crd/controllerrings.sharding.timebertt.dev-v1.yml",
             "serviceaccount.yaml", "clusterrole.yaml", "clusterrole-sharded-resources.yaml", "clusterrolebinding.yaml",
-            "clusterrolebinding-sharded-resources.yaml", "role-leader-election.yaml", "rolebinding-leader-election.yaml",
+            "clusterrolebinding-sharded-resources.yaml", "clusterrole-shard-leases.yaml",
+            "clusterrolebinding-shard-leases.yaml", "role-leader-election.yaml", "rolebinding-leader-election.yaml",
             "role-events.yaml", "rolebinding-events.yaml", "role-delivery.yaml", "rolebinding-delivery.yaml",
             "clusterrole-metrics-auth.yaml", "clusterrolebinding-metrics-auth.yaml", "clusterrole-metrics-reader.yaml");
 
