@@ -7,7 +7,8 @@ package dev.ringmaster.sharder.rebalance;
  * @param assigned   unassigned objects labelled
  * @param drained    objects asked to leave their shard
  * @param reassigned objects moved directly to their desired shard
- * @param deferred   drains left for a later pass (move budget)
+ * @param deferred   moves left for a later pass: drains over the move budget, and direct moves from a
+ *                   shard that came back while the pass ran
  * @param conflicts  writes lost to a concurrent change; decided again next pass
  * @param failed     writes that failed otherwise (the API server refused or was unreachable); tried
  *                   again next pass

@@ -262,6 +262,12 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
          * or a moment of overload does not end the pass; a write the fence refused does end it.
          */
         private void write(ResolvedResource resource, ObjectMeta metadata, ObjectReference object, Move move) {
+            if (move instanceof Move.Reassign reassign && cameBack(reassign.from())) {
+                // its shard took its Lease back since the pass began and may be reconciling the
+                // object: only a drain may take it now, which the next pass decides
+                deferred.incrementAndGet();
+                return;
+            }
             LabelWriter.Outcome outcome;
             try {
                 outcome = writer.write(resource, metadata.getNamespace(), metadata.getName(),
@@ -282,6 +288,15 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
                 case CONFLICT -> conflicts.incrementAndGet();
                 case GONE -> { } // deleted meanwhile: nothing left to move
             }
+        }
+
+        /**
+         * Whether {@code shard}, not available when the pass began, is available in the ring's view
+         * now. A pass over thousands of objects takes seconds, and a shard that released its Lease
+         * (a restart that left) can take it back meanwhile.
+         */
+        private boolean cameBack(String shard) {
+            return !view.isAvailable(shard) && registry.view(ring).map(now -> now.isAvailable(shard)).orElse(false);
         }
 
         /** One warning for the writes of the pass that failed: how many of each cause, the first example of each. */

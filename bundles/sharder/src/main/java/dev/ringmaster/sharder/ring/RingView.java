@@ -285,6 +285,11 @@ public final class RingView {
         return availableShards;
     }
 
+    /** Whether {@code shard} is one of the ring's available shards. */
+    public boolean isAvailable(String shard) {
+        return availableNames.contains(shard);
+    }
+
     /** The strategy's ring over the available shards; empty while the strategy is missing or failing. */
     public Optional<ShardRing> shardRing() {
         return Optional.ofNullable(shardRing);

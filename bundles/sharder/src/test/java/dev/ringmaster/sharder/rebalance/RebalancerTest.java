@@ -222,6 +222,24 @@ class RebalancerTest {
     }
 
     @Test
+    void objectsOfADeadShardThatComesBackDuringThePassAreNotReassigned() {
+        for (int i = 0; i < 10; i++) {
+            configMap("default", "cm-" + i, Map.of(SHARD, "shard-back"));
+        }
+        shards(List.of(new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-back", ShardState.DEAD, 1)));
+        Rebalancer created = rebalancer(LIMITS);
+        RingView passBegan = registry.view(KEY).orElseThrow();
+        // the shard takes its released Lease back after the pass has decided on the dead shard's ring
+        shards(List.of(new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-back", ShardState.READY, 1)));
+        PassSummary summary = created.pass(passBegan);
+        assertThat(summary.reassigned()).as("no object taken from a shard that is back").isZero();
+        assertThat(summary.deferred()).as("left for the next pass, which drains them").isEqualTo(10);
+        for (int i = 0; i < 10; i++) {
+            assertThat(labels(getConfigMap("default", "cm-" + i))).containsEntry(SHARD, "shard-back");
+        }
+    }
+
+    @Test
     void theDefaultScopeSkipsSystemNamespacesAndSelectorsNarrowIt() {
         configMap("default", "a", Map.of());
         configMap("team", "b", Map.of());
