@@ -73,7 +73,8 @@ class ShardRolloutClusterIT {
         Set<String> three = settledWith(shards);
         assertThat(three).hasSize(3);
         Set<String> two = new TreeSet<>(three);
-        String leaving = ((TreeSet<String>) two).pollLast();
+        String leaving = last(three);
+        two.remove(leaving);
         try (RolloutRecorder recorder = shards.record()) {
             Instant scaled = Instant.now();
             shards.scale(2);
@@ -85,8 +86,7 @@ class ShardRolloutClusterIT {
             assertThat(took).as("moved without waiting for the restart grace").isLessThan(DEFAULT_GRACE);
         }
         shards.scale(3);
-        shards.awaitSettledOn(shards.shards(), SETTLE);
-        shards.assertNoOverlappingReconciles();
+        whole(shards);
     }
 
     /**
@@ -101,7 +101,7 @@ class ShardRolloutClusterIT {
         NodeCluster cluster = NodeCluster.get();
         Examples shards = cluster.examples("checksum-statefulset");
         Set<String> all = settledWith(shards);
-        String hung = ((TreeSet<String>) all).last();
+        String hung = last(all);
         Set<String> others = new TreeSet<>(all);
         others.remove(hung);
         Pod pod = shards.pods().stream().filter(candidate -> hung.equals(candidate.getMetadata().getName())).findFirst()
@@ -118,9 +118,7 @@ class ShardRolloutClusterIT {
             cluster.kubectl("-n", shards.namespace(), "delete", "pod", hung, "--grace-period=0", "--force", "--wait=false")
                     .orThrow();
         }
-        shards.awaitRolledOut();
-        shards.awaitSettledOn(shards.shards(), SETTLE);
-        shards.assertNoOverlappingReconciles();
+        whole(shards);
     }
 
     /**
@@ -136,7 +134,7 @@ class ShardRolloutClusterIT {
         NodeCluster cluster = NodeCluster.get();
         Examples shards = cluster.examples("checksum-statefulset");
         Set<String> all = settledWith(shards);
-        String stuck = ((TreeSet<String>) all).last();
+        String stuck = last(all);
         Duration grace = Duration.ofSeconds(20);
         setGrace(cluster, shards, "{\"spec\":{\"shardRestartGraceSeconds\":" + grace.toSeconds() + "}}");
         try (RolloutRecorder recorder = shards.record()) {
@@ -158,9 +156,7 @@ class ShardRolloutClusterIT {
             cluster.kubectl("-n", shards.namespace(), "delete", "pod", stuck, "--wait=false").orThrow();
             setGrace(cluster, shards, "[{\"op\":\"remove\",\"path\":\"/spec/shardRestartGraceSeconds\"}]");
         }
-        shards.awaitRolledOut();
-        shards.awaitSettledOn(shards.shards(), SETTLE);
-        shards.assertNoOverlappingReconciles();
+        whole(shards);
     }
 
     /** The same rolling update for the JOSDK operator's StatefulSet (a ControllerRing). */
@@ -245,6 +241,18 @@ class ShardRolloutClusterIT {
                 + shards.diagnostics(), () -> shards.pods().stream().noneMatch(pod -> podsBefore.contains(pod.getMetadata().getUid()))
                         && shards.readyPods().size() == 3 && shards.pods().size() == 3);
         shards.awaitRolledOut();
+    }
+
+    /** The workload rolled out, the ring settled on its shards, and no object reconciled twice at once. */
+    private static void whole(Examples shards) {
+        shards.awaitRolledOut();
+        shards.awaitSettledOn(shards.shards(), SETTLE);
+        shards.assertNoOverlappingReconciles();
+    }
+
+    /** The shard of the highest ordinal or slot: the one a StatefulSet stops first and scales away. */
+    private static String last(Set<String> shards) {
+        return new TreeSet<>(shards).last();
     }
 
     /** At least {@link #OBJECTS} objects in the ring, settled; returns the shards. */

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 
 /**
  * What happens to a ring's objects and shard Leases while it runs, seen through the API server as a
@@ -54,35 +55,27 @@ public final class RolloutRecorder implements AutoCloseable {
 
     RolloutRecorder(Examples shards) {
         this.shards = shards;
-        this.objects = shards.admin().configMaps().inNamespace(shards.objectsNamespace()).inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(ConfigMap configMap) {
-            }
-
-            @Override
-            public void onUpdate(ConfigMap before, ConfigMap after) {
-                moved(before, after);
-            }
-
-            @Override
-            public void onDelete(ConfigMap configMap, boolean unknown) {
-            }
-        }, 0);
+        this.objects = shards.admin().configMaps().inNamespace(shards.objectsNamespace()).inform(onUpdate(this::moved), 0);
         this.leases = shards.admin().leases().inNamespace(shards.namespace())
-                .withLabel(shards.kind().leaseLabel(), shards.ring()).inform(new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(Lease lease) {
-                    }
+                .withLabel(shards.kind().leaseLabel(), shards.ring()).inform(onUpdate(this::handedOver), 0);
+    }
 
-                    @Override
-                    public void onUpdate(Lease before, Lease after) {
-                        handedOver(before, after);
-                    }
+    /** An event handler that passes on updates only: adds and deletes neither move nor hand over anything. */
+    private static <T> ResourceEventHandler<T> onUpdate(BiConsumer<T, T> updated) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T object) {
+            }
 
-                    @Override
-                    public void onDelete(Lease lease, boolean unknown) {
-                    }
-                }, 0);
+            @Override
+            public void onUpdate(T before, T after) {
+                updated.accept(before, after);
+            }
+
+            @Override
+            public void onDelete(T object, boolean unknown) {
+            }
+        };
     }
 
     private void moved(ConfigMap before, ConfigMap after) {
