@@ -3,12 +3,7 @@ package dev.ringmaster.sharder.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
-import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
-import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.model.RingKey;
-import dev.ringmaster.sharder.rebalance.RebalanceLimits;
-import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.testing.StandardErrorLines;
 import dev.ringmaster.sharder.testing.TestLeases;
 import dev.ringmaster.testing.apiserver.RealApiServer;
@@ -20,11 +15,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.InputStream;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -104,15 +97,8 @@ class RestartGraceIT {
         }
     }
 
-    /** One replica leading on its own election Lease, with the default strategy, detector and interpreter. */
     private static SharderReplica replica() {
-        SharderReplica replica = new SharderReplica(ADMIN, new SharderReplica.Options("consistent-hash",
-                DefaultLeaseDetector.NAME, DefaultResourceInterpreter.NAME, RebalanceLimits.DEFAULT, Optional.empty(),
-                new SharderReplica.Options.LeaseName(NAMESPACE, "sharder"), "restart-grace-it", Clock.systemUTC()));
-        replica.use(PlugIns.NONE.withStrategy("consistent-hash", new StrategyBinding(new ConsistentHashStrategy(), Map.of()))
-                .withDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector())
-                .withInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()));
-        return replica;
+        return TestReplicas.withDefaults(ADMIN, NAMESPACE, "restart-grace-it");
     }
 
     /** The ClusterRing over the ConfigMaps of {@value #NAMESPACE}, with this restart grace. */

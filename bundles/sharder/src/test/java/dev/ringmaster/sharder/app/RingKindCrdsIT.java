@@ -3,12 +3,7 @@ package dev.ringmaster.sharder.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.sharder.clusterring.ClusterRingWatch;
-import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
-import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
-import dev.ringmaster.sharder.rebalance.RebalanceLimits;
-import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.testing.StandardErrorLines;
 import dev.ringmaster.sharder.testing.TestLeases;
 import dev.ringmaster.testing.apiserver.RealApiServer;
@@ -22,12 +17,10 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -132,15 +125,8 @@ class RingKindCrdsIT {
         }
     }
 
-    /** One replica leading on its own election Lease, with the default strategy, detector and interpreter. */
     private static SharderReplica replica() {
-        SharderReplica replica = new SharderReplica(ADMIN, new SharderReplica.Options("consistent-hash",
-                DefaultLeaseDetector.NAME, DefaultResourceInterpreter.NAME, RebalanceLimits.DEFAULT, Optional.empty(),
-                new SharderReplica.Options.LeaseName(NAMESPACE, "sharder"), "ring-kinds-it", Clock.systemUTC()));
-        replica.use(PlugIns.NONE.withStrategy("consistent-hash", new StrategyBinding(new ConsistentHashStrategy(), Map.of()))
-                .withDetector(DefaultLeaseDetector.NAME, new DefaultLeaseDetector())
-                .withInterpreter(DefaultResourceInterpreter.NAME, new DefaultResourceInterpreter()));
-        return replica;
+        return TestReplicas.withDefaults(ADMIN, NAMESPACE, "ring-kinds-it");
     }
 
     /** A ring of the kind over the ConfigMaps of {@value #NAMESPACE}, and one unlabelled ConfigMap there. */
