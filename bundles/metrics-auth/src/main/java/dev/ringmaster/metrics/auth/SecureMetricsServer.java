@@ -3,6 +3,7 @@ package dev.ringmaster.metrics.auth;
 import dev.ringmaster.ops.MetricsExposition;
 import dev.ringmaster.webhook.tls.CertificateFiles;
 import dev.ringmaster.webhook.tls.KeyMaterial;
+import dev.ringmaster.webhook.tls.TlsJetty;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -17,18 +18,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
-import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -154,31 +150,17 @@ final class SecureMetricsServer implements AutoCloseable {
     }
 
     private void listen() {
-        QueuedThreadPool threads = new QueuedThreadPool(THREADS, THREADS);
-        threads.setName("ringmaster-metrics");
-        threads.setDaemon(true);
-        Server created = new Server(threads);
-        SslContextFactory.Server factory = new SslContextFactory.Server();
-        factory.setKeyStore(serving.keyStore());
-        factory.setKeyStorePassword(serving.keyStorePassword());
-        factory.setKeyManagerPassword(serving.keyStorePassword());
-        factory.setIncludeProtocols("TLSv1.2", "TLSv1.3");
-        factory.setSniRequired(false);
-        HttpConfiguration http = new HttpConfiguration();
-        http.setSendServerVersion(false);
-        http.setSendXPoweredBy(false);
-        ServerConnector connector = new ServerConnector(created,
-                new SslConnectionFactory(factory, HttpVersion.HTTP_1_1.asString()), new HttpConnectionFactory(http));
-        connector.setHost(settings.host());
-        connector.setPort(settings.port());
-        connector.setIdleTimeout(30_000);
-        created.addConnector(connector);
+        TlsJetty.Parts parts = TlsJetty.server("ringmaster-metrics", THREADS, THREADS, serving, settings.host(),
+                settings.port(), Duration.ofSeconds(30));
+        Server created = parts.server();
+        ServerConnector connector = parts.connector();
+        SslContextFactory.Server factory = parts.ssl();
         created.setHandler(new MetricsHandler());
         created.setStopTimeout(2_000);
         try {
             created.start();
         } catch (Exception e) {
-            stopQuietly(created);
+            TlsJetty.stopQuietly(created);
             String problem = "cannot listen on " + settings.host() + ":" + settings.port() + ": " + e;
             if (!problem.equals(lastProblem)) {
                 LOG.error("metrics (HTTPS) {}; trying again every {} ms", problem, settings.reloadInterval().toMillis());
@@ -209,17 +191,9 @@ final class SecureMetricsServer implements AutoCloseable {
         poller.shutdownNow();
         if (stopping != null) {
             int stoppedPort = port;
-            stopQuietly(stopping);
+            TlsJetty.stopQuietly(stopping);
             port = -1;
             LOG.info("metrics (HTTPS) on {}:{} stopped", settings.host(), stoppedPort);
-        }
-    }
-
-    private static void stopQuietly(Server server) {
-        try {
-            server.stop();
-        } catch (Exception e) {
-            LOG.warn("stopping the metrics Jetty server: {}", e.toString());
         }
     }
 

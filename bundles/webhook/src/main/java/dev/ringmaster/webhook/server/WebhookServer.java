@@ -4,6 +4,7 @@ import dev.ringmaster.webhook.dispatch.HandlerTable;
 import dev.ringmaster.webhook.review.AdmissionReviewCodec;
 import dev.ringmaster.webhook.tls.CertificateFiles;
 import dev.ringmaster.webhook.tls.KeyMaterial;
+import dev.ringmaster.webhook.tls.TlsJetty;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,16 +15,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.eclipse.jetty.http.HttpVersion;
-import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -199,20 +195,11 @@ public final class WebhookServer implements AutoCloseable {
     }
 
     private void listen() {
-        QueuedThreadPool threads = new QueuedThreadPool(settings.maxThreads(), WebhookSettings.MIN_THREADS);
-        threads.setName("ringmaster-webhook");
-        threads.setDaemon(true);
-        Server created = new Server(threads);
-        SslContextFactory.Server ssl = sslContextFactory(serving);
-        HttpConfiguration http = new HttpConfiguration();
-        http.setSendServerVersion(false);
-        http.setSendXPoweredBy(false);
-        ServerConnector connector = new ServerConnector(created,
-                new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()), new HttpConnectionFactory(http));
-        connector.setHost(settings.host());
-        connector.setPort(settings.port());
-        connector.setIdleTimeout(settings.idleTimeout().toMillis());
-        created.addConnector(connector);
+        TlsJetty.Parts parts = TlsJetty.server("ringmaster-webhook", settings.maxThreads(), WebhookSettings.MIN_THREADS,
+                serving, settings.host(), settings.port(), settings.idleTimeout());
+        Server created = parts.server();
+        ServerConnector connector = parts.connector();
+        SslContextFactory.Server ssl = parts.ssl();
         created.setHandler(new GracefulHandler(
                 new AdmissionReviewHandler(handlers, codec, metrics, created.getScheduler(), settings)));
         ErrorHandler errors = new ErrorHandler(); // for what Jetty rejects before our handler (bad HTTP)
@@ -223,7 +210,7 @@ public final class WebhookServer implements AutoCloseable {
         try {
             created.start();
         } catch (Exception e) {
-            stopQuietly(created);
+            TlsJetty.stopQuietly(created);
             String problem = "cannot listen on " + settings.address() + ": " + e;
             listenProblem = problem;
             if (!problem.equals(lastListenProblem)) {
@@ -240,16 +227,6 @@ public final class WebhookServer implements AutoCloseable {
         LOG.info("webhook listening on https://{}:{} (TLS 1.2/1.3), serving {}", settings.host(), port,
                 handlers.get().prefixes());
         listener.listening(port);
-    }
-
-    private static SslContextFactory.Server sslContextFactory(KeyMaterial material) {
-        SslContextFactory.Server ssl = new SslContextFactory.Server();
-        ssl.setKeyStore(material.keyStore());
-        ssl.setKeyStorePassword(material.keyStorePassword());
-        ssl.setKeyManagerPassword(material.keyStorePassword());
-        ssl.setIncludeProtocols(TLS_1_2, TLS_1_3);
-        ssl.setSniRequired(false);
-        return ssl;
     }
 
     /** Stops gracefully: no new connections, requests in flight finish within the shutdown timeout. */
@@ -269,21 +246,13 @@ public final class WebhookServer implements AutoCloseable {
         if (stopping != null) {
             Instant start = clock.instant();
             int stoppedPort = port;
-            stopQuietly(stopping);
+            TlsJetty.stopQuietly(stopping);
             port = -1;
             LOG.info("webhook on {}:{} stopped (took {} ms)", settings.host(), stoppedPort,
                     Duration.between(start, clock.instant()).toMillis());
             synchronized (lock) {
                 listener.stopped();
             }
-        }
-    }
-
-    private static void stopQuietly(Server server) {
-        try {
-            server.stop();
-        } catch (Exception e) {
-            LOG.warn("stopping the webhook's Jetty server: {}", e.toString());
         }
     }
 }

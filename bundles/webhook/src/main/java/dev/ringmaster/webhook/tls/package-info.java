@@ -4,7 +4,7 @@
  * metrics listener's (bundle {@code dev.ringmaster.metrics.auth}), which serves the same certificate.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package dev.ringmaster.webhook.tls;
 
 import org.osgi.annotation.bundle.Export;
