@@ -4,6 +4,8 @@ import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.HttpURLConnection;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -47,10 +49,22 @@ public final class TestLeases {
     }
 
     /** The shard renews its lease at {@code at}, as shard-client does. */
+    /**
+     * Renews the Lease as its shard would: an update of what was read, read again after a 409 (the
+     * sharder may patch the state label between the read and the update).
+     */
     public static Lease renew(KubernetesClient client, String namespace, String name, Instant at) {
-        return client.leases().inNamespace(namespace).withName(name).edit(lease -> new LeaseBuilder(lease)
-                .editSpec().withHolderIdentity(name).withRenewTime(utc(at)).endSpec()
-                .build());
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return client.leases().inNamespace(namespace).withName(name).edit(lease -> new LeaseBuilder(lease)
+                        .editSpec().withHolderIdentity(name).withRenewTime(utc(at)).endSpec()
+                        .build());
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT || attempt == 5) {
+                    throw e;
+                }
+            }
+        }
     }
 
     public static ZonedDateTime utc(Instant instant) {
