@@ -149,15 +149,17 @@ public class MetricsRealIT {
             Waiting.until(SOON, () -> "drains in the " + kind + "\n" + sharder.err(), () -> inDrain(kind) > 0);
         }
         drainSeen = Instant.now();
-        for (RingKind kind : RingKind.values()) {
-            drainedObjects.put(kind, inDrain(kind));
-        }
-        // the leader's drain watch has them all, and the pass that wrote them is over
-        whileDraining = Waiting.value(SOON, () -> "the drains in the scrape\n" + sharder.err(), () -> {
+        // the pass that writes the drains is over (their number read twice in a row is the same), and the
+        // leader's drain watch has them all: the first drain seen may be one of several the pass still writes
+        whileDraining = Waiting.value(SOON, () -> "the drains in the scrape: " + drainedObjects + "\n" + sharder.err(), () -> {
+            Map<RingKind, Long> before = new EnumMap<>(drainedObjects);
+            for (RingKind kind : RingKind.values()) {
+                drainedObjects.put(kind, inDrain(kind));
+            }
             Exposition scrape = Exposition.parse(replica.metrics());
-            return drainedObjects.entrySet().stream().allMatch(entry -> value(scrape, "ringmaster_ring_objects_in_drain",
-                    ringLabels(entry.getKey(), RING)) == entry.getValue() && listed(scrape, entry.getKey()) == OBJECTS)
-                    ? Optional.of(scrape) : Optional.empty();
+            return drainedObjects.equals(before) && drainedObjects.entrySet().stream().allMatch(entry -> value(scrape,
+                    "ringmaster_ring_objects_in_drain", ringLabels(entry.getKey(), RING)) == entry.getValue()
+                    && listed(scrape, entry.getKey()) == OBJECTS) ? Optional.of(scrape) : Optional.empty();
         });
         drainScraped = Instant.now();
         Thread.sleep(3000);
