@@ -19,17 +19,24 @@ import java.util.Objects;
  * @param weight     from the {@code ringmaster.dev/weight} annotation, 1 when absent or invalid
  * @param restarting whether the shard is held available for its restart ({@link RestartHold}): its Lease
  *                   marked {@code ringmaster.dev/restarting}, within its ring's restart grace
+ * @param renewing   whether the shard still renews its own Lease (held by its name, not expired), whatever
+ *                   the detector says: its process may be reconciling, so only a drain may take its objects
  */
-public record ShardInfo(String name, ShardState state, int weight, boolean restarting) {
+public record ShardInfo(String name, ShardState state, int weight, boolean restarting, boolean renewing) {
 
     public ShardInfo {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(state, "state");
     }
 
-    /** A shard that is not held for a restart. */
+    /** A shard that is not held for a restart, renewing its Lease exactly when it is ready. */
     public ShardInfo(String name, ShardState state, int weight) {
         this(name, state, weight, false);
+    }
+
+    /** A shard renewing its Lease exactly when it is ready (as the default detector judges). */
+    public ShardInfo(String name, ShardState state, int weight, boolean restarting) {
+        this(name, state, weight, restarting, state == ShardState.READY);
     }
 
     /**
@@ -48,11 +55,17 @@ public record ShardInfo(String name, ShardState state, int weight, boolean resta
         LeaseRecord record = ShardLeaseReconciler.toRecord(lease);
         RestartHold hold = RestartHold.of(record, restartGrace, now);
         return new ShardInfo(lease.getMetadata().getName(), hold.apply(detector.detect(record, now)).state(),
-                ShardWeight.parse(weight).orElse(ShardWeight.DEFAULT), hold.holds());
+                ShardWeight.parse(weight).orElse(ShardWeight.DEFAULT), hold.holds(),
+                ShardLeaseReconciler.renewing(record, now));
     }
 
     public boolean isAvailable() {
         return state.isAvailable();
+    }
+
+    /** Whether the shard may be reconciling its objects: available, or still renewing its own Lease. */
+    public boolean mayReconcile() {
+        return isAvailable() || renewing;
     }
 
     public Shard toShard() {

@@ -149,18 +149,23 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
         RestartHold hold = RestartHold.of(record, restartGrace(lease), now);
         noteRestart(key, lease, hold);
         ShardStatus status = hold.apply(current.detect(withTermGrace(record), now));
+        boolean renewing = renewing(record, now);
+        // a shard the detector gives up while it still renews (e.g. its pod unready) is looked at again
+        // when its renewals run out, which no event of the Lease announces
+        Instant revisitAt = renewing && status.revisitAt().isAfter(renewedUntil(record)) ? renewedUntil(record)
+                : status.revisitAt();
         if (!writing.getAsBoolean()) {
             // A follower only observes; the leader's acquisition or deletion reaches it through the watch.
-            observe(key, lease, status.state(), weight, hold.holds());
-            return revisit(now, status.revisitAt());
+            observe(key, lease, status.state(), weight, hold.holds(), renewing);
+            return revisit(now, revisitAt);
         }
         return switch (status.state()) {
             case UNCERTAIN -> acquire(key, lease, weight, current, now);
             case ORPHANED -> deleteOrphan(key, lease, weight);
             default -> {
                 writeStateLabel(key, lease, status.state());
-                observe(key, lease, status.state(), weight, hold.holds());
-                yield revisit(now, status.revisitAt());
+                observe(key, lease, status.state(), weight, hold.holds(), renewing);
+                yield revisit(now, revisitAt);
             }
         };
     }
@@ -356,11 +361,29 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     }
 
     private void observe(LeaseKey key, Lease lease, ShardState state, int weight) {
-        observe(key, lease, state, weight, false);
+        observe(key, lease, state, weight, false, renewing(toRecord(lease), clock.instant()));
     }
 
-    private void observe(LeaseKey key, Lease lease, ShardState state, int weight, boolean restarting) {
-        observations.put(key, new Observation(rings(lease), new ShardInfo(key.name(), state, weight, restarting)));
+    private void observe(LeaseKey key, Lease lease, ShardState state, int weight, boolean restarting, boolean renewing) {
+        observations.put(key, new Observation(rings(lease), new ShardInfo(key.name(), state, weight, restarting, renewing)));
+    }
+
+    /**
+     * Whether the shard still renews its own Lease at {@code now}: held by its own name, a restart stamp
+     * absent, and {@code renewTime + leaseDurationSeconds} not passed.
+     */
+    static boolean renewing(LeaseRecord lease, Instant now) {
+        Instant until = renewedUntil(lease);
+        return until != null && now.isBefore(until)
+                && (lease.annotations() == null || !lease.annotations().containsKey(RingContract.RESTARTING_ANNOTATION));
+    }
+
+    /** {@code renewTime + leaseDurationSeconds} of a Lease held by its own name; null for any other. */
+    private static Instant renewedUntil(LeaseRecord lease) {
+        if (!lease.name().equals(lease.holderIdentity()) || lease.renewTime() == null || lease.leaseDurationSeconds() == null) {
+            return null;
+        }
+        return lease.renewTime().plusSeconds(Math.max(0, lease.leaseDurationSeconds()));
     }
 
     private void forget(LeaseKey key) {

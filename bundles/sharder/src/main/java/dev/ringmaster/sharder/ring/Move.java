@@ -66,10 +66,11 @@ public sealed interface Move {
      * @param drainLabel      the ring's drain label
      * @param role            main resource (drained when moved off a live shard) or controlled (moved directly)
      * @param desired         the desired shard, empty if no shard is available
-     * @param availableShards the ring's available shards
+     * @param reconciling     the shards that may be reconciling their objects: the available ones, and
+     *                        those the detector gave up that still renew their Lease
      */
     static Move decide(Map<String, String> labels, String shardLabel, String drainLabel, Role role,
-            Optional<String> desired, Set<String> availableShards) {
+            Optional<String> desired, Set<String> reconciling) {
         if (desired.isEmpty()) {
             return KEEP;
         }
@@ -81,7 +82,7 @@ public sealed interface Move {
         if (current.equals(target)) {
             return KEEP;
         }
-        if (role == Role.MAIN && availableShards.contains(current)) {
+        if (role == Role.MAIN && reconciling.contains(current)) {
             // the current shard may be reconciling it: only it may let go (drain handover)
             return labels.containsKey(drainLabel) ? KEEP : new Drain(current);
         }

@@ -82,6 +82,8 @@ public final class RingView {
     private final List<ShardInfo> shards;
     private final List<Shard> availableShards;
     private final Set<String> availableNames;
+    /** Shards whose objects only a drain may take: available, or still renewing their Lease. */
+    private final Set<String> mayReconcileNames;
     /** The strategy's ring over the available shards; null while the strategy is missing or failed. */
     private final ShardRing shardRing;
 
@@ -119,6 +121,8 @@ public final class RingView {
         this.shards = inputs.membership().shards(key);
         this.availableShards = inputs.membership().availableShards(key).stream().map(ShardInfo::toShard).toList();
         this.availableNames = availableShards.stream().map(Shard::name).collect(Collectors.toUnmodifiableSet());
+        this.mayReconcileNames = shards.stream().filter(ShardInfo::mayReconcile).map(ShardInfo::name)
+                .collect(Collectors.toUnmodifiableSet());
         this.shardRing = sameStrategyRing(previous) ? previous.shardRing : build();
     }
 
@@ -343,7 +347,7 @@ public final class RingView {
         if (key instanceof PartitionKey.Invalid invalid) {
             invalidKeys.skipped(object, invalid);
         }
-        return Move.decide(object.labels(), shardLabel, drainLabel, resource.role(), shardFor(key), availableNames);
+        return Move.decide(object.labels(), shardLabel, drainLabel, resource.role(), shardFor(key), mayReconcileNames);
     }
 
     /** The labels to write for the move, given the object's current labels. */

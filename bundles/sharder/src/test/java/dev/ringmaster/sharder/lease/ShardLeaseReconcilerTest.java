@@ -368,15 +368,18 @@ class ShardLeaseReconcilerTest {
         create(client, shardLease(namespace, SHARD, RING, T0, DURATION));
         passAt(T0, ShardState.READY, Duration.ofSeconds(10));
 
+        // dead to the detector while it still renews its Lease: looked at again when the renewal runs out
+        // (T0 + DURATION), not at the detector's 30 s, and its objects only drained (renewing)
         detector.set((lease, now) -> new ShardStatus(ShardState.DEAD, now.plusSeconds(30)));
-        passAt(T0, ShardState.DEAD, Duration.ofSeconds(30));
+        passAt(T0, ShardState.DEAD, Duration.ofSeconds(DURATION));
+        assertThat(reconciler.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1, false, true));
 
         // no detector bound: nothing is decided and nothing written
         detector.set(null);
         String resourceVersion = get(client, namespace, SHARD).getMetadata().getResourceVersion();
         assertThat(reconciler.reconcile(key)).isEqualTo(Result.done());
         assertThat(get(client, namespace, SHARD).getMetadata().getResourceVersion()).isEqualTo(resourceVersion);
-        assertThat(reconciler.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1));
+        assertThat(reconciler.membership().shards(KEY)).containsExactly(new ShardInfo(SHARD, ShardState.DEAD, 1, false, true));
     }
 
     /**

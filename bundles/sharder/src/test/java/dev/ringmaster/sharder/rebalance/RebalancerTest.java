@@ -222,6 +222,24 @@ class RebalancerTest {
     }
 
     @Test
+    void objectsOfAShardGivenUpWhileItStillRenewsItsLeaseAreDrainedNotReassigned() {
+        for (int i = 0; i < 10; i++) {
+            configMap("default", "cm-" + i, Map.of(SHARD, "shard-unready"));
+        }
+        // a detector (pod readiness) takes the shard for dead while its process renews its Lease and may
+        // be reconciling: it must hand its objects back itself
+        shards(List.of(new ShardInfo("shard-0", ShardState.READY, 1),
+                new ShardInfo("shard-unready", ShardState.DEAD, 1, false, true)));
+        PassSummary summary = pass();
+        assertThat(summary.reassigned()).isZero();
+        assertThat(summary.drained()).isEqualTo(10);
+        for (int i = 0; i < 10; i++) {
+            assertThat(labels(getConfigMap("default", "cm-" + i))).containsEntry(SHARD, "shard-unready")
+                    .containsEntry(DRAIN, "true");
+        }
+    }
+
+    @Test
     void objectsOfADeadShardThatComesBackDuringThePassAreNotReassigned() {
         for (int i = 0; i < 10; i++) {
             configMap("default", "cm-" + i, Map.of(SHARD, "shard-back"));
