@@ -36,6 +36,21 @@ public final class RingContract {
      * A shard that leaves for good releases the Lease instead (holder cleared).
      */
     public static final String RESTARTING_ANNOTATION = "ringmaster.dev/restarting";
+    /**
+     * Ringmaster extension, range mode (docs/design.md section 9): annotation the sharder writes on a
+     * shard's Lease, the ranges of the 64-bit FNV-1a space the shard is assigned
+     * ({@code dev.ringmaster.ring.ranges.RangeSet} annotation form; empty: none). Only the sharder
+     * writes it; it adds a range only when no other live shard is assigned or serves it.
+     */
+    public static final String ASSIGNED_RANGES_ANNOTATION = "ringmaster.dev/assigned-ranges";
+    /** Ringmaster extension, range mode: the field the assigned ranges hash, {@code uid} or {@code namespace}. */
+    public static final String RANGE_KEY_ANNOTATION = "ringmaster.dev/range-key";
+    /**
+     * Ringmaster extension, range mode: annotation a shard writes on its own Lease, the ranges it may be
+     * reconciling now. It drops a range only after it stopped watching it and its reconciles of
+     * objects in it ended; until then the range is not given to another shard.
+     */
+    public static final String SERVED_RANGES_ANNOTATION = "ringmaster.dev/served-ranges";
 
     /** The shard label of every ring starts with this; the ring suffix follows ({@link #shardLabel}). */
     public static final String SHARD_LABEL_PREFIX = "shard.alpha.sharding.timebertt.dev/";
