@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.ring.ObjectReference;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
@@ -15,6 +16,7 @@ import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
+import dev.ringmaster.sharder.ranges.RangeAssigner;
 import dev.ringmaster.sharder.rebalance.Rebalancer;
 import dev.ringmaster.sharder.ring.RingChange;
 import dev.ringmaster.sharder.ring.RingRegistry;
@@ -28,6 +30,7 @@ import dev.ringmaster.sharder.unassigned.UnassignedObject;
 import dev.ringmaster.sharder.unassigned.UnassignedWatches;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -36,6 +39,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -70,6 +74,8 @@ final class LeaderControllers implements AutoCloseable {
     private final Rebalancer rebalancer;
     private final Controller<RingKey> rebalancing;
     private final Controller<UnassignedObject> assigning;
+    /** Publishes the ranges of range-mode rings on their shard Leases. */
+    private final Controller<RingKey> rangeAssigning;
     private final UnassignedWatches watches;
     private final DrainWatches drains;
     private final NamespaceScope scope;
@@ -106,10 +112,14 @@ final class LeaderControllers implements AutoCloseable {
         this.rebalancing = new Controller<>("rebalancer", rebalancer, 2, Backoff.DEFAULT);
         this.assigning = new Controller<>("unassigned", new UnassignedAssigner(this::cachedUnassigned,
                 registry, invalidKeys, scope, writer, metrics), 4, Backoff.DEFAULT);
+        this.rangeAssigning = new Controller<>("ranges", new RangeAssigner(registry, leases::leases, client,
+                settings.clock(), metrics), 2, Backoff.DEFAULT);
         this.watches = new UnassignedWatches(client, catalog, assigning);
         this.drains = new DrainWatches(client, catalog, settings.clock());
         this.watchSync = new Controller<>("unassigned-watches", all -> {
-            List<RingView> valid = registry.views().stream().filter(RingView::isValid).toList();
+            // a range-mode ring labels no object: neither its unassigned objects nor drains are watched
+            List<RingView> valid = registry.views().stream().filter(view -> view.isValid() && !view.rangeModeAsked())
+                    .toList();
             watches.sync(valid);
             drains.sync(valid);
             return Result.done();
@@ -153,6 +163,7 @@ final class LeaderControllers implements AutoCloseable {
         ringStatus.start();
         rebalancing.start();
         assigning.start();
+        rangeAssigning.start();
         watchSync.start();
         validatingCa.ifPresent(controller -> {
             controller.start();
@@ -186,6 +197,29 @@ final class LeaderControllers implements AutoCloseable {
             registry.views().forEach(view -> ringStatus.enqueue(view.key()));
         }
         validatingCa.ifPresent(controller -> validatingNames.forEach(controller::enqueue));
+    }
+
+    /**
+     * A shard Lease changed (renewals too; called on the informers' threads): the range-mode rings it belongs to
+     * are looked at again, since its served ranges may have shrunk. Only queues work.
+     */
+    void leaseChanged(Lease lease) {
+        if (closed || !acting) {
+            return; // before acting, actOnRings looks at every ring anyway
+        }
+        Map<String, String> labels = lease.getMetadata().getLabels();
+        if (labels == null) {
+            return;
+        }
+        for (RingKind kind : RingKind.values()) {
+            String ring = labels.get(kind.leaseLabel());
+            if (ring != null && !ring.isEmpty()) {
+                RingKey key = new RingKey(kind, ring);
+                if (registry.view(key).map(RingView::rangeModeAsked).orElse(false)) {
+                    rangeAssigning.enqueue(key);
+                }
+            }
+        }
     }
 
     private Optional<HasMetadata> cachedUnassigned(UnassignedObject object) {
@@ -235,6 +269,10 @@ final class LeaderControllers implements AutoCloseable {
                 watches.requeue(change.ring());
             }
             ringStatus.enqueue(change.ring());
+            if (change.after().map(RingView::rangeModeAsked).orElse(false)
+                    || change.before().map(RingView::rangeModeAsked).orElse(false)) {
+                rangeAssigning.enqueue(change.ring());
+            }
         }
         if (resync) {
             watchSync.enqueue(WATCHED_RINGS);
@@ -248,7 +286,8 @@ final class LeaderControllers implements AutoCloseable {
         metrics.noRings();
         namespaces.close();
         validatingWatches.forEach(SharedIndexInformer::close);
-        List<Controller<?>> controllers = new ArrayList<>(List.of(watchSync, assigning, rebalancing, ringStatus));
+        List<Controller<?>> controllers = new ArrayList<>(List.of(watchSync, assigning, rangeAssigning, rebalancing,
+                ringStatus));
         validatingCa.ifPresent(controllers::add);
         controllers.forEach(Controller::stop);
         watches.close();

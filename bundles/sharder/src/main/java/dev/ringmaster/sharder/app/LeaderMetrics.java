@@ -1,7 +1,9 @@
 package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.sharder.kube.ResolvedResource;
+import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.ranges.RangeRecorder;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import dev.ringmaster.sharder.rebalance.PassSummary;
 import dev.ringmaster.sharder.ring.Move;
@@ -34,9 +36,15 @@ import java.util.function.ToDoubleFunction;
  * objects labelled with each shard, as the ring's last completed pass listed them</li>
  * <li>{@code ringmaster_ring_objects_in_drain}, {@code ringmaster_ring_oldest_drain_age_seconds} (0 when none)
  * and {@code ringmaster_ring_unassigned_objects} {clusterring, controllerring}, while this replica leads</li>
+ * <li>range mode (docs/design.md section 9): {@code ringmaster_ring_shard_ranges} and
+ * {@code ringmaster_ring_shard_range_share} {clusterring, controllerring, shard}: the ranges each shard Lease is
+ * assigned, and their share of the hash space (0..1), as the range assigner last published them;
+ * {@code ringmaster_ring_range_handovers_total} {clusterring, controllerring}: buckets that left one shard's
+ * assignment and entered another's; {@code ringmaster_ring_range_handover_seconds} (histogram): how long after
+ * leaving the loser's assignment they entered the gainer's</li>
  * </ul>
  */
-final class LeaderMetrics implements MoveRecorder {
+final class LeaderMetrics implements MoveRecorder, RangeRecorder {
 
     /** What the leader sees of a ring's objects now. */
     interface RingObjects {
@@ -57,6 +65,10 @@ final class LeaderMetrics implements MoveRecorder {
     private final MultiGauge shardObjects;
     /** The rows of {@link #shardObjects} by ring: each pass replaces its ring's. */
     private final Map<RingKey, List<MultiGauge.Row<?>>> shardObjectRows = new HashMap<>();
+    private final MultiGauge shardRanges;
+    private final MultiGauge shardRangeShare;
+    /** Each range-mode ring's assignments as last published, by shard. */
+    private final Map<RingKey, Map<String, RangeSet>> assignments = new HashMap<>();
 
     LeaderMetrics(MeterRegistry registry, SharderMetrics moves) {
         this.registry = registry;
@@ -71,6 +83,11 @@ final class LeaderMetrics implements MoveRecorder {
                 .register(registry);
         this.shardObjects = MultiGauge.builder("ringmaster.ring.shard.objects")
                 .description("Objects labelled with each shard, as the ring's last rebalance pass listed them")
+                .register(registry);
+        this.shardRanges = MultiGauge.builder("ringmaster.ring.shard.ranges")
+                .description("Hash ranges each shard Lease of a range-mode ring is assigned").register(registry);
+        this.shardRangeShare = MultiGauge.builder("ringmaster.ring.shard.range.share")
+                .description("Share of the hash space (0..1) each shard Lease of a range-mode ring is assigned")
                 .register(registry);
     }
 
@@ -125,10 +142,50 @@ final class LeaderMetrics implements MoveRecorder {
                 .tags(SharderMetrics.ringTags(ring).and("reason", reason)).register(registry).increment(count);
     }
 
+    @Override
+    public synchronized void assigned(RingKey ring, Map<String, RangeSet> assigned) {
+        assignments.put(ring, Map.copyOf(assigned));
+        registerAssignments();
+    }
+
+    @Override
+    public void handedOver(RingKey ring, long buckets, Duration took) {
+        Tags tags = SharderMetrics.ringTags(ring);
+        Counter.builder("ringmaster.ring.range.handovers")
+                .description("Buckets of a range-mode ring that left one shard's assignment and entered another's")
+                .tags(tags).register(registry).increment(buckets);
+        Timer.builder("ringmaster.ring.range.handover")
+                .description("How long after leaving the loser's assignment a range entered the gainer's")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(10))
+                .maximumExpectedValue(Duration.ofMinutes(10)).tags(tags).register(registry).record(took);
+    }
+
+    @Override
+    public synchronized void forget(RingKey ring) {
+        if (assignments.remove(ring) != null) {
+            registerAssignments();
+        }
+    }
+
+    private void registerAssignments() {
+        List<MultiGauge.Row<?>> ranges = new ArrayList<>();
+        List<MultiGauge.Row<?>> shares = new ArrayList<>();
+        assignments.forEach((ring, byShard) -> byShard.forEach((shard, set) -> {
+            Tags tags = SharderMetrics.ringTags(ring).and("shard", shard);
+            ranges.add(MultiGauge.Row.of(tags, set.ranges().size()));
+            shares.add(MultiGauge.Row.of(tags, set.fraction()));
+        }));
+        shardRanges.register(ranges, true);
+        shardRangeShare.register(shares, true);
+    }
+
     /** The per-ring gauges for these rings, read from {@code objects} at each scrape; other rings' disappear. */
     synchronized void rings(Collection<RingKey> rings, RingObjects objects) {
         if (shardObjectRows.keySet().retainAll(rings)) {
             registerShardObjects();
+        }
+        if (assignments.keySet().retainAll(rings)) {
+            registerAssignments();
         }
         inDrain.register(rows(rings, ring -> objects.inDrain(ring)), true);
         oldestDrain.register(rows(rings, ring -> objects.oldestDrain(ring).map(age -> age.toMillis() / 1000.0)

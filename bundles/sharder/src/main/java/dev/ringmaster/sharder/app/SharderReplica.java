@@ -16,6 +16,7 @@ import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingSpec;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
@@ -180,7 +181,8 @@ public final class SharderReplica implements AutoCloseable {
     private final Optional<WebhookCertificates> certificates;
     private final Optional<WebhookClientSettings> webhook;
     private final ValidatingWebhookCa.Settings validatingWebhooks;
-    private LeaderControllers controllers;
+    /** Volatile: the informers' threads read it without the lock ({@link #leaseChanged}). */
+    private volatile LeaderControllers controllers;
 
     /** Prepares the replica; nothing talks to the API server before {@link #start()}. */
     public SharderReplica(KubernetesClient client, Options options) {
@@ -197,6 +199,8 @@ public final class SharderReplica implements AutoCloseable {
         registry.addListener(changes -> restartGracesChanged());
         // the state metrics every replica exports: every ring object and every shard Lease as watched
         leases.addLeaseListener(() -> ringStates.shards(leases.leases()));
+        // the leader's range assigner looks at a range-mode ring again when one of its Leases changes
+        leases.addLeaseListener(this::leaseChanged);
         registry.addListener(changes -> ringStates.rings(registry.inputs().rings().values()));
         this.rings = ClusterRingWatch.ofEveryKind(client, registry, this::ringKindsChanged);
         ringKindsChanged();
@@ -325,6 +329,13 @@ public final class SharderReplica implements AutoCloseable {
         controllers = new LeaderControllers(fenced, registry, leases, leaderMetrics,
                 new LeaderControllers.Settings(options.limits(), webhook, validatingWebhooks, options.clock()));
         controllers.start();
+    }
+
+    private void leaseChanged(Lease lease) {
+        LeaderControllers current = controllers;
+        if (current != null) {
+            current.leaseChanged(lease);
+        }
     }
 
     /** The sharder's CA changed: the leader writes it into every webhook configuration. */

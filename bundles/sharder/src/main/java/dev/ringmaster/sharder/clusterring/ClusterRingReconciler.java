@@ -115,8 +115,13 @@ public final class ClusterRingReconciler implements Reconciler<RingKey> {
             // Leave any existing webhook configuration as it is: nothing moves while the ring is blocked.
             return Verdict.notReady(blocker.get().reason(), blocker.get().message());
         }
-        webhookConfigurations.ifPresentOrElse(configurations -> configurations.apply(view.ring()),
-                () -> WebhookConfigurations.remove(client, view.ring()));
+        if (view.rangeModeAsked()) {
+            // range mode labels no object: no webhook, and the one of its label mode goes
+            WebhookConfigurations.remove(client, view.ring());
+        } else {
+            webhookConfigurations.ifPresentOrElse(configurations -> configurations.apply(view.ring()),
+                    () -> WebhookConfigurations.remove(client, view.ring()));
+        }
         // sharding on with the strategy in force before, while the one asked for is missing
         Optional<RingView.Blocker> degraded = view.degraded();
         if (degraded.isPresent()) {

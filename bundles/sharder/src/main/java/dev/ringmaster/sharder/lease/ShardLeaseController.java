@@ -251,20 +251,25 @@ public final class ShardLeaseController implements AutoCloseable {
      * e.g. to export the Leases; it must be quick. Call before {@link #start()}.
      */
     public void addLeaseListener(Runnable listener) {
+        addLeaseListener(lease -> listener.run());
+    }
+
+    /** {@link #addLeaseListener(Runnable)}, told which Lease (as it is now, or as it was last seen if deleted). */
+    public void addLeaseListener(Consumer<Lease> listener) {
         ResourceEventHandler<Lease> any = new ResourceEventHandler<>() {
             @Override
             public void onAdd(Lease lease) {
-                listener.run();
+                listener.accept(lease);
             }
 
             @Override
             public void onUpdate(Lease oldLease, Lease newLease) {
-                listener.run();
+                listener.accept(newLease);
             }
 
             @Override
             public void onDelete(Lease lease, boolean deletedFinalStateUnknown) {
-                listener.run();
+                listener.accept(lease);
             }
         };
         informers.forEach(informer -> informer.addEventHandler(any));

@@ -51,6 +51,13 @@ public class RingSpec {
             + " Lease alone. Omitted: 60.")
     private Integer shardRestartGraceSeconds;
 
+    /** Ringmaster extension: present, the ring shards by hash ranges on the shard Leases (range mode). */
+    @JsonPropertyDescription("Present: the ring shards by ranges of the hash space (range mode, Ringmaster extension):"
+            + " the sharder publishes each shard's ranges on its Lease (ringmaster.dev/assigned-ranges) and labels no"
+            + " object; the shards list and watch with a shardSelector (Kubernetes 1.36, KEP-5866). Omitted: objects"
+            + " are labelled with their shard.")
+    private RingRanges ranges;
+
     public List<RingResourceSpec> getResources() {
         return resources;
     }
@@ -81,6 +88,19 @@ public class RingSpec {
 
     public void setShardRestartGraceSeconds(Integer shardRestartGraceSeconds) {
         this.shardRestartGraceSeconds = shardRestartGraceSeconds;
+    }
+
+    public RingRanges getRanges() {
+        return ranges;
+    }
+
+    public void setRanges(RingRanges ranges) {
+        this.ranges = ranges;
+    }
+
+    /** Whether the ring shards by hash ranges ({@code spec.ranges} present). Not a bean getter. */
+    public boolean rangeMode() {
+        return ranges != null;
     }
 
     /**

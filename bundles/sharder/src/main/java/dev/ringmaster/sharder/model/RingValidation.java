@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.model;
 
+import dev.ringmaster.ring.ranges.RangePlacement;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import java.util.ArrayList;
@@ -57,6 +58,20 @@ public final class RingValidation {
         if (grace != null && (grace < 0 || grace > RingSpec.MAX_SHARD_RESTART_GRACE_SECONDS)) {
             problems.add("spec.shardRestartGraceSeconds: " + grace + " is not from 0 to " + RingSpec.MAX_SHARD_RESTART_GRACE_SECONDS
                     + " (seconds a restarting shard keeps its objects; omit it for 60)");
+        }
+        RingRanges ranges = spec.getRanges();
+        if (ranges != null) {
+            String key = ranges.getKey();
+            if (key != null && !key.isEmpty() && !key.equals("uid") && !key.equals("namespace")) {
+                problems.add("spec.ranges.key: \"" + key + "\" is neither uid nor namespace (the field whose hash the"
+                        + " ranges cut; omit it for uid)");
+            }
+            Integer buckets = ranges.getBuckets();
+            if (buckets != null && !RingRanges.isValidBucketCount(buckets)) {
+                problems.add("spec.ranges.buckets: " + buckets + " is not a power of two from 1 to "
+                        + RangePlacement.MAX_BUCKETS + " (omit it for "
+                        + RangePlacement.DEFAULT_BUCKETS + ")");
+            }
         }
         return problems;
     }

@@ -8,6 +8,7 @@ import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
+import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingKey;
@@ -86,6 +87,19 @@ public final class RingView {
     private final Set<String> mayReconcileNames;
     /** The strategy's ring over the available shards; null while the strategy is missing or failed. */
     private final ShardRing shardRing;
+    /** The key and bucket count of a valid range-mode ring ({@code spec.ranges}); null in label mode or when invalid. */
+    private final RangeMode rangeMode;
+    /** Whether the ring asks for range mode, valid or not: its objects are never labelled then. */
+    private final boolean rangeModeAsked;
+
+    /**
+     * How a range-mode ring cuts the hash space (docs/design.md section 9).
+     *
+     * @param key     the field hashed
+     * @param buckets the bucket count, a power of two
+     */
+    public record RangeMode(RangeKey key, int buckets) {
+    }
 
     private RingView(RingObject ring, RingInputs inputs, RingView previous) {
         this.ring = ring;
@@ -123,7 +137,11 @@ public final class RingView {
         this.availableNames = availableShards.stream().map(Shard::name).collect(Collectors.toUnmodifiableSet());
         this.mayReconcileNames = shards.stream().filter(ShardInfo::mayReconcile).map(ShardInfo::name)
                 .collect(Collectors.toUnmodifiableSet());
-        this.shardRing = sameStrategyRing(previous) ? previous.shardRing : build();
+        this.rangeModeAsked = ring.getSpec() != null && ring.getSpec().rangeMode();
+        this.rangeMode = rangeModeAsked && problems.isEmpty()
+                ? new RangeMode(spec.getRanges().keyOrDefault(), spec.getRanges().bucketsOrDefault()) : null;
+        // a range-mode ring places no object by the strategy: it needs none
+        this.shardRing = rangeModeAsked ? null : sameStrategyRing(previous) ? previous.shardRing : build();
     }
 
     /** Compiles the ring against the inputs, reusing {@code previous}'s strategy ring if shards and strategy are the same. */
@@ -132,7 +150,7 @@ public final class RingView {
     }
 
     private boolean sameStrategyRing(RingView previous) {
-        return previous != null && previous.strategyName.equals(strategyName)
+        return previous != null && !previous.rangeModeAsked && previous.strategyName.equals(strategyName)
                 && previous.availableShards.equals(availableShards)
                 && (binding == null ? previous.binding == null : binding.sameAs(previous.binding));
     }
@@ -230,7 +248,7 @@ public final class RingView {
      * {@code spec.strategy}, or a plug-in not delivered yet, changes nothing until it is fixed).
      */
     public Optional<Blocker> degraded() {
-        if (unavailableStrategy == null || blocker().isPresent()) {
+        if (rangeModeAsked || unavailableStrategy == null || blocker().isPresent()) {
             return Optional.empty();
         }
         return Optional.of(new Blocker(STRATEGY_UNAVAILABLE, "partitioning strategy \"" + unavailableStrategy + "\" ("
@@ -243,6 +261,10 @@ public final class RingView {
      * source and the bundle that provides it (so that a delivered plug-in's version is visible).
      */
     public String readyMessage() {
+        if (rangeMode != null) {
+            return "sharding by ranges of the hash of " + rangeMode.key().field() + " in " + rangeMode.buckets()
+                    + " buckets (spec.ranges), published on the shard Leases";
+        }
         String message = "sharding with strategy \"" + strategyName + "\" (" + strategySource() + ")";
         return binding == null || binding.provider().isEmpty() ? message : message + ", bundle " + binding.provider();
     }
@@ -304,6 +326,9 @@ public final class RingView {
         if (!problems.isEmpty()) {
             return Optional.of(new Blocker(INVALID_SPEC, "the " + key.kind().kind() + " is invalid: " + String.join("; ", problems)));
         }
+        if (rangeModeAsked) {
+            return Optional.empty(); // neither a strategy nor interpreters: the shards' API server filters by ranges
+        }
         if (strategyName == null || strategyName.isEmpty()) {
             return Optional.of(new Blocker(STRATEGY_UNAVAILABLE,
                     "the ring names no strategy (spec.strategy) and the sharder has no default strategy"));
@@ -320,9 +345,22 @@ public final class RingView {
         return Optional.empty();
     }
 
-    /** Whether the ring assigns and moves objects now: valid, with its strategy and interpreters. */
+    /**
+     * Whether the ring assigns and moves objects by their shard label now: valid, in label mode, with its strategy
+     * and interpreters. A range-mode ring never does ({@link #rangeMode()}).
+     */
     public boolean canAct() {
-        return problems.isEmpty() && shardRing != null && missingInterpreters.isEmpty();
+        return !rangeModeAsked && problems.isEmpty() && shardRing != null && missingInterpreters.isEmpty();
+    }
+
+    /** The key and buckets of a valid range-mode ring; empty in label mode or while the spec is invalid. */
+    public Optional<RangeMode> rangeMode() {
+        return Optional.ofNullable(rangeMode);
+    }
+
+    /** Whether the ring asks for range mode ({@code spec.ranges} present), valid or not: it labels no object. */
+    public boolean rangeModeAsked() {
+        return rangeModeAsked;
     }
 
     /** The object's partition key, by the interpreter of its resource (one of {@link #resources()}). */
@@ -364,7 +402,8 @@ public final class RingView {
         return other != null && shardRing == other.shardRing && problems.equals(other.problems)
                 && resources.equals(other.resources) && interpreters.equals(other.interpreters)
                 && missingInterpreters.equals(other.missingInterpreters)
-                && namespaceSelector.equals(other.namespaceSelector);
+                && namespaceSelector.equals(other.namespaceSelector) && Objects.equals(rangeMode, other.rangeMode)
+                && rangeModeAsked == other.rangeModeAsked;
     }
 
     /** Whether {@code other} says exactly the same: same ring object, shards and decisions. */

@@ -273,4 +273,15 @@ class SharderAdmissionTest {
         return new AdmissionRequest("uid-1", "CREATE", "", "v1", kind, "", resource, "", "default",
                 String.valueOf(metadata.get("name")), "tester", List.of(), dryRun, Map.of("metadata", metadata), Map.of());
     }
+
+    @Test
+    void aRangeModeRingAdmitsObjectsUnchanged() {
+        ClusterRing ring = configMapRing(RING);
+        ring.getSpec().setRanges(new dev.ringmaster.sharder.model.RingRanges());
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
+        assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
+        // without any strategy too
+        registry.update(inputs -> inputs.withStrategies(Map.of()));
+        assertThat(admission.handle(PATH, configMap(metadata("cm-1")))).isEqualTo(AdmissionResponse.allow());
+    }
 }

@@ -733,4 +733,42 @@ class ClusterRingReconcilerTest {
         }
     }
 
+
+    @Test
+    void aRangeModeRingIsReadyWithoutStrategyAndItsWebhookConfigurationGoes() {
+        create(exampleRing());
+        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        reconciler.reconcile(KEY);
+        assertThat(webhookConfigurationResource().get()).isNotNull();
+
+        // switched to range mode, with no strategy deployed at all: Ready, and no webhook labels objects
+        ringResource().edit(ring -> {
+            ring.getSpec().setRanges(new dev.ringmaster.sharder.model.RingRanges("namespace", 16));
+            return ring;
+        });
+        strategies.clear();
+        reconciler.reconcile(KEY);
+        Condition ready = ready(read());
+        assertThat(ready.getStatus()).isEqualTo("True");
+        assertThat(ready.getMessage()).isEqualTo("sharding by ranges of the hash of object.metadata.namespace in 16"
+                + " buckets (spec.ranges), published on the shard Leases");
+        assertThat(webhookConfigurationResource().get()).isNull();
+
+        // a range-mode ring never gets one
+        reconciler.reconcile(KEY);
+        assertThat(webhookConfigurationResource().get()).isNull();
+    }
+
+    @Test
+    void anInvalidRangeSpecMakesTheRingNotReady() {
+        ClusterRing ring = exampleRing();
+        ring.getSpec().setRanges(new dev.ringmaster.sharder.model.RingRanges("uid", 100));
+        create(ring);
+        reconciler(WebhookClientSettings.defaults()).reconcile(KEY);
+        Condition ready = ready(read());
+        assertThat(ready.getStatus()).isEqualTo("False");
+        assertThat(ready.getReason()).isEqualTo("InvalidSpec");
+        assertThat(ready.getMessage()).contains("spec.ranges.buckets: 100 is not a power of two");
+        assertThat(webhookConfigurationResource().get()).isNull();
+    }
 }

@@ -94,7 +94,7 @@ class ClusterRingCrdTest {
         JSONSchemaProps spec = root.getProperties().get("spec");
         assertThat(spec.getRequired()).containsExactly("resources");
         assertThat(spec.getProperties()).containsOnlyKeys("resources", "namespaceSelector", "strategy",
-                "shardRestartGraceSeconds");
+                "shardRestartGraceSeconds", "ranges");
         JSONSchemaProps resources = spec.getProperties().get("resources");
         assertThat(resources.getType()).isEqualTo("array");
         assertThat(resources.getMinItems()).isEqualTo(1L);
@@ -117,6 +117,62 @@ class ClusterRingCrdTest {
         JSONSchemaProps status = root.getProperties().get("status");
         assertThat(status.getProperties())
                 .containsOnlyKeys("observedGeneration", "shards", "availableShards", "conditions");
+    }
+
+    @Test
+    void rangesAreAnOptionalObjectOfAKeyEnumAndAPowerOfTwoBucketCountWithDefaults() throws IOException {
+        JSONSchemaProps spec = crd().getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema().getProperties()
+                .get("spec");
+        JSONSchemaProps ranges = spec.getProperties().get("ranges");
+        assertThat(ranges.getType()).isEqualTo("object");
+        assertThat(ranges.getRequired()).isNullOrEmpty();
+        assertThat(ranges.getDescription()).contains("ringmaster.dev/assigned-ranges");
+        assertThat(ranges.getProperties()).containsOnlyKeys("key", "buckets");
+        JSONSchemaProps key = ranges.getProperties().get("key");
+        assertThat(key.getType()).isEqualTo("string");
+        assertThat(key.getEnum()).extracting(value -> value.asText()).containsExactlyInAnyOrder("uid", "namespace");
+        assertThat(key.getDefault().asText()).isEqualTo("uid");
+        assertThat(key.getXKubernetesValidations()).singleElement()
+                .satisfies(rule -> assertThat(rule.getRule()).isEqualTo("self == oldSelf"));
+        JSONSchemaProps buckets = ranges.getProperties().get("buckets");
+        assertThat(buckets.getType()).isEqualTo("integer");
+        assertThat(buckets.getMinimum()).isEqualTo(1.0);
+        assertThat(buckets.getMaximum()).isEqualTo(4096.0);
+        assertThat(buckets.getDefault().asInt()).isEqualTo(64);
+        assertThat(buckets.getXKubernetesValidations()).singleElement().satisfies(rule -> {
+            assertThat(rule.getRule()).isEqualTo(RingRanges.POWER_OF_TWO_RULE);
+            assertThat(rule.getMessage()).contains("power of two");
+        });
+        // the rule lists exactly the powers of two the sharder accepts
+        String rule = RingRanges.POWER_OF_TWO_RULE;
+        List<Integer> listed = java.util.Arrays.stream(rule.substring(rule.indexOf('[') + 1, rule.indexOf(']'))
+                .split(",")).map(String::strip).map(Integer::valueOf).toList();
+        for (int n = -1; n <= 5000; n++) {
+            assertThat(listed.contains(n)).as("%d in the rule", n).isEqualTo(RingRanges.isValidBucketCount(n));
+        }
+    }
+
+    @Test
+    void rangesRoundTripAndDefault() {
+        ClusterRing ring = serialization.unmarshal("""
+                apiVersion: sharding.timebertt.dev/v1alpha1
+                kind: ClusterRing
+                metadata: {name: example}
+                spec:
+                  resources:
+                  - {group: "", resource: configmaps}
+                  ranges: {key: namespace, buckets: 256}
+                """, ClusterRing.class);
+        assertThat(ring.getSpec().rangeMode()).isTrue();
+        assertThat(ring.getSpec().getRanges().keyOrDefault()).isEqualTo(dev.ringmaster.ring.ranges.RangeKey.NAMESPACE);
+        assertThat(ring.getSpec().getRanges().bucketsOrDefault()).isEqualTo(256);
+        assertThat(serialization.asJson(ring)).contains("\"ranges\":{\"key\":\"namespace\",\"buckets\":256}");
+
+        RingRanges omitted = new RingRanges();
+        assertThat(omitted.keyOrDefault()).isEqualTo(dev.ringmaster.ring.ranges.RangeKey.UID);
+        assertThat(omitted.bucketsOrDefault()).isEqualTo(64);
+        assertThat(serialization.asJson(new RingSpec())).doesNotContain("ranges");
+        assertThat(new RingSpec().rangeMode()).isFalse();
     }
 
     /** A real API server rejects non-structural schemas: every node needs a type. */

@@ -238,4 +238,25 @@ class RingValidationTest {
                 .containsExactly("metadata.name", "spec.resources[1]", "spec.namespaceSelector.matchLabels[\"-k\"]",
                         "spec.strategy", "spec.shardRestartGraceSeconds");
     }
+
+    @org.junit.jupiter.api.Test
+    void rangesNeedAKnownKeyAndAPowerOfTwoBucketCount() {
+        ClusterRing ring = dev.ringmaster.sharder.testing.TestRings.configMapRing("ranges");
+        ring.getSpec().setRanges(new RingRanges());
+        assertThat(RingValidation.validate(ring)).isEmpty();
+        ring.getSpec().setRanges(new RingRanges("namespace", 4096));
+        assertThat(RingValidation.validate(ring)).isEmpty();
+        ring.getSpec().setRanges(new RingRanges("uid", 1));
+        assertThat(RingValidation.validate(ring)).isEmpty();
+
+        ring.getSpec().setRanges(new RingRanges("name", 48));
+        assertThat(RingValidation.validate(ring)).containsExactly(
+                "spec.ranges.key: \"name\" is neither uid nor namespace (the field whose hash the ranges cut; omit it"
+                        + " for uid)",
+                "spec.ranges.buckets: 48 is not a power of two from 1 to 4096 (omit it for 64)");
+        for (int buckets : new int[] {0, -2, 3, 8192}) {
+            ring.getSpec().setRanges(new RingRanges(null, buckets));
+            assertThat(RingValidation.validate(ring)).singleElement().asString().startsWith("spec.ranges.buckets: " + buckets);
+        }
+    }
 }

@@ -397,4 +397,15 @@ class RebalancerTest {
         assertThat(rebalance(LIMITS)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.pendingRetry()));
         assertThat(labels(getConfigMap("default", "a"))).containsKey(SHARD);
     }
+
+    @Test
+    void aRangeModeRingIsNeverRebalanced() {
+        configMap("default", "a", Map.of(SHARD, "shard-gone"));
+        configMap("default", "b", Map.of());
+        ring.getSpec().setRanges(new dev.ringmaster.sharder.model.RingRanges());
+        publish();
+        assertThat(rebalance(LIMITS)).isEqualTo(Reconciler.Result.done());
+        assertThat(labels(getConfigMap("default", "a"))).containsEntry(SHARD, "shard-gone");
+        assertThat(labels(getConfigMap("default", "b"))).doesNotContainKey(SHARD);
+    }
 }

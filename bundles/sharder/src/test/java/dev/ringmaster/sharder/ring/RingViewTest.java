@@ -153,4 +153,34 @@ class RingViewTest {
                 .isEqualTo(Move.KEEP);
         assertThat(reported).extracting(PartitionKey.Invalid::message).containsExactly("no name");
     }
+
+    @Test
+    void aRangeModeRingNeedsNoStrategyAndNeverLabels() {
+        ClusterRing ring = shop();
+        ring.getSpec().setRanges(new dev.ringmaster.sharder.model.RingRanges());
+        RingView view = RingView.compile(ring, RingInputs.EMPTY.withInterpreters(interpreters)
+                .withMembership(new Membership(Map.of(RingKey.clusterRing("shop"), List.of(
+                        new ShardInfo("shard-0", ShardState.READY, 1))))), null);
+        assertThat(view.rangeModeAsked()).isTrue();
+        assertThat(view.rangeMode()).contains(new RingView.RangeMode(dev.ringmaster.ring.ranges.RangeKey.UID, 64));
+        assertThat(view.blocker()).isEmpty();
+        assertThat(view.degraded()).isEmpty();
+        assertThat(view.canAct()).isFalse();
+        assertThat(view.shardRing()).isEmpty();
+        assertThat(view.readyMessage()).isEqualTo("sharding by ranges of the hash of object.metadata.uid in 64 buckets"
+                + " (spec.ranges), published on the shard Leases");
+        assertThat(view.availableShards()).extracting(shard -> shard.name()).containsExactly("shard-0");
+
+        ring.getSpec().setRanges(new dev.ringmaster.sharder.model.RingRanges("uid", 6));
+        RingView invalid = RingView.compile(ring, RingInputs.EMPTY, null);
+        assertThat(invalid.rangeModeAsked()).isTrue();
+        assertThat(invalid.rangeMode()).isEmpty();
+        assertThat(invalid.blocker()).hasValueSatisfying(blocker -> assertThat(blocker.reason()).isEqualTo("InvalidSpec"));
+        assertThat(invalid.canAct()).isFalse();
+
+        // switching modes changes where objects belong
+        RingView labelled = compile(shop());
+        assertThat(view.placesLike(labelled)).isFalse();
+        assertThat(labelled.placesLike(view)).isFalse();
+    }
 }

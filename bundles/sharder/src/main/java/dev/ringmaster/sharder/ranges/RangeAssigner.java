@@ -1,0 +1,307 @@
+package dev.ringmaster.sharder.ranges;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.ranges.RangePlacement;
+import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.sharder.kube.ObjectEvents;
+import dev.ringmaster.sharder.kube.WriteFence;
+import dev.ringmaster.sharder.lease.LeaseKey;
+import dev.ringmaster.sharder.lease.ShardInfo;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.ring.RingView;
+import dev.ringmaster.sharder.runtime.Reconciler;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.net.HttpURLConnection;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leader's range assigner (docs/design.md section 9): for a range-mode ring, publishes each shard's share of
+ * the hash space on its Lease ({@code ringmaster.dev/assigned-ranges} with {@code ringmaster.dev/range-key}), by
+ * the handover rule of {@link RangeAssignment}. Level-based and idempotent: every pass reads the ring's view and
+ * its shard Leases from the caches and writes a Lease only when its assignment changes, with a merge patch of the
+ * two annotations alone (it cannot undo a renewal or the shard's {@code served-ranges}). Its client is the
+ * leader's fenced one, so a replica whose leadership may have run out writes nothing.
+ *
+ * <p>What it remembers between passes only makes it more careful: its own last write to each Lease until the
+ * cache shows it (a gainer is not granted a range whose loser's shrink the cache does not show yet), the last
+ * served ranges of each shard that could be read, and the shards whose served ranges are of another key.
+ * Passes of one ring do not run concurrently ({@link dev.ringmaster.sharder.runtime.Controller}).
+ */
+public final class RangeAssigner implements Reconciler<RingKey> {
+
+    static final String REPORTING_CONTROLLER = "ringmaster.dev/sharder";
+    static final String INVALID_SERVED_RANGES = "InvalidServedRanges";
+    static final String INVALID_ASSIGNED_RANGES = "InvalidAssignedRanges";
+    /** Releases not handed over after this long are no longer timed (the ranges went nowhere, e.g. no shard). */
+    static final Duration FORGET_RELEASE_AFTER = Duration.ofHours(1);
+
+    private static final Logger LOG = LoggerFactory.getLogger(RangeAssigner.class);
+
+    private final RingRegistry registry;
+    private final Supplier<? extends Collection<Lease>> leases;
+    private final KubernetesClient client;
+    private final Clock clock;
+    private final RangeRecorder recorder;
+    private final ObjectEvents events;
+
+    /** The assignment this sharder last wrote to each Lease, until its cache shows it. */
+    private final Map<LeaseKey, Written> written = new ConcurrentHashMap<>();
+    /** The served ranges last read from each Lease that could be read. */
+    private final Map<LeaseKey, RangeSet> lastServed = new ConcurrentHashMap<>();
+    /** Shards whose served ranges may be of a range key other than the ring's, until they serve nothing. */
+    private final Set<LeaseKey> otherKey = ConcurrentHashMap.newKeySet();
+    /** Ranges that left a shard's assignment and were not granted to another yet, per ring, for the handover time. */
+    private final Map<RingKey, List<Release>> releases = new ConcurrentHashMap<>();
+    /** The unreadable annotation values already warned about, per Lease and annotation. */
+    private final Map<String, String> warned = new ConcurrentHashMap<>();
+
+    private record Written(String ranges, String key) {
+    }
+
+    private record Release(String from, RangeSet ranges, Instant at) {
+    }
+
+    /**
+     * @param registry the rings' views: range mode, available shards and each shard's verdict
+     * @param leases   every cached shard Lease (of every ring)
+     * @param client   writes the Leases' annotations and Warning events; the leader's fenced client
+     */
+    public RangeAssigner(RingRegistry registry, Supplier<? extends Collection<Lease>> leases, KubernetesClient client,
+            Clock clock, RangeRecorder recorder) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.leases = Objects.requireNonNull(leases, "leases");
+        this.client = Objects.requireNonNull(client, "client");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.recorder = Objects.requireNonNull(recorder, "recorder");
+        this.events = new ObjectEvents(client, clock, REPORTING_CONTROLLER);
+    }
+
+    @Override
+    public Result reconcile(RingKey ring) {
+        Optional<RingView> found = registry.view(ring);
+        Optional<RingView.RangeMode> mode = found.flatMap(RingView::rangeMode);
+        if (mode.isEmpty()) {
+            // gone, label mode, or invalid (the assignments stay as they are until the spec is fixed)
+            releases.remove(ring);
+            recorder.forget(ring);
+            return Result.done();
+        }
+        RingView view = found.get();
+        String key = mode.get().key().specName();
+        Map<String, ShardInfo> infos = view.shards().stream()
+                .collect(Collectors.toMap(ShardInfo::name, Function.identity(), (first, second) -> first));
+        forgetGone();
+        Map<String, Lease> ringLeases = leasesOf(ring);
+
+        Map<String, RangeSet> desired = RangePlacement.place(
+                view.availableShards().stream().map(dev.ringmaster.ring.Shard::name).toList(), mode.get().buckets());
+        Map<String, RangeAssignment.Shard> shards = new TreeMap<>();
+        Map<String, String> publishedRanges = new HashMap<>();
+        Map<String, String> publishedKeys = new HashMap<>();
+        ringLeases.forEach((name, lease) -> {
+            LeaseKey leaseKey = LeaseKey.of(lease);
+            Map<String, String> annotations = Objects.requireNonNullElse(lease.getMetadata().getAnnotations(), Map.of());
+            String assignedText = annotations.get(RingContract.ASSIGNED_RANGES_ANNOTATION);
+            String keyText = annotations.get(RingContract.RANGE_KEY_ANNOTATION);
+            publishedRanges.put(name, assignedText);
+            publishedKeys.put(name, keyText);
+            Written mine = written.get(leaseKey);
+            if (mine != null && Objects.equals(mine.ranges(), Objects.requireNonNullElse(assignedText, ""))
+                    && mine.key().equals(keyText)) {
+                written.remove(leaseKey, mine); // the cache shows the last write
+                mine = null;
+            }
+            boolean sameKey = key.equals(keyText);
+            Optional<RangeSet> assigned = read(lease, RingContract.ASSIGNED_RANGES_ANNOTATION, assignedText,
+                    INVALID_ASSIGNED_RANGES, "its assignment is rewritten; it claims the whole space until then");
+            Optional<RangeSet> served = read(lease, RingContract.SERVED_RANGES_ANNOTATION,
+                    annotations.get(RingContract.SERVED_RANGES_ANNOTATION), INVALID_SERVED_RANGES,
+                    "it is taken to serve everything it served before");
+            served.ifPresent(value -> lastServed.put(leaseKey, value));
+            boolean assignedOfOtherKey = assigned.map(value -> !value.isEmpty()).orElse(true) && !sameKey
+                    && assignedText != null;
+            if (assignedOfOtherKey) {
+                otherKey.add(leaseKey);
+            }
+            // what the shard may serve: an unreadable value means what it last served readably, all if nothing known
+            RangeSet servedClaim = served.orElseGet(() -> lastServed.getOrDefault(leaseKey, RangeSet.ALL));
+            if (served.isPresent() && served.get().isEmpty()) {
+                otherKey.remove(leaseKey);
+            }
+            if (otherKey.contains(leaseKey) && !servedClaim.isEmpty()) {
+                servedClaim = RangeSet.ALL; // served ranges of another key may be any ranges of this one
+            }
+            RangeSet current = mine != null ? RangeSet.parse(mine.ranges())
+                    : sameKey ? assigned.orElse(RangeSet.EMPTY) : RangeSet.EMPTY;
+            RangeSet assignedClaim = assignedOfOtherKey ? RangeSet.ALL : assigned.orElse(RangeSet.ALL);
+            RangeSet claims = assignedClaim.union(servedClaim).union(current);
+            ShardInfo info = infos.get(name);
+            boolean fenced = info != null && !info.mayReconcile();
+            shards.put(name, new RangeAssignment.Shard(current, claims, fenced));
+        });
+
+        Map<String, RangeSet> next = RangeAssignment.assign(desired, shards);
+        // shrinks first, so a fenced shard's release is timed before the same pass grants it
+        List<String> order = new ArrayList<>(next.keySet());
+        order.sort(Comparator.comparing(name -> !shards.get(name).current().minus(next.get(name)).isEmpty() ? 0 : 1));
+        Map<String, RangeSet> published = new TreeMap<>();
+        for (String name : order) {
+            RangeSet before = shards.get(name).current();
+            RangeSet after = next.get(name);
+            Lease lease = ringLeases.get(name);
+            LeaseKey leaseKey = LeaseKey.of(lease);
+            boolean classified = infos.containsKey(name);
+            Written pending = written.get(leaseKey);
+            String text = after.toString();
+            boolean shown = pending == null ? text.equals(Objects.requireNonNullElse(publishedRanges.get(name), ""))
+                    && publishedRanges.get(name) != null && key.equals(publishedKeys.get(name))
+                    : pending.ranges().equals(text) && pending.key().equals(key);
+            if (!classified || shown) {
+                // a Lease not judged yet keeps what it has (it claims it all the same)
+                published.put(name, before);
+                continue;
+            }
+            if (!write(leaseKey, text, key)) {
+                continue; // the Lease went: its delete event brings the next pass
+            }
+            LOG.info("{}: shard {} assigned {} (was {})", ring, name, describe(after), describe(before));
+            published.put(name, after);
+            handover(ring, name, before, after, mode.get().buckets());
+        }
+        recorder.assigned(ring, published);
+        return Result.done();
+    }
+
+    /** The ring's shard Leases by name; of a name in two namespaces, the first namespace's (as the membership). */
+    private Map<String, Lease> leasesOf(RingKey ring) {
+        Map<String, Lease> byName = new TreeMap<>();
+        leases.get().stream()
+                .filter(lease -> lease.getMetadata().getLabels() != null
+                        && ring.name().equals(lease.getMetadata().getLabels().get(ring.kind().leaseLabel())))
+                .sorted(Comparator.comparing((Lease lease) -> lease.getMetadata().getNamespace()))
+                .forEach(lease -> byName.putIfAbsent(lease.getMetadata().getName(), lease));
+        return byName;
+    }
+
+    /** Forgets what was remembered of Leases that are gone from the cache. */
+    private void forgetGone() {
+        Set<LeaseKey> present = leases.get().stream().map(LeaseKey::of).collect(Collectors.toSet());
+        written.keySet().retainAll(present);
+        lastServed.keySet().retainAll(present);
+        otherKey.retainAll(present);
+    }
+
+    private Optional<RangeSet> read(Lease lease, String annotation, String text, String reason, String consequence) {
+        String warnedKey = LeaseKey.of(lease) + "/" + annotation;
+        try {
+            RangeSet value = RangeSet.parse(text);
+            warned.remove(warnedKey);
+            return Optional.of(value);
+        } catch (IllegalArgumentException e) {
+            if (!text.equals(warned.put(warnedKey, text))) {
+                String note = "Annotation " + annotation + "=\"" + abbreviate(text) + "\" is no set of hash ranges ("
+                        + e.getMessage() + "); " + consequence;
+                LOG.warn("Lease {}: {}", LeaseKey.of(lease), note);
+                events.warn(reference(lease), reason, "ReadRanges", note);
+            }
+            return Optional.empty();
+        }
+    }
+
+    /** Writes the two annotations; false if the Lease is gone. A refusal of the write fence is thrown. */
+    private boolean write(LeaseKey leaseKey, String ranges, String key) {
+        Map<String, String> annotations = new LinkedHashMap<>();
+        annotations.put(RingContract.ASSIGNED_RANGES_ANNOTATION, ranges);
+        annotations.put(RingContract.RANGE_KEY_ANNOTATION, key);
+        String patch = client.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("annotations", annotations)));
+        try {
+            client.leases().inNamespace(leaseKey.namespace()).withName(leaseKey.name())
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND && !WriteFence.refused(e)) {
+                written.remove(leaseKey);
+                return false;
+            }
+            throw e;
+        }
+        written.put(leaseKey, new Written(ranges, key));
+        return true;
+    }
+
+    /** Times and counts the buckets {@code shard} gained that another shard released. */
+    private void handover(RingKey ring, String shard, RangeSet before, RangeSet after, int buckets) {
+        Instant now = clock.instant();
+        List<Release> pending = releases.computeIfAbsent(ring, any -> new ArrayList<>());
+        synchronized (pending) {
+            pending.removeIf(release -> release.at().plus(FORGET_RELEASE_AFTER).isBefore(now));
+            RangeSet lost = before.minus(after);
+            RangeSet gained = after.minus(before);
+            if (!gained.isEmpty()) {
+                List<Release> left = new ArrayList<>();
+                for (Iterator<Release> it = pending.iterator(); it.hasNext(); ) {
+                    Release release = it.next();
+                    RangeSet handed = release.from().equals(shard) ? RangeSet.EMPTY : release.ranges().intersect(gained);
+                    if (handed.isEmpty()) {
+                        continue;
+                    }
+                    it.remove();
+                    recorder.handedOver(ring, Math.max(1, Math.round(handed.fraction() * buckets)),
+                            Duration.between(release.at(), now));
+                    RangeSet rest = release.ranges().minus(handed);
+                    if (!rest.isEmpty()) {
+                        left.add(new Release(release.from(), rest, release.at()));
+                    }
+                }
+                pending.addAll(left);
+            }
+            if (!lost.isEmpty()) {
+                // a range taken back by the shard that released it is no longer waiting for another
+                pending.add(new Release(shard, lost, now));
+            }
+        }
+    }
+
+    private static String describe(RangeSet ranges) {
+        return ranges.isEmpty() ? "nothing" : ranges.ranges().size() + " ranges, " + String.format("%.1f%%",
+                100 * ranges.fraction());
+    }
+
+    private static ObjectReference reference(Lease lease) {
+        return new ObjectReferenceBuilder().withApiVersion(HasMetadata.getApiVersion(Lease.class))
+                .withKind(HasMetadata.getKind(Lease.class)).withNamespace(lease.getMetadata().getNamespace())
+                .withName(lease.getMetadata().getName()).withUid(lease.getMetadata().getUid())
+                .withResourceVersion(lease.getMetadata().getResourceVersion()).build();
+    }
+
+    private static String abbreviate(String value) {
+        return value.length() <= 64 ? value : value.substring(0, 64) + "…";
+    }
+}

@@ -1,0 +1,299 @@
+package dev.ringmaster.sharder.ranges;
+
+import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.sharder.lease.Membership;
+import dev.ringmaster.sharder.lease.ShardInfo;
+import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingRanges;
+import dev.ringmaster.sharder.ring.RingRegistry;
+import dev.ringmaster.sharder.testing.TestLeases;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link RangeAssigner} against a mock API server, with a Lease cache the test controls (so it can lag behind the
+ * writes): the Leases it writes, the claims it reads from them, and what it remembers between passes. Placement
+ * over 4 buckets as in {@link RangeAssignmentTest}: a, b: a = B1, b = B0 B2 B3; a, b, c: c takes b's.
+ */
+@EnableKubernetesMockClient(crud = true)
+class RangeAssignerTest {
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+
+    private static final String NS = "shards";
+    private static final RingKey KEY = RingKey.clusterRing("ranges");
+    private static final String B1 = "0x4000000000000000-0x8000000000000000";
+    private static final String B023 = "0x0000000000000000-0x4000000000000000,0x8000000000000000-0x10000000000000000";
+    private static final String B0 = "0x0000000000000000-0x4000000000000000";
+    private static final String B23 = "0x8000000000000000-0x10000000000000000";
+
+    private final RingRegistry registry = new RingRegistry();
+    private final List<Lease> cache = new ArrayList<>();
+    private final Recorded recorded = new Recorded();
+    private final Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+    private RangeAssigner assigner;
+
+    @BeforeEach
+    void ring() {
+        ClusterRing ring = configMapRing(KEY.name());
+        ring.getSpec().setRanges(new RingRanges(null, 4));
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
+        assigner = new RangeAssigner(registry, () -> List.copyOf(cache), client, clock, recorded);
+    }
+
+    @Test
+    void aRangeModeRingIsPlacedOnItsLeasesWithTheKeyAndNothingElseIsWritten() {
+        lease("a");
+        lease("b");
+        members(ready("a"), ready("b"));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEqualTo(B1);
+        assertThat(assigned("b")).isEqualTo(B023);
+        assertThat(annotation("a", RingContract.RANGE_KEY_ANNOTATION)).isEqualTo("uid");
+        assertThat(recorded.assigned).containsEntry("a", RangeSet.parse(B1));
+
+        // nothing changed: no write (the resourceVersion stays)
+        refresh();
+        String version = server("a").getMetadata().getResourceVersion();
+        assigner.reconcile(KEY);
+        assertThat(server("a").getMetadata().getResourceVersion()).isEqualTo(version);
+    }
+
+    @Test
+    void aJoiningShardGetsTheLosersRangesOnlyOnceItServesThemNoMore() {
+        lease("a", B1, B1);
+        lease("b", B023, B023);
+        lease("c");
+        members(ready("a"), ready("b"), ready("c"));
+
+        assigner.reconcile(KEY);
+        assertThat(assigned("b")).isEmpty();
+        assertThat(assigned("c")).isEmpty();
+        refresh();
+        assigner.reconcile(KEY);
+        assertThat(assigned("c")).isEmpty(); // b still serves B0 B2 B3
+
+        served("b", B0); // b let B2 B3 go
+        refresh();
+        assigner.reconcile(KEY);
+        assertThat(assigned("c")).isEqualTo(B23);
+
+        served("b", "");
+        refresh();
+        assigner.reconcile(KEY);
+        assertThat(assigned("c")).isEqualTo(B023);
+        assertThat(recorded.handedOver).isEqualTo(3); // three buckets from b to c
+    }
+
+    @Test
+    void aFencedShardsRangesMoveAtOnceAndItsAssignmentIsCleared() {
+        lease("a", B1, B1);
+        lease("b", B023, B023);
+        lease("c");
+        members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, false), ready("c"));
+        assigner.reconcile(KEY);
+        assertThat(assigned("b")).isEmpty();
+        assertThat(assigned("c")).isEqualTo(B023);
+        assertThat(recorded.handedOver).isEqualTo(3);
+    }
+
+    @Test
+    void aShardJudgedDeadButStillRenewingKeepsItsClaimUntilItsRenewalsRunOut() {
+        lease("a", B1, B1);
+        lease("b", B023, B023);
+        members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, true));
+        assigner.reconcile(KEY);
+        assertThat(assigned("b")).isEmpty();
+        assertThat(assigned("a")).isEqualTo(B1);
+
+        refresh();
+        members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, false));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEqualTo(RangeSet.ALL.toString());
+    }
+
+    @Test
+    void itsOwnLastWriteCountsAsAClaimUntilTheCacheShowsIt() {
+        lease("a", B1, B1);
+        lease("c");
+        lease("b", B023, B023);
+        members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, false), ready("c"));
+        assigner.reconcile(KEY); // c := B0 B2 B3, which the cache does not show
+        assertThat(assigned("c")).isEqualTo(B023);
+
+        // c is judged dead but renews; a alone is desired everything. Without the sharder's own last write, the
+        // cache (c assigned and serving nothing) would let a have c's new ranges
+        members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, false),
+                new ShardInfo("c", ShardState.DEAD, 1, false, true));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEqualTo(B1);
+        assertThat(assigned("c")).isEmpty();
+
+        // the cache shows both writes and c serves nothing (it never started): a gets it all
+        refresh();
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEqualTo(RangeSet.ALL.toString());
+    }
+
+    @Test
+    void unreadableServedRangesClaimWhatTheShardLastServedReadably() {
+        lease("a", B1, B1);
+        lease("b", B023, B023);
+        lease("c");
+        members(ready("a"), ready("b"), ready("c"));
+        assigner.reconcile(KEY); // b := nothing, its served B0 B2 B3 remembered
+        served("b", "garbage");
+        refresh();
+        assigner.reconcile(KEY);
+        assertThat(assigned("c")).isEmpty();
+        assertThat(client.events().v1().events().inNamespace(NS).list().getItems())
+                .anySatisfy(event -> assertThat(event.getReason()).isEqualTo(RangeAssigner.INVALID_SERVED_RANGES));
+
+        served("b", "");
+        refresh();
+        assigner.reconcile(KEY);
+        assertThat(assigned("c")).isEqualTo(B023);
+    }
+
+    @Test
+    void unreadableServedRangesOfAShardNeverReadClaimTheWholeSpace() {
+        lease("a", "", "");
+        lease("b", "", "nonsense");
+        members(ready("a"), ready("b"));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEmpty();
+        assertThat(assigned("b")).isEqualTo(B023);
+    }
+
+    @Test
+    void aLabelModeRingOrAnInvalidOneIsLeftAlone() {
+        lease("a");
+        members(ready("a"));
+        ClusterRing ring = configMapRing(KEY.name());
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
+        assigner.reconcile(KEY);
+        assertThat(annotation("a", RingContract.ASSIGNED_RANGES_ANNOTATION)).isNull();
+
+        ClusterRing invalid = configMapRing(KEY.name());
+        invalid.getSpec().setRanges(new RingRanges("name", 3));
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(invalid)));
+        assigner.reconcile(KEY);
+        assertThat(annotation("a", RingContract.ASSIGNED_RANGES_ANNOTATION)).isNull();
+    }
+
+    @Test
+    void aKeyChangeHandsEverythingOverThroughNothing() {
+        lease("a", B1, B1);
+        lease("b", B023, B023);
+        members(ready("a"), ready("b"));
+        ClusterRing ring = configMapRing(KEY.name());
+        ring.getSpec().setRanges(new RingRanges("namespace", 4));
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
+        assigner.reconcile(KEY);
+        // served ranges of the uid key may be any ranges of the namespace key: nobody gets anything yet
+        assertThat(assigned("a")).isEmpty();
+        assertThat(assigned("b")).isEmpty();
+        assertThat(annotation("a", RingContract.RANGE_KEY_ANNOTATION)).isEqualTo("namespace");
+        refresh();
+        served("a", "");
+        refresh();
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEmpty(); // b still serves (uid ranges)
+        served("b", "");
+        refresh();
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEqualTo(B1);
+        assertThat(assigned("b")).isEqualTo(B023);
+    }
+
+    private void members(ShardInfo... shards) {
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY, List.of(shards)))));
+    }
+
+    private static ShardInfo ready(String name) {
+        return new ShardInfo(name, ShardState.READY, 1);
+    }
+
+    private void lease(String name) {
+        TestLeases.create(client, TestLeases.shardLease(NS, name, KEY.name(), clock.instant(), 10));
+        refresh();
+    }
+
+    private void lease(String name, String assigned, String served) {
+        TestLeases.create(client, TestLeases.shardLease(NS, name, KEY.name(), clock.instant(), 10).editMetadata()
+                .addToAnnotations(RingContract.ASSIGNED_RANGES_ANNOTATION, assigned)
+                .addToAnnotations(RingContract.RANGE_KEY_ANNOTATION, "uid")
+                .addToAnnotations(RingContract.SERVED_RANGES_ANNOTATION, served).endMetadata());
+        refresh();
+    }
+
+    /** The shard writes its served ranges (the cache shows it at the next {@link #refresh()}). */
+    private void served(String name, String ranges) {
+        Lease lease = server(name);
+        client.leases().inNamespace(NS).resource(new LeaseBuilder(lease).editMetadata()
+                .addToAnnotations(RingContract.SERVED_RANGES_ANNOTATION, ranges).endMetadata().build()).update();
+    }
+
+    /** The cache catches up with the server. */
+    private void refresh() {
+        cache.clear();
+        cache.addAll(client.leases().inNamespace(NS).list().getItems());
+    }
+
+    private Lease server(String name) {
+        return client.leases().inNamespace(NS).withName(name).get();
+    }
+
+    private String annotation(String name, String annotation) {
+        Map<String, String> annotations = server(name).getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(annotation);
+    }
+
+    private String assigned(String name) {
+        return annotation(name, RingContract.ASSIGNED_RANGES_ANNOTATION);
+    }
+
+    private static final class Recorded implements RangeRecorder {
+        final Map<String, RangeSet> assigned = new HashMap<>();
+        long handedOver;
+        Duration took;
+
+        @Override
+        public void assigned(RingKey ring, Map<String, RangeSet> sets) {
+            assigned.clear();
+            assigned.putAll(sets);
+        }
+
+        @Override
+        public void handedOver(RingKey ring, long buckets, Duration took) {
+            handedOver += buckets;
+            this.took = took;
+        }
+
+        @Override
+        public void forget(RingKey ring) {
+            assigned.clear();
+        }
+    }
+}
