@@ -24,6 +24,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,6 +102,8 @@ public final class ShardLease implements AutoCloseable {
     private final Listener listener;
     /** Listeners added after construction, e.g. by {@link ShardedReconciler#start()}. */
     private final List<Listener> extraListeners = new CopyOnWriteArrayList<>();
+    /** Told of the Lease after each successful acquisition or renewal (range mode reads its annotations). */
+    private final List<Consumer<Lease>> observers = new CopyOnWriteArrayList<>();
 
     /** Serializes the Lease writes (ticks and the release). */
     private final ReentrantLock io = new ReentrantLock();
@@ -426,6 +429,33 @@ public final class ShardLease implements AutoCloseable {
             listener.onAcquired();
             extraListeners.forEach(Listener::onAcquired);
         }
+        for (Consumer<Lease> observer : observers) {
+            try {
+                observer.accept(lease);
+            } catch (RuntimeException e) {
+                LOG.warn("Shard lease {}/{}: an observer failed: {}", namespace, name, e.toString());
+            }
+        }
+    }
+
+    /** Tells {@code observer} of the Lease after each successful acquisition or renewal from now on. */
+    void addObserver(Consumer<Lease> observer) {
+        observers.add(Objects.requireNonNull(observer, "observer"));
+    }
+
+    /** The Lease's namespace and name as a read/write access for range mode's handover. */
+    ShardRanges.LeaseAccess access() {
+        return new ShardRanges.LeaseAccess() {
+            @Override
+            public Lease read() {
+                return leases().get();
+            }
+
+            @Override
+            public Lease update(Lease lease) {
+                return writer().resource(lease).update();
+            }
+        };
     }
 
     /**

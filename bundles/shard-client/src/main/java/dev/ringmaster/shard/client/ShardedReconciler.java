@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -99,7 +101,10 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     private final ShardLabels labels;
     private final ShardLease lease;
     private final DrainAcknowledger drainAcknowledger;
-    private final SharedIndexInformer<T> informer;
+    /** Where objects and events come from, and what this shard owns: a label-mode informer or a {@link RangeInformer}. */
+    private final Source<T> source;
+    /** Objects being reconciled now, by key: a range shrink waits for those outside the new ranges. */
+    private final Map<String, T> running = new ConcurrentHashMap<>();
     private final Predicate<? super T> filter;
     private final Reconciler<? super T> reconciler;
     private final ExecutorService worker;
@@ -126,7 +131,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         this.labels = builder.sharding.labels();
         this.lease = builder.sharding.lease();
         this.drainAcknowledger = builder.sharding.drainAcknowledger();
-        this.informer = builder.informer;
+        this.source = builder.source;
         this.filter = builder.filter;
         this.reconciler = builder.reconciler;
         this.ownsWorker = builder.worker == null;
@@ -158,7 +163,110 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
      * give the user's own filter to {@link Builder#filter(Predicate)} instead.
      */
     public static <T extends HasMetadata> Builder<T> builder(Sharding sharding, SharedIndexInformer<T> informer) {
-        return new Builder<>(Objects.requireNonNull(sharding, "sharding"), Objects.requireNonNull(informer, "informer"));
+        Objects.requireNonNull(sharding, "sharding");
+        return new Builder<>(sharding, Source.labels(sharding.labels(), Objects.requireNonNull(informer, "informer")));
+    }
+
+    /**
+     * Starts a builder for a wrapper fed by a range mode informer ({@link Sharding.Builder#rangeMode()}):
+     * it owns the objects the informer serves now, nothing is ever drained, and a shrink of the
+     * informer's ranges is acknowledged only after the reconciles of objects outside them ended. Do
+     * not use {@link Builder#drainSweep} with it.
+     */
+    public static <T extends HasMetadata> Builder<T> builder(Sharding sharding, RangeInformer<T> informer) {
+        Objects.requireNonNull(sharding, "sharding");
+        return new Builder<>(sharding, Source.ranges(Objects.requireNonNull(informer, "informer")));
+    }
+
+    /** The objects being reconciled now. */
+    Collection<T> running() {
+        return running.values();
+    }
+
+    /** Where the wrapper's objects and events come from, and what this shard owns and must drain. */
+    private interface Source<T extends HasMetadata> {
+
+        void start(ShardedReconciler<T> reconciler);
+
+        void stop(ShardedReconciler<T> reconciler);
+
+        T get(String key);
+
+        List<T> list();
+
+        boolean owns(T object);
+
+        boolean mustDrain(T object);
+
+        static <T extends HasMetadata> Source<T> labels(ShardLabels labels, SharedIndexInformer<T> informer) {
+            return new Source<>() {
+                @Override
+                public void start(ShardedReconciler<T> reconciler) {
+                    informer.addEventHandler(reconciler);
+                }
+
+                @Override
+                public void stop(ShardedReconciler<T> reconciler) {
+                    informer.removeEventHandler(reconciler);
+                }
+
+                @Override
+                public T get(String key) {
+                    return informer.getStore().getByKey(key);
+                }
+
+                @Override
+                public List<T> list() {
+                    return informer.getStore().list();
+                }
+
+                @Override
+                public boolean owns(T object) {
+                    return labels.owns(object.getMetadata().getLabels());
+                }
+
+                @Override
+                public boolean mustDrain(T object) {
+                    return labels.mustDrain(object.getMetadata().getLabels());
+                }
+            };
+        }
+
+        static <T extends HasMetadata> Source<T> ranges(RangeInformer<T> informer) {
+            return new Source<>() {
+                @Override
+                public void start(ShardedReconciler<T> reconciler) {
+                    informer.addRunning(reconciler::running);
+                    informer.addEventHandler(reconciler);
+                }
+
+                @Override
+                public void stop(ShardedReconciler<T> reconciler) {
+                    informer.removeEventHandler(reconciler);
+                    // stays a running source until its last reconcile ends: closing must not hide one
+                }
+
+                @Override
+                public T get(String key) {
+                    return informer.getStore().getByKey(key);
+                }
+
+                @Override
+                public List<T> list() {
+                    return informer.getStore().list();
+                }
+
+                @Override
+                public boolean owns(T object) {
+                    return informer.serves(object);
+                }
+
+                @Override
+                public boolean mustDrain(T object) {
+                    return false;
+                }
+            };
+        }
     }
 
     /**
@@ -176,7 +284,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         }
         started = true;
         lease.addListener(this);
-        informer.addEventHandler(this);
+        source.start(this);
         if (sweeper != null) {
             sweeper.scheduleWithFixedDelay(this::sweepDrains, sweepPeriod.toMillis(), sweepPeriod.toMillis(),
                     TimeUnit.MILLISECONDS);
@@ -197,7 +305,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         generation++;
         queued.clear();
         queuedForHandBack.clear();
-        informer.removeEventHandler(this);
+        source.stop(this);
         lease.removeListener(this);
         handBack.shutdown();
         if (sweeper != null) {
@@ -226,7 +334,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     /** Queues every cached object again: the shard may reconcile from now on. */
     @Override
     public void onAcquired() {
-        informer.getStore().list().forEach(this::enqueue);
+        source.list().forEach(this::enqueue);
     }
 
     /** Drops the queued keys: no user code runs until the lease is acquired again. */
@@ -245,8 +353,8 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
 
     /** Queues the key for a hand-back if its object is to be drained from this shard, else for the worker. */
     private void dispatch(String key) {
-        T object = informer.getStore().getByKey(key);
-        if (object != null && labels.mustDrain(object.getMetadata().getLabels())) {
+        T object = source.get(key);
+        if (object != null && source.mustDrain(object)) {
             submit(handBack, queuedForHandBack, key, this::handBack);
         } else {
             submit(worker, queued, key, this::process);
@@ -344,17 +452,24 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     /** @return never asks to dispatch again: the worker reads the newest state itself */
     private boolean process(String key) {
         T object = ownedObject(key);
-        if (object == null || handedBack(key, object)) {
+        if (object == null || source.mustDrain(object) && handedBack(key, object)) {
             return false;
         }
         // the lease again: the hand-back check may have taken a while
         if (filter != null && !filter.test(object) || !lease.isHeld()) {
             return false;
         }
+        // marked running before ownership is looked at again: a range shrink swaps first and then
+        // waits for the running objects outside, so either this sees the new ranges or the shrink sees this
+        running.put(key, object);
         try {
-            reconciler.reconcile(object);
+            if (source.owns(object)) {
+                reconciler.reconcile(object);
+            }
         } catch (Exception e) {
             LOG.error("Shard {} failed to reconcile {}", labels.shard(), key, e);
+        } finally {
+            running.remove(key);
         }
         return false;
     }
@@ -364,8 +479,8 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         if (closed || !lease.isHeld()) {
             return null; // fenced: onAcquired queues it again
         }
-        T object = informer.getStore().getByKey(key);
-        return object != null && labels.owns(object.getMetadata().getLabels()) ? object : null;
+        T object = source.get(key);
+        return object != null && source.owns(object) ? object : null;
     }
 
     /**
@@ -387,7 +502,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     public static final class Builder<T extends HasMetadata> {
 
         private final Sharding sharding;
-        private final SharedIndexInformer<T> informer;
+        private final Source<T> source;
         private Predicate<? super T> filter;
         private Reconciler<? super T> reconciler;
         private ExecutorService worker;
@@ -395,9 +510,9 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         private Supplier<List<T>> sweepList;
         private Duration sweepPeriod;
 
-        private Builder(Sharding sharding, SharedIndexInformer<T> informer) {
+        private Builder(Sharding sharding, Source<T> source) {
             this.sharding = sharding;
-            this.informer = informer;
+            this.source = source;
         }
 
         /** The user's reconcile function (required). */

@@ -1,6 +1,9 @@
 package dev.ringmaster.shard.client;
 
 import dev.ringmaster.ring.RingKind;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.RequestConfig;
 import io.fabric8.kubernetes.client.RequestConfigBuilder;
@@ -16,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -63,11 +67,19 @@ public final class Sharding implements AutoCloseable {
     private final ShardLabels labels;
     private final ShardLease lease;
     private final DrainAcknowledger drainAcknowledger;
+    /** Range mode's handover; null in label mode. */
+    private final ShardRanges ranges;
+    private final ScheduledExecutorService rangeExecutor;
+    private final KubernetesClient client;
 
-    private Sharding(ShardLabels labels, ShardLease lease, DrainAcknowledger drainAcknowledger) {
+    private Sharding(ShardLabels labels, ShardLease lease, DrainAcknowledger drainAcknowledger, ShardRanges ranges,
+                     ScheduledExecutorService rangeExecutor, KubernetesClient client) {
         this.labels = labels;
         this.lease = lease;
         this.drainAcknowledger = drainAcknowledger;
+        this.ranges = ranges;
+        this.rangeExecutor = rangeExecutor;
+        this.client = client;
     }
 
     /**
@@ -120,10 +132,46 @@ public final class Sharding implements AutoCloseable {
         return new ShardInformers(labels);
     }
 
-    /** Closes the lease: {@link ShardLease#close()}. */
+    /** Whether this shard runs in range mode ({@link Builder#rangeMode()}). */
+    public boolean rangeMode() {
+        return ranges != null;
+    }
+
+    /**
+     * Range mode's handover: the ranges this shard serves, handed to its {@link RangeInformer}s.
+     *
+     * @throws IllegalStateException in label mode
+     */
+    public ShardRanges ranges() {
+        if (ranges == null) {
+            throw new IllegalStateException("the shard is not in range mode: see Sharding.Builder#rangeMode()");
+        }
+        return ranges;
+    }
+
+    /**
+     * Range mode: an informer over {@code operation} of a typed resource that serves this shard's
+     * assigned ranges, registered with {@link #ranges()}; it starts watching when the shard's Lease
+     * assigns it ranges. Add its handlers (e.g. {@link ShardedReconciler#builder(Sharding, RangeInformer)})
+     * and close it when done.
+     *
+     * @param operation the collection on the given client, e.g. {@code c -> c.configMaps().inAnyNamespace()}
+     * @throws IllegalStateException in label mode
+     */
+    public <T extends HasMetadata> RangeInformer<T> rangeInformer(Class<T> type,
+            Function<KubernetesClient, FilterWatchListDeletable<T, ? extends KubernetesResourceList<T>, ?>> operation) {
+        RangeInformer<T> informer = RangeInformer.of(client, type, operation);
+        ranges().register(informer);
+        return informer;
+    }
+
+    /** Closes the lease ({@link ShardLease#close()}); in range mode the informers then serve nothing. */
     @Override
     public void close() {
         lease.close();
+        if (rangeExecutor != null) {
+            rangeExecutor.shutdown(); // after the queued steps, the last one serving nothing
+        }
     }
 
     /** Collects and validates a shard's settings. Not thread-safe. */
@@ -147,6 +195,8 @@ public final class Sharding implements AutoCloseable {
         private Duration claimTimeout;
         private Function<String, String> environment = System::getenv;
         private Path serviceAccountNamespaceFile = Path.of(SERVICE_ACCOUNT_NAMESPACE_FILE);
+        private boolean rangeMode;
+        private Duration rangeRecheck = Duration.ofMillis(200);
 
         private Builder(String ring) {
             this.ring = ring;
@@ -298,6 +348,26 @@ public final class Sharding implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Range mode (docs/design.md section 9, KEP-5866): the shard serves the hash ranges the sharder
+         * writes on its Lease ({@code ringmaster.dev/assigned-ranges}) instead of the objects labelled
+         * for it; watch with {@link Sharding#rangeInformer}. Default: label mode.
+         */
+        public Builder rangeMode() {
+            this.rangeMode = true;
+            return this;
+        }
+
+        /** Range mode: how often a shrink looks again whether the reconciles outside the new ranges ended; default 200 ms. */
+        public Builder rangeRecheck(Duration recheck) {
+            Objects.requireNonNull(recheck, "recheck");
+            if (recheck.isNegative() || recheck.isZero()) {
+                throw new IllegalArgumentException("range recheck must be positive, got " + recheck);
+            }
+            this.rangeRecheck = recheck;
+            return this;
+        }
+
         Builder environment(Function<String, String> environment, Path serviceAccountNamespaceFile) {
             this.environment = environment;
             this.serviceAccountNamespaceFile = serviceAccountNamespaceFile;
@@ -349,7 +419,22 @@ public final class Sharding implements AutoCloseable {
             ShardLease lease = new ShardLease(writes, ringKind, ring, shardName, leaseNamespace, weight, me, leaving,
                     leaseDuration,
                     renewDeadline, retryPeriod, clock, scheduler, ownsExecutor, listener);
-            return new Sharding(labels, lease, new DrainAcknowledger(writes, labels));
+            ShardRanges ranges = null;
+            ScheduledThreadPoolExecutor rangeExecutor = null;
+            if (rangeMode) {
+                ScheduledThreadPoolExecutor steps = new ScheduledThreadPoolExecutor(1, task -> {
+                    Thread thread = new Thread(task, "shard-ranges-" + shardName);
+                    thread.setDaemon(true);
+                    return thread;
+                });
+                steps.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+                rangeExecutor = steps;
+                ranges = new ShardRanges(shardName, lease.access(), held -> LeaseRules.heldBy(held, shardName, me),
+                        steps, (task, delay) -> steps.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS), rangeRecheck);
+                lease.addListener(ranges);
+                lease.addObserver(ranges::observe);
+            }
+            return new Sharding(labels, lease, new DrainAcknowledger(writes, labels), ranges, rangeExecutor, client);
         }
 
         /**

@@ -45,6 +45,23 @@ class ShardingTest {
         }
     }
 
+    @Test
+    void labelModeIsTheDefaultAndRangeModeIsOptIn() {
+        try (Sharding labels = Sharding.forRing("example").shard("shard-0").namespace("default").client(client).build()) {
+            assertThat(labels.rangeMode()).isFalse();
+            assertThatThrownBy(labels::ranges).isInstanceOf(IllegalStateException.class).hasMessageContaining("range mode");
+        }
+        try (Sharding ranges = Sharding.forRing("example").shard("shard-0").namespace("default").client(client)
+                .rangeMode().build()) {
+            assertThat(ranges.rangeMode()).isTrue();
+            assertThat(ranges.ranges().serving().isEmpty()).isTrue();
+            assertThat(ranges.labels().selector()) // the labels are still there, unused by range mode
+                    .isEqualTo("shard.alpha.sharding.timebertt.dev/clusterring-50d858e0-example=shard-0");
+        }
+        assertThatThrownBy(() -> Sharding.forRing("example").rangeRecheck(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     /**
      * An API server that cuts every connection: a lease attempt through a client with fabric8's default
      * retries (ten, over about 20 s) is made once. The JDK client opens a second connection for an

@@ -42,7 +42,13 @@ public final class RealApiServer {
 
     private static final Pattern TOKEN = Pattern.compile("\\{token: ([^}]+)}");
 
+    /** The release with KEP-5866 (server-side sharded list and watch), {@link #shardedListAndWatch()}. */
+    public static final String SHARDED_LIST_AND_WATCH_VERSION = "1.36.*";
+    /** The alpha feature gate of KEP-5866. */
+    public static final String SHARDED_LIST_AND_WATCH_GATE = "ShardedListAndWatch=true";
+
     private static RealApiServer shared;
+    private static RealApiServer sharded;
 
     private final KubeAPIServer server;
     private final Path home;
@@ -50,12 +56,18 @@ public final class RealApiServer {
     private final AuditLog audit;
     private final KubernetesClient admin;
 
-    private RealApiServer(Path home) throws IOException {
+    /**
+     * @param version    the release, as kube-api-test picks it (e.g. {@code 1.32.*})
+     * @param extraFlags further kube-apiserver flags, name to value
+     */
+    private RealApiServer(Path home, String version, Map<String, String> extraFlags) throws IOException {
         this.home = home;
         Path policy = Files.writeString(home.resolve("audit-policy.yaml"), AuditLog.POLICY);
         Path auditFile = home.resolve("audit.log");
-        server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
-                .withApiServerVersion(VERSION)
+        KubeAPIServerConfigBuilder config = KubeAPIServerConfigBuilder.anAPIServerConfig();
+        extraFlags.forEach(config::withApiServerFlag);
+        server = new KubeAPIServer(config
+                .withApiServerVersion(version)
                 .withUpdateKubeConfig(false)
                 .withApiServerFlag("--bind-address", "127.0.0.1")
                 .withApiServerFlag("--audit-policy-file", policy.toString())
@@ -71,18 +83,36 @@ public final class RealApiServer {
         admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(server.getKubeConfigYaml())).build();
     }
 
-    /** The server of this JVM, started on first use. */
+    /** The server of this JVM ({@value #VERSION}), started on first use. */
     public static synchronized RealApiServer shared() {
         if (shared == null) {
-            try {
-                RealApiServer started = new RealApiServer(Files.createTempDirectory("ringmaster-apiserver-"));
-                Runtime.getRuntime().addShutdownHook(new Thread(started::stop, "real-apiserver-stop"));
-                shared = started;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            shared = start("ringmaster-apiserver-", VERSION, Map.of());
         }
         return shared;
+    }
+
+    /**
+     * A second server of this JVM, started on first use: {@value #SHARDED_LIST_AND_WATCH_VERSION}
+     * (v1.36.3 from {@code ../shared/k8s/provision}) with the KEP-5866 gate
+     * ({@code --feature-gates=}{@value #SHARDED_LIST_AND_WATCH_GATE}), so lists and watches honour
+     * {@code shardSelector}. Runs beside {@link #shared()}.
+     */
+    public static synchronized RealApiServer shardedListAndWatch() {
+        if (sharded == null) {
+            sharded = start("ringmaster-apiserver-136-", SHARDED_LIST_AND_WATCH_VERSION,
+                    Map.of("--feature-gates", SHARDED_LIST_AND_WATCH_GATE));
+        }
+        return sharded;
+    }
+
+    private static RealApiServer start(String prefix, String version, Map<String, String> extraFlags) {
+        try {
+            RealApiServer started = new RealApiServer(Files.createTempDirectory(prefix), version, extraFlags);
+            Runtime.getRuntime().addShutdownHook(new Thread(started::stop, "real-apiserver-stop"));
+            return started;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** A kubeconfig file of the cluster administrator ({@code system:masters}, client certificate). */

@@ -1,0 +1,252 @@
+package dev.ringmaster.shard.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.ranges.HashRange;
+import dev.ringmaster.ring.ranges.RangeKey;
+import dev.ringmaster.ring.ranges.RangePlacement;
+import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.testing.apiserver.RealApiServer;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Range mode's informer and handover on real API servers: v1.36.3 with the KEP-5866 gate
+ * ({@link RealApiServer#shardedListAndWatch()}), which filters by the shard selector itself, and the
+ * shared v1.32.13, which ignores it, so only the client-side filter restricts the cache. The expected
+ * objects of each set are computed here from the uids the server gave, with an FNV-1a 64 of this
+ * test's own; the sets come from {@link RangePlacement}.
+ */
+class RangeInformerIT {
+
+    private static final int OBJECTS = 200;
+    private static final List<String> SHARDS = List.of("shard-0", "shard-1", "shard-2", "shard-3");
+
+    @Test
+    void theServerFiltersOnV136WithTheGate() throws Exception {
+        RealApiServer server = RealApiServer.shardedListAndWatch();
+        assertThat(server.gitVersion()).startsWith("v1.36.");
+        informersHoldExactlyTheirRanges(server, "range-it-136", RangeInformer.ServerFiltering.APPLIED);
+    }
+
+    @Test
+    void theClientFiltersOnV132() throws Exception {
+        RealApiServer server = RealApiServer.shared();
+        assertThat(server.gitVersion()).startsWith("v1.32.");
+        informersHoldExactlyTheirRanges(server, "range-it-132", RangeInformer.ServerFiltering.IGNORED);
+    }
+
+    private void informersHoldExactlyTheirRanges(RealApiServer server, String namespace,
+                                                 RangeInformer.ServerFiltering expectedFiltering) throws Exception {
+        KubernetesClient admin = server.admin();
+        namespace(admin, namespace);
+        Map<String, String> uids = new HashMap<>();
+        for (int i = 0; i < OBJECTS; i++) {
+            ConfigMap created = create(admin, namespace, "cm-" + i);
+            uids.put(created.getMetadata().getName(), created.getMetadata().getUid());
+        }
+        Map<String, RangeSet> placement = RangePlacement.place(SHARDS, RangePlacement.DEFAULT_BUCKETS);
+        List<RangeInformer<ConfigMap>> informers = new ArrayList<>();
+        try {
+            for (String shard : SHARDS) {
+                RangeInformer<ConfigMap> informer = RangeInformer.of(admin, ConfigMap.class,
+                        c -> c.configMaps().inNamespace(namespace));
+                informer.serve(placement.get(shard), RangeKey.UID);
+                informers.add(informer);
+            }
+            Set<String> union = new HashSet<>();
+            for (int s = 0; s < SHARDS.size(); s++) {
+                RangeInformer<ConfigMap> informer = informers.get(s);
+                Set<String> expected = expected(uids, placement.get(SHARDS.get(s)));
+                awaitHolds(informer, expected);
+                assertThat(informer.serverFiltering()).isEqualTo(expectedFiltering);
+                assertThat(union).doesNotContainAnyElementsOf(expected);
+                union.addAll(expected);
+            }
+            assertThat(union).hasSize(OBJECTS);
+
+            // what the server itself returns for shard-0's selector, asked without the code under test
+            RangeSet first = placement.get(SHARDS.get(0));
+            String selector = first.ranges().stream()
+                    .map(r -> "shardRange(object.metadata.uid, '" + r.start() + "', '" + r.end() + "')")
+                    .collect(Collectors.joining(" || "));
+            Map<?, ?> list = rawList(admin, namespace, selector);
+            Map<?, ?> meta = (Map<?, ?>) list.get("metadata");
+            Set<String> listed = ((List<?>) list.get("items")).stream()
+                    .map(item -> (String) ((Map<?, ?>) ((Map<?, ?>) item).get("metadata")).get("name"))
+                    .collect(Collectors.toSet());
+            if (expectedFiltering == RangeInformer.ServerFiltering.APPLIED) {
+                assertThat(meta.get("shardInfo")).as("shardInfo echoed").isNotNull();
+                assertThat(((Map<?, ?>) meta.get("shardInfo")).get("selector")).isNotNull();
+                assertThat(listed).isEqualTo(expected(uids, first));
+            } else {
+                assertThat(meta.get("shardInfo")).as("no shardInfo from an older server").isNull();
+                assertThat(listed).hasSize(OBJECTS);
+            }
+
+            // objects created while the informers watch land in their set only
+            for (int i = OBJECTS; i < OBJECTS + 20; i++) {
+                ConfigMap created = create(admin, namespace, "cm-" + i);
+                uids.put(created.getMetadata().getName(), created.getMetadata().getUid());
+            }
+            for (int s = 0; s < SHARDS.size(); s++) {
+                awaitHolds(informers.get(s), expected(uids, placement.get(SHARDS.get(s))));
+            }
+
+            // a swap: shard-0's informer takes shard-1's set and ends with exactly its objects
+            informers.get(0).serve(placement.get(SHARDS.get(1)), RangeKey.UID);
+            awaitHolds(informers.get(0), expected(uids, placement.get(SHARDS.get(1))));
+            // and the empty set: nothing
+            informers.get(0).serve(RangeSet.EMPTY, RangeKey.UID);
+            assertThat(informers.get(0).getStore().list()).isEmpty();
+        } finally {
+            informers.forEach(RangeInformer::close);
+        }
+    }
+
+    /**
+     * The shrink handover on the real v1.36 server: a reconcile of an object in the dropped range is
+     * running; the shard swaps its watch at once, but writes the smaller served-ranges only after that
+     * reconcile ended.
+     */
+    @Test
+    void aShrinkIsAcknowledgedOnlyAfterTheRunningReconcileEnded() throws Exception {
+        RealApiServer server = RealApiServer.shardedListAndWatch();
+        KubernetesClient admin = server.admin();
+        String namespace = "range-handover-it";
+        namespace(admin, namespace);
+        Map<String, String> uids = new HashMap<>();
+        for (int i = 0; i < 20; i++) {
+            ConfigMap created = create(admin, namespace, "cm-" + i);
+            uids.put(created.getMetadata().getName(), created.getMetadata().getUid());
+        }
+        RangeSet lowerHalf = RangeSet.of(List.of(HashRange.of("0x0000000000000000", "0x8000000000000000")));
+        String blocked = uids.keySet().stream().sorted().filter(name -> !expected(uids, lowerHalf).contains(name))
+                .findFirst().orElseThrow();
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<String> running = new AtomicReference<>();
+        Set<String> reconciled = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        Sharding sharding = Sharding.forRing("range-ring").shard("shard-0").namespace(namespace).client(admin)
+                .instance("range-handover-it").rangeMode().leaseDuration(Duration.ofSeconds(6))
+                .renewDeadline(Duration.ofSeconds(4)).retryPeriod(Duration.ofMillis(500)).build();
+        RangeInformer<ConfigMap> informer = sharding.rangeInformer(ConfigMap.class, c -> c.configMaps().inNamespace(namespace));
+        ShardedReconciler<ConfigMap> reconciler = ShardedReconciler.builder(sharding, informer).reconciler(cm -> {
+            String name = cm.getMetadata().getName();
+            reconciled.add(name);
+            if (name.equals(blocked)) {
+                running.set(name);
+                release.await(60, TimeUnit.SECONDS);
+                running.set(null);
+            }
+        }).build();
+        try {
+            reconciler.start();
+            sharding.lease().start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> lease(admin, namespace) != null && sharding.lease().isHeld());
+            assign(admin, namespace, RangeSet.ALL);
+            await().atMost(Duration.ofSeconds(30)).until(() -> RangeSet.ALL.toString().equals(served(admin, namespace)));
+            await().atMost(Duration.ofSeconds(30)).until(() -> blocked.equals(running.get()));
+
+            assign(admin, namespace, lowerHalf);
+            await().atMost(Duration.ofSeconds(30)).until(() -> lowerHalf.equals(informer.ranges()));
+            // the reconcile of the dropped object still runs: served-ranges must stay as it was
+            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+                    .until(() -> RangeSet.ALL.toString().equals(served(admin, namespace)));
+            assertThat(running.get()).isEqualTo(blocked);
+
+            release.countDown();
+            await().atMost(Duration.ofSeconds(30)).until(() -> lowerHalf.toString().equals(served(admin, namespace)));
+            assertThat(running.get()).isNull();
+            awaitHolds(informer, expected(uids, lowerHalf));
+        } finally {
+            release.countDown();
+            reconciler.close();
+            informer.close();
+            sharding.close();
+        }
+    }
+
+    private static Lease lease(KubernetesClient admin, String namespace) {
+        return admin.leases().inNamespace(namespace).withName("shard-0").get();
+    }
+
+    private static String served(KubernetesClient admin, String namespace) {
+        Lease lease = lease(admin, namespace);
+        return lease == null || lease.getMetadata().getAnnotations() == null ? null
+                : lease.getMetadata().getAnnotations().get(RingContract.SERVED_RANGES_ANNOTATION);
+    }
+
+    /** Writes the assignment as the sharder would: a patch of the two annotations. */
+    private static void assign(KubernetesClient admin, String namespace, RangeSet ranges) {
+        admin.leases().inNamespace(namespace).withName("shard-0").edit(lease -> new LeaseBuilder(lease).editMetadata()
+                .addToAnnotations(RingContract.ASSIGNED_RANGES_ANNOTATION, ranges.toString())
+                .addToAnnotations(RingContract.RANGE_KEY_ANNOTATION, "uid").endMetadata().build());
+    }
+
+    private static void awaitHolds(RangeInformer<ConfigMap> informer, Set<String> expected) {
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(new TreeSet<>(
+                informer.getStore().list().stream().map(cm -> cm.getMetadata().getName()).toList()))
+                .isEqualTo(new TreeSet<>(expected)));
+    }
+
+    /** The names whose uid's FNV-1a 64 lies in {@code ranges}, computed here. */
+    private static Set<String> expected(Map<String, String> uids, RangeSet ranges) {
+        return uids.entrySet().stream().filter(e -> {
+            long hash = fnv1a64(e.getValue());
+            return ranges.ranges().stream().anyMatch(r -> Long.compareUnsigned(hash, r.first()) >= 0
+                    && Long.compareUnsigned(hash, r.last()) <= 0);
+        }).map(Map.Entry::getKey).collect(Collectors.toSet());
+    }
+
+    private static long fnv1a64(String value) {
+        long hash = 0xcbf29ce484222325L;
+        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+            hash ^= b & 0xff;
+            hash *= 0x100000001b3L;
+        }
+        return hash;
+    }
+
+    private static Map<?, ?> rawList(KubernetesClient admin, String namespace, String selector) throws Exception {
+        String url = admin.getMasterUrl().toString().replaceAll("/$", "") + "/api/v1/namespaces/" + namespace
+                + "/configmaps?shardSelector=" + java.net.URLEncoder.encode(selector, StandardCharsets.UTF_8).replace("+", "%20");
+        HttpRequest request = admin.getHttpClient().newHttpRequestBuilder().uri(URI.create(url)).build();
+        HttpResponse<String> response = admin.getHttpClient().sendAsync(request, String.class).get(30, TimeUnit.SECONDS);
+        assertThat(response.code()).as(response.body()).isEqualTo(200);
+        return admin.getKubernetesSerialization().unmarshal(response.body(), Map.class);
+    }
+
+    private static void namespace(KubernetesClient admin, String namespace) {
+        admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+                .serverSideApply();
+    }
+
+    private static ConfigMap create(KubernetesClient admin, String namespace, String name) {
+        return admin.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata()
+                .withName(name).endMetadata().addToData("n", name).build()).create();
+    }
+}
