@@ -192,7 +192,12 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             if (!write(leaseKey, text, key)) {
                 continue; // the Lease went: its delete event brings the next pass
             }
-            LOG.info("{}: shard {} assigned {} (was {})", ring, name, describe(after), describe(before));
+            if (after.equals(before)) {
+                LOG.debug("{}: shard {} assigned {} ({}={})", ring, name, describe(after),
+                        RingContract.RANGE_KEY_ANNOTATION, key);
+            } else {
+                LOG.info("{}: shard {} assigned {} (was {})", ring, name, describe(after), describe(before));
+            }
             published.put(name, after);
             handover(ring, name, before, after, mode.get().buckets());
         }

@@ -38,6 +38,35 @@ class LeaderMetricsTest {
     }
 
     @Test
+    void rangeAssignmentsAreGaugedPerShardAndHandoversCountedAndTimed() {
+        dev.ringmaster.ring.ranges.RangeSet half = dev.ringmaster.ring.ranges.RangeSet.parse(
+                "0x0000000000000000-0x4000000000000000,0xc000000000000000-0x10000000000000000");
+        metrics.assigned(CLUSTER_RING, Map.of("shard-0", half, "shard-1", half.complement(),
+                "shard-2", dev.ringmaster.ring.ranges.RangeSet.EMPTY));
+        assertThat(meters.get("ringmaster.ring.shard.ranges").tags("clusterring", "shop", "shard", "shard-0").gauge()
+                .value()).isEqualTo(2);
+        assertThat(meters.get("ringmaster.ring.shard.ranges").tags("clusterring", "shop", "shard", "shard-1").gauge()
+                .value()).isEqualTo(1);
+        assertThat(meters.get("ringmaster.ring.shard.range.share").tags("clusterring", "shop", "shard", "shard-0")
+                .gauge().value()).isEqualTo(0.5);
+        assertThat(meters.get("ringmaster.ring.shard.range.share").tags("clusterring", "shop", "shard", "shard-2")
+                .gauge().value()).isEqualTo(0.0);
+
+        metrics.handedOver(CLUSTER_RING, 3, Duration.ofMillis(700));
+        metrics.handedOver(CLUSTER_RING, 1, Duration.ZERO);
+        assertThat(meters.get("ringmaster.ring.range.handovers").tags("clusterring", "shop").counter().count())
+                .isEqualTo(4);
+        assertThat(meters.get("ringmaster.ring.range.handover").tags("clusterring", "shop").timer().count())
+                .isEqualTo(2);
+
+        metrics.forget(CLUSTER_RING);
+        assertThat(meters.find("ringmaster.ring.shard.ranges").gauges()).isEmpty();
+        metrics.assigned(CLUSTER_RING, Map.of("shard-0", half));
+        metrics.noRings();
+        assertThat(meters.find("ringmaster.ring.shard.range.share").gauges()).isEmpty();
+    }
+
+    @Test
     void ringGaugesReadWhatTheLeaderSeesAtEachScrapeAndGoWithLeadership() {
         Map<RingKey, Long> inDrain = new ConcurrentHashMap<>(Map.of(CONTROLLER_RING, 3L, CLUSTER_RING, 0L));
         metrics.rings(List.of(CONTROLLER_RING, CLUSTER_RING), new LeaderMetrics.RingObjects() {

@@ -1,0 +1,303 @@
+package dev.ringmaster.sharder.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ringmaster.ring.ranges.RangePlacement;
+import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.testing.TestLeases;
+import dev.ringmaster.testing.apiserver.AuditLog;
+import dev.ringmaster.testing.apiserver.RealApiServer;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Range mode on a real API server (docs/design.md section 9), the sharder's side: a range-mode ClusterRing with 3,
+ * then 4 shard Leases that the test renews, and whose {@code served-ranges} the test writes as a shard would (a
+ * range assigned is served at once; one taken away is let go a moment later, as a shard draining its reconciles).
+ * Every state of the Leases a watch sees has pairwise disjoint assigned sets and pairwise disjoint served sets;
+ * the assignments converge to the placement over the live shards; a shard that stops renewing is fenced and its
+ * ranges move though it never acknowledged; and the sharder writes no ConfigMap of the ring.
+ */
+class RangeAssignerIT {
+
+    private static final String NAMESPACE = "range-assigner-it";
+    private static final String RING = "range-assigner-it";
+    private static final String CRD = "clusterrings.sharding.timebertt.dev";
+    /** The contract's strings (docs/design.md sections 1 and 9), written out rather than taken from the code. */
+    private static final String ASSIGNED = "ringmaster.dev/assigned-ranges";
+    private static final String SERVED = "ringmaster.dev/served-ranges";
+    private static final String RANGE_KEY = "ringmaster.dev/range-key";
+    private static final int BUCKETS = 16;
+    private static final int LEASE_SECONDS = 3;
+    /** How long a simulated shard takes to let go of ranges taken away from it. */
+    private static final Duration DRAIN = Duration.ofMillis(700);
+
+    private static final RealApiServer CLUSTER = RealApiServer.shared();
+    private static final KubernetesClient ADMIN = CLUSTER.admin();
+
+    /** The shards the test plays, renewing and serving; a shard removed from it stops both. */
+    private final Set<String> live = ConcurrentHashMap.newKeySet();
+    /** When each shard first saw ranges taken away that it still serves. */
+    private final Map<String, Instant> draining = new ConcurrentHashMap<>();
+    private final List<String> violations = new CopyOnWriteArrayList<>();
+    /** Every Lease of the namespace as the watch last delivered it, in the order the API server wrote them. */
+    private final Map<String, Lease> seen = new TreeMap<>();
+    private int statesSeen;
+
+    @Test
+    void assignmentsAreDisjointAtEveryMomentAndFollowThePlacementAndNoObjectIsWritten() throws Exception {
+        installCrd();
+        ADMIN.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+                .serverSideApply();
+        for (int i = 0; i < 5; i++) { // objects the ring would label in label mode
+            ADMIN.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
+                    .withName("cm-" + i).endMetadata().build()).serverSideApply();
+        }
+        Instant start = Instant.now();
+        ring();
+        // a watch from the list's resourceVersion sees every state of the Leases, in order
+        String version = ADMIN.leases().inNamespace(NAMESPACE).list().getMetadata().getResourceVersion();
+        ScheduledExecutorService shards = Executors.newSingleThreadScheduledExecutor();
+        try (var watch = ADMIN.leases().inNamespace(NAMESPACE).watch(new ListOptionsBuilder()
+                .withResourceVersion(version).build(), new Observer());
+                SharderReplica sharder = TestReplicas.withDefaults(ADMIN, NAMESPACE, "range-assigner-it")) {
+            for (String shard : List.of("shard-0", "shard-1", "shard-2")) {
+                join(shard);
+            }
+            shards.scheduleWithFixedDelay(this::playShards, 0, 200, TimeUnit.MILLISECONDS);
+            sharder.start();
+            await().atMost(Duration.ofSeconds(60)).until(sharder::isLeader);
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(readyMessage())
+                    .isEqualTo("sharding by ranges of the hash of object.metadata.uid in 16 buckets (spec.ranges),"
+                            + " published on the shard Leases"));
+
+            awaitPlacement(List.of("shard-0", "shard-1", "shard-2"));
+            assertThat(annotation("shard-0", RANGE_KEY)).isEqualTo("uid");
+
+            join("shard-3");
+            awaitPlacement(List.of("shard-0", "shard-1", "shard-2", "shard-3"));
+
+            // shard-3 stops, serving its ranges to the end: only once its Lease is taken may they move
+            String stopped = "shard-3";
+            live.remove(stopped);
+            awaitPlacement(List.of("shard-0", "shard-1", "shard-2"));
+            assertThat(ADMIN.leases().inNamespace(NAMESPACE).withName(stopped).get().getSpec().getHolderIdentity())
+                    .isEqualTo("shardlease-controller");
+            assertThat(RangeSet.parse(annotation(stopped, SERVED))).as("it never acknowledged").isNotEqualTo(RangeSet.EMPTY);
+            assertThat(annotation(stopped, ASSIGNED)).isEmpty();
+
+            assertThat(sharder.registry().view(RingKey.clusterRing(RING)).orElseThrow().canAct()).isFalse();
+        } finally {
+            shards.shutdownNow();
+            shards.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        synchronized (seen) {
+            assertThat(statesSeen).as("states of the Leases observed").isGreaterThan(10);
+        }
+        assertThat(violations).isEmpty();
+        // no ConfigMap of the namespace was written by anybody after the test created them
+        List<AuditLog.Event> writes = CLUSTER.audit().events().stream()
+                .filter(event -> "configmaps".equals(event.resource()) && NAMESPACE.equals(event.namespace())
+                        && !event.received().isBefore(start))
+                .toList();
+        assertThat(writes).isEmpty();
+        assertThat(ADMIN.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems())
+                .noneMatch(configuration -> configuration.getMetadata().getName().endsWith(RING));
+    }
+
+    @AfterAll
+    static void removeTheRing() {
+        try {
+            ADMIN.genericKubernetesResources(rings()).withName(RING).delete();
+        } catch (KubernetesClientException notServed) {
+            // its CRD is not installed
+        }
+    }
+
+    /** Every Lease state the watch delivers is one the API server held: its assigned and served sets are checked. */
+    private final class Observer implements Watcher<Lease> {
+        @Override
+        public void eventReceived(Action action, Lease lease) {
+            synchronized (seen) {
+                if (action == Action.DELETED) {
+                    seen.remove(lease.getMetadata().getName());
+                } else {
+                    seen.put(lease.getMetadata().getName(), lease);
+                }
+                statesSeen++;
+                check(ASSIGNED);
+                check(SERVED);
+            }
+        }
+
+        /**
+         * The sets of {@code annotation} are pairwise disjoint; for served ranges, among the Leases their shards
+         * hold: a Lease the sharder took over is a dead shard's, whose served ranges are its last words.
+         */
+        private void check(String annotation) {
+            List<String> names = seen.values().stream()
+                    .filter(lease -> annotation.equals(ASSIGNED)
+                            || lease.getMetadata().getName().equals(lease.getSpec().getHolderIdentity()))
+                    .map(lease -> lease.getMetadata().getName()).toList();
+            for (int i = 0; i < names.size(); i++) {
+                for (int j = i + 1; j < names.size(); j++) {
+                    RangeSet one = ranges(seen.get(names.get(i)), annotation);
+                    RangeSet other = ranges(seen.get(names.get(j)), annotation);
+                    if (!one.intersect(other).isEmpty()) {
+                        violations.add(annotation + " of " + names.get(i) + " (" + one + ") and " + names.get(j) + " ("
+                                + other + ") overlap");
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void onClose(WatcherException cause) {
+            if (cause != null) {
+                violations.add("the watch closed: " + cause);
+            }
+        }
+    }
+
+    /** One round of every live shard: renew, and bring its served ranges in line with its assignment. */
+    private void playShards() {
+        try {
+            for (String shard : live) {
+                TestLeases.renew(ADMIN, NAMESPACE, shard, Instant.now());
+                Lease lease = ADMIN.leases().inNamespace(NAMESPACE).withName(shard).get();
+                RangeSet assigned = ranges(lease, ASSIGNED);
+                RangeSet served = ranges(lease, SERVED);
+                RangeSet next = served;
+                if (!assigned.minus(served).isEmpty()) {
+                    next = served.union(assigned); // new ranges are served at once
+                } else if (!served.minus(assigned).isEmpty()) {
+                    Instant since = draining.computeIfAbsent(shard, any -> Instant.now());
+                    if (Duration.between(since, Instant.now()).compareTo(DRAIN) >= 0) {
+                        next = assigned;
+                        draining.remove(shard);
+                    }
+                }
+                if (!next.equals(served) || annotationOf(lease, SERVED) == null) {
+                    String patch = ADMIN.getKubernetesSerialization().asJson(
+                            Map.of("metadata", Map.of("annotations", Map.of(SERVED, next.toString()))));
+                    ADMIN.leases().inNamespace(NAMESPACE).withName(shard).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+                }
+            }
+        } catch (RuntimeException e) {
+            violations.add("a shard failed: " + e);
+        }
+    }
+
+    private void awaitPlacement(List<String> shards) {
+        Map<String, RangeSet> placement = RangePlacement.place(shards, BUCKETS);
+        await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            for (String shard : shards) {
+                assertThat(RangeSet.parse(annotation(shard, ASSIGNED))).as("%s assigned", shard)
+                        .isEqualTo(placement.get(shard));
+                assertThat(RangeSet.parse(annotation(shard, SERVED))).as("%s served", shard)
+                        .isEqualTo(placement.get(shard));
+            }
+        });
+    }
+
+    private void join(String shard) {
+        ADMIN.leases().inNamespace(NAMESPACE).resource(TestLeases.shardLease(NAMESPACE, shard, RING, Instant.now(),
+                LEASE_SECONDS).build()).create();
+        live.add(shard);
+    }
+
+    private static RangeSet ranges(Lease lease, String annotation) {
+        return RangeSet.parse(annotationOf(lease, annotation));
+    }
+
+    private static String annotationOf(Lease lease, String annotation) {
+        Map<String, String> annotations = lease.getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(annotation);
+    }
+
+    private static String annotation(String shard, String annotation) {
+        return annotationOf(ADMIN.leases().inNamespace(NAMESPACE).withName(shard).get(), annotation);
+    }
+
+    private static String readyMessage() {
+        GenericKubernetesResource ring = ADMIN.genericKubernetesResources(rings()).withName(RING).get();
+        Map<String, Object> status = ring.get("status");
+        if (status == null) {
+            return null;
+        }
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> conditions = (List<Map<String, Object>>) status.get("conditions");
+        return conditions == null ? null : conditions.stream().filter(c -> "Ready".equals(c.get("type")))
+                .map(c -> Objects.toString(c.get("message"))).findFirst().orElse(null);
+    }
+
+    /** The range-mode ClusterRing over the ConfigMaps of {@value #NAMESPACE}. */
+    private static void ring() {
+        ADMIN.resource(ADMIN.getKubernetesSerialization().unmarshal("""
+                apiVersion: sharding.timebertt.dev/v1alpha1
+                kind: ClusterRing
+                metadata:
+                  name: %s
+                spec:
+                  resources:
+                  - group: ""
+                    resource: configmaps
+                  namespaceSelector:
+                    matchLabels: {kubernetes.io/metadata.name: %s}
+                  shardRestartGraceSeconds: 0
+                  ranges:
+                    buckets: %d
+                """.formatted(RING, NAMESPACE, BUCKETS), GenericKubernetesResource.class))
+                .forceConflicts().serverSideApply();
+    }
+
+    /** Installs the CRD as the build generates it (with spec.ranges) and waits until it is served. */
+    private static void installCrd() throws Exception {
+        try (InputStream yaml = RangeAssignerIT.class.getClassLoader()
+                .getResourceAsStream("META-INF/fabric8/" + CRD + "-v1.yml")) {
+            CustomResourceDefinition crd = ADMIN.getKubernetesSerialization().unmarshal(yaml, CustomResourceDefinition.class);
+            ADMIN.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            try {
+                ADMIN.genericKubernetesResources(rings()).list();
+                return true;
+            } catch (KubernetesClientException e) {
+                return false;
+            }
+        });
+    }
+
+    private static ResourceDefinitionContext rings() {
+        return new ResourceDefinitionContext.Builder().withGroup("sharding.timebertt.dev").withVersion("v1alpha1")
+                .withPlural("clusterrings").withKind("ClusterRing").withNamespaced(false).build();
+    }
+}
