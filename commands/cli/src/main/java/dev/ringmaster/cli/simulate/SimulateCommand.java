@@ -77,11 +77,8 @@ public class SimulateCommand implements Command {
         }
         try {
             SimulationOptions options = SimulationOptions.parse(args);
-            ServiceReference<PartitioningStrategy> reference = strategy(options.strategy());
-            if (options.tokensPerShard().isPresent()) {
-                configureTokens(reference, options.tokensPerShard().getAsInt());
-            }
-            SimulationResult result = Simulation.run(locate(reference), options);
+            SimulationResult result = Simulation.run(options.ranges().isPresent() ? options.ranges().get()
+                    : deployedStrategy(options), options);
             out.print(options.json() ? result.toJson() + System.lineSeparator() : result.toTable());
             return 0;
         } catch (UsageException e) {
@@ -91,6 +88,15 @@ public class SimulateCommand implements Command {
             err.println("ringmaster simulate: the strategy failed: " + e);
             return 1;
         }
+    }
+
+    /** The strategy service the options name, configured with their {@code --tokens}. */
+    private PartitioningStrategy deployedStrategy(SimulationOptions options) throws UsageException {
+        ServiceReference<PartitioningStrategy> reference = strategy(options.strategy());
+        if (options.tokensPerShard().isPresent()) {
+            configureTokens(reference, options.tokensPerShard().getAsInt());
+        }
+        return locate(reference);
     }
 
     /**

@@ -2,11 +2,14 @@ package dev.ringmaster.cli.simulate;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
+import dev.ringmaster.ring.ranges.RangeKey;
+import dev.ringmaster.ring.ranges.RangePlacement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -15,11 +18,13 @@ import java.util.OptionalInt;
  */
 record SimulationOptions(
         String strategy, int shards, int objects, int added, int removed, Map<String, Integer> weights,
-        OptionalInt tokensPerShard, boolean json) {
+        OptionalInt tokensPerShard, boolean json, Optional<RangeModeStrategy> ranges) {
 
     static final String USAGE = """
             usage: ringmaster simulate --strategy NAME --shards N --objects K
                      [--add M | --remove M] [--weights shard-0=2,shard-3=4] [--tokens T] [--json]
+                   ringmaster simulate --ranges B [--range-key uid|namespace] --shards N --objects K
+                     [--add M | --remove M] [--json]
                    ringmaster simulate --ring KIND/NAME --strategy NAME [--kubeconfig FILE]
                      [--current-strategy NAME] [--tokens T] [--json]
 
@@ -32,6 +37,10 @@ record SimulationOptions(
               --tokens T        tokens per shard, for strategies with a tokensPerShard setting
                                 (with --ring: for the candidate strategy only)
               --json            print one JSON object instead of the table
+              --ranges B        a range-mode ring (server-side ranges, docs/design.md section 9)
+                                with B buckets (a power of two up to 4096), in place of --strategy;
+                                simulated objects get name-based UUIDs as uids
+              --range-key KEY   the field ranges hash: uid (default) or namespace (100 namespaces)
 
             A live preview of a strategy change against a cluster, read-only:
               --ring KIND/NAME  clusterring/NAME or controllerring/NAME: its shards (their Leases,
@@ -59,6 +68,8 @@ record SimulationOptions(
         Map<String, Integer> weights = Map.of();
         OptionalInt tokens = OptionalInt.empty();
         boolean json = false;
+        Integer buckets = null;
+        RangeKey rangeKey = null;
         for (Iterator<String> it = args.iterator(); it.hasNext(); ) {
             String option = it.next();
             switch (option) {
@@ -70,11 +81,17 @@ record SimulationOptions(
                 case "--weights" -> weights = weights(value(option, it));
                 case "--tokens" -> tokens = OptionalInt.of(number(option, value(option, it), 1, MAX_TOKENS_PER_SHARD));
                 case "--json" -> json = true;
+                case "--ranges" -> buckets = number(option, value(option, it), 1, RangePlacement.MAX_BUCKETS);
+                case "--range-key" -> rangeKey = rangeKey(value(option, it));
                 default -> throw new UsageException("unknown option " + option);
             }
         }
+        Optional<RangeModeStrategy> ranges = rangeMode(buckets, rangeKey, strategy, weights, tokens);
+        if (ranges.isPresent()) {
+            strategy = ranges.get().displayName();
+        }
         if (strategy == null || shards == null || objects == null) {
-            throw new UsageException("--strategy, --shards and --objects are required");
+            throw new UsageException("--strategy (or --ranges), --shards and --objects are required");
         }
         if (added != null && removed != null) {
             throw new UsageException("--add and --remove cannot be combined");
@@ -83,7 +100,7 @@ record SimulationOptions(
             throw new UsageException("--remove " + removed + " would leave no shard of " + shards);
         }
         var options = new SimulationOptions(strategy, shards, objects, added == null ? 0 : added,
-                removed == null ? 0 : removed, weights, tokens, json);
+                removed == null ? 0 : removed, weights, tokens, json, ranges);
         options.checkWeightsNameFleetShards();
         return options;
     }
@@ -122,6 +139,32 @@ record SimulationOptions(
                 throw new UsageException("--weights names " + name + ", which is not in the fleet shard-0 … "
                         + fleet.get(fleet.size() - 1));
             }
+        }
+    }
+
+    /** The range-mode ring {@code --ranges} asks for, which replaces a strategy and has no weights or tokens. */
+    private static Optional<RangeModeStrategy> rangeMode(Integer buckets, RangeKey key, String strategy,
+            Map<String, Integer> weights, OptionalInt tokens) throws UsageException {
+        if (buckets == null) {
+            if (key != null) {
+                throw new UsageException("--range-key needs --ranges");
+            }
+            return Optional.empty();
+        }
+        if (Integer.bitCount(buckets) != 1) {
+            throw new UsageException("--ranges must be a power of two, got " + buckets);
+        }
+        if (strategy != null || !weights.isEmpty() || tokens.isPresent()) {
+            throw new UsageException("--ranges replaces --strategy and takes no --weights or --tokens");
+        }
+        return Optional.of(new RangeModeStrategy(buckets, key == null ? RangeKey.UID : key));
+    }
+
+    private static RangeKey rangeKey(String value) throws UsageException {
+        try {
+            return RangeKey.ofSpec(value);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--range-key: " + e.getMessage());
         }
     }
 

@@ -33,7 +33,7 @@ class SimulationOptionsTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--shards 3 --objects 10 | --strategy, --shards and --objects are required",
+        "--shards 3 --objects 10 | --strategy (or --ranges), --shards and --objects are required",
         "--strategy x --shards three --objects 10 | --shards must be a whole number from 1 to 10000, got 'three'",
         "--strategy x --shards 0 --objects 10 | --shards must be a whole number from 1",
         "--strategy x --shards 3 --objects -5 | --objects must be a whole number",
@@ -47,6 +47,12 @@ class SimulationOptionsTest {
         "--strategy x --shards 3 --objects 10 --tokens 0 | --tokens must be a whole number from 1 to 10000",
         "--strategy x --shards 3 --objects 10 --frobnicate | unknown option --frobnicate",
         "--strategy x --shards 3 --objects | --objects needs a value",
+        "--ranges 48 --shards 3 --objects 10 | --ranges must be a power of two, got 48",
+        "--ranges 8192 --shards 3 --objects 10 | --ranges must be a whole number from 1 to 4096",
+        "--ranges 64 --strategy x --shards 3 --objects 10 | --ranges replaces --strategy",
+        "--ranges 64 --shards 3 --objects 10 --weights shard-0=2 | takes no --weights or --tokens",
+        "--ranges 64 --range-key name --shards 3 --objects 10 | --range-key: range key \"name\" is neither uid nor namespace",
+        "--strategy x --range-key uid --shards 3 --objects 10 | --range-key needs --ranges",
     })
     void badInputIsAOneLineError(String line, String message) {
         assertThatThrownBy(() -> parse(line)).isInstanceOf(UsageException.class).hasMessageContaining(message)

@@ -59,6 +59,31 @@ class SimulationTest {
                 "\"optimalMovedFraction\":0.333333}");
     }
 
+    /** Range mode, scale-out 3 to 4: what moves goes to the new shard only, about a quarter. */
+    @Test
+    void rangeModeMovesOnlyToTheNewShard() throws UsageException {
+        SimulationOptions options = SimulationOptions.parse(List.of("--ranges 256 --shards 3 --objects 40000 --add 1".split(" ")));
+        SimulationResult result = Simulation.run(options.ranges().orElseThrow(), options);
+        assertThat(result.strategy()).isEqualTo("ranges (256 buckets, key uid)");
+        assertThat(result.movedFraction()).isCloseTo(result.perShard().get("shard-3") / 40000.0, within(1e-12));
+        assertThat(result.movedFraction()).isBetween(0.25 * 0.75, 0.25 * 1.25);
+        assertThat(result.peakToMean()).isLessThan(1.3);
+    }
+
+    /** Range mode keyed by namespace: each of the 100 simulated namespaces lies on one shard. */
+    @Test
+    void rangeModeByNamespaceKeepsANamespaceTogether() throws UsageException {
+        SimulationOptions options = SimulationOptions.parse(
+                List.of("--ranges 64 --range-key namespace --shards 4 --objects 1000".split(" ")));
+        ShardRing ring = options.ranges().orElseThrow().build(options.shardsAfter());
+        for (int namespace = 0; namespace < 100; namespace++) {
+            int first = namespace;
+            assertThat(java.util.stream.IntStream.iterate(namespace, i -> i < 1000, i -> i + 100)
+                    .mapToObj(i -> ring.shardFor(SimulationOptions.objectKey(i)).orElseThrow()).distinct())
+                    .as("namespace ns-%d", first).hasSize(1);
+        }
+    }
+
     @Test
     void aStrategyAnsweringOutsideTheFleetIsReported() {
         PartitioningStrategy broken = shards -> new ShardRing() {
