@@ -90,7 +90,7 @@ final class LeaderControllers implements AutoCloseable {
     /** Volatile: the registry's thread reads it without the lock, so as not to wait for a closing term. */
     private volatile boolean closed;
     /** Whether the rings are acted on (after the initial membership and namespaces). */
-    private boolean acting;
+    private volatile boolean acting;
 
     LeaderControllers(KubernetesClient client, RingRegistry registry, ShardLeaseController leases,
             LeaderMetrics metrics, Settings settings) {

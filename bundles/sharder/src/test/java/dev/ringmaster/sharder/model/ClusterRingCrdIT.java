@@ -108,7 +108,42 @@ class ClusterRingCrdIT {
                         "spec: {resources: [{resource: configmaps}], namespaceSelector: {matchExpressions:"
                                 + " [{key: tier, operator: In, values: gold}]}}",
                         "spec.namespaceSelector.matchExpressions[0].values: Invalid value: \"string\":"
-                                + " spec.namespaceSelector.matchExpressions[0].values in body must be of type array"));
+                                + " spec.namespaceSelector.matchExpressions[0].values in body must be of type array"),
+                Arguments.of("a range bucket count not a power of two", "crd-it-ranges-buckets",
+                        "spec: {resources: [{resource: configmaps}], ranges: {buckets: 48}}",
+                        "spec.ranges.buckets must be a power of two from 1 to 4096"),
+                Arguments.of("a range bucket count above 4096", "crd-it-ranges-buckets-high",
+                        "spec: {resources: [{resource: configmaps}], ranges: {buckets: 8192}}",
+                        "spec.ranges.buckets: Invalid value: 8192: spec.ranges.buckets in body should be less than or"
+                                + " equal to 4096"),
+                Arguments.of("a range key neither uid nor namespace", "crd-it-ranges-key",
+                        "spec: {resources: [{resource: configmaps}], ranges: {key: name}}",
+                        "spec.ranges.key: Unsupported value: \"name\""));
+    }
+
+    @Test
+    void rangesDefaultTheirKeyAndBucketsAndTheKeyCannotChange() {
+        rings().resource(ring("crd-it-ranges", "spec: {resources: [{resource: configmaps}], ranges: {}}")).create();
+        try {
+            GenericKubernetesResource stored = rings().withName("crd-it-ranges").get();
+            assertThat((Object) stored.get("spec", "ranges")).isEqualTo(java.util.Map.of("key", "uid", "buckets", 64));
+            GenericKubernetesResource changed = ring("crd-it-ranges",
+                    "spec: {resources: [{resource: configmaps}], ranges: {key: namespace}}");
+            changed.getMetadata().setResourceVersion(stored.getMetadata().getResourceVersion());
+            assertThatThrownBy(() -> rings().resource(changed).update())
+                    .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+                        assertThat(e.getCode()).isEqualTo(422);
+                        assertThat(e.getStatus().getMessage()).contains("spec.ranges.key cannot be changed");
+                    });
+            GenericKubernetesResource moreBuckets = ring("crd-it-ranges",
+                    "spec: {resources: [{resource: configmaps}], ranges: {buckets: 256}}");
+            moreBuckets.getMetadata().setResourceVersion(stored.getMetadata().getResourceVersion());
+            rings().resource(moreBuckets).update();
+            assertThat((Object) rings().withName("crd-it-ranges").get().get("spec", "ranges"))
+                    .isEqualTo(java.util.Map.of("key", "uid", "buckets", 256));
+        } finally {
+            rings().withName("crd-it-ranges").delete();
+        }
     }
 
     @ParameterizedTest(name = "{0}")
