@@ -22,13 +22,16 @@ import org.slf4j.LoggerFactory;
  * {@code ringmaster.dev/assigned-ranges} and {@code ringmaster.dev/range-key} from the shard's own
  * Lease each time the lease renews it, and serves exactly the assigned ranges:
  * <ul>
- *   <li>every {@link RangeInformer} registered ({@link #register}) is swapped to the assigned ranges
- *       at once, whether they grew or shrank: nothing outside them is served a moment longer;</li>
- *   <li>growth: {@code ringmaster.dev/served-ranges} is then written as the assigned ranges;</li>
- *   <li>shrink: queued keys outside them are not reconciled (the reconciler reads the informer's
- *       filtered store); once no reconcile of an object outside them runs any more, and only then,
- *       {@code served-ranges} is written, an optimistic update pinned to the resourceVersion read
- *       (a conflict reads the Lease again and decides again);</li>
+ *   <li>shrink: every {@link RangeInformer} registered ({@link #register}) stops serving what is no
+ *       longer assigned at once; queued keys outside the assignment are not reconciled (the reconciler
+ *       reads the informer's filtered store); once no reconcile of an object outside it runs any more,
+ *       and only then, {@code ringmaster.dev/served-ranges} is written smaller;</li>
+ *   <li>growth: claimed before it is served. {@code served-ranges} is first written to cover the new
+ *       ranges, and the informers start on them only once that write went through. The sharder grants
+ *       a range to another shard only while this Lease neither assigns it nor shows it served, so a
+ *       range the shard serves is in every version of its Lease from the claim on, until it let go;</li>
+ *   <li>every write is an optimistic update pinned to the resourceVersion read: a conflict (the
+ *       sharder changed the assignment meanwhile) reads the Lease again and decides again;</li>
  *   <li>a change of the range key is a shrink to nothing under the old key, then growth under the new.</li>
  * </ul>
  * When the lease is lost it serves nothing until it holds the Lease again. Its work runs on one
@@ -153,9 +156,10 @@ public final class ShardRanges implements ShardLease.Listener {
                 assigned = RangeSet.EMPTY;
                 key = currentKey;
             }
+            String servedText = LeaseRules.annotation(lease, RingContract.SERVED_RANGES_ANNOTATION);
             RangeSet served;
             try {
-                served = RangeSet.parse(LeaseRules.annotation(lease, RingContract.SERVED_RANGES_ANNOTATION));
+                served = RangeSet.parse(servedText);
             } catch (IllegalArgumentException e) {
                 served = RangeSet.ALL; // unreadable: treat as a shrink, so it is rewritten only when nothing runs outside
             }
@@ -165,24 +169,31 @@ public final class ShardRanges implements ShardLease.Listener {
                 keyChanges = false;
             }
             RangeSet target = keyChanges ? RangeSet.EMPTY : assigned;
-            swap(target);
-            if (served.equals(target) && LeaseRules.annotation(lease, RingContract.SERVED_RANGES_ANNOTATION) != null) {
-                if (!keyChanges) {
+            swap(serving.intersect(target));
+            RangeSet nextServed;
+            if (!target.minus(served).isEmpty()) {
+                nextServed = served.union(target); // claim first; what still runs outside stays claimed too
+            } else {
+                swap(target); // this version of the Lease shows it all claimed
+                if (served.equals(target) && servedText != null) {
+                    if (!keyChanges) {
+                        return;
+                    }
+                    currentKey = key; // served nothing under the old key: grow under the new one
+                    continue;
+                }
+                if (!served.minus(target).isEmpty() && busyOutside(target)) {
+                    scheduleRecheck();
                     return;
                 }
-                currentKey = key; // served nothing under the old key: grow under the new one
-                continue;
-            }
-            if (!served.minus(target).isEmpty() && busyOutside(target)) {
-                scheduleRecheck();
-                return;
+                nextServed = target;
             }
             Lease written = new LeaseBuilder(lease).editMetadata()
-                    .addToAnnotations(RingContract.SERVED_RANGES_ANNOTATION, target.toString()).endMetadata().build();
+                    .addToAnnotations(RingContract.SERVED_RANGES_ANNOTATION, nextServed.toString()).endMetadata().build();
             try {
                 lease = access.update(written);
                 latest = lease;
-                LOG.info("Shard {}: served ranges are now {}", shard, target.isEmpty() ? "none" : target);
+                LOG.info("Shard {}: served ranges are now {}", shard, nextServed.isEmpty() ? "none" : nextServed);
             } catch (KubernetesClientException e) {
                 if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
                     LOG.warn("Shard {}: could not write its served ranges: {}", shard, e.toString());

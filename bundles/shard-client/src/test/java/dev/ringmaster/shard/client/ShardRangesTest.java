@@ -39,19 +39,34 @@ class ShardRangesTest {
     }
 
     @Test
-    void growthServesAtOnceAndThenWritesServed() {
+    void growthIsClaimedInServedBeforeItIsServed() {
         lease.edit(Map.of(ASSIGNED, LOWER, KEY, "uid"));
         ranges.observe(lease.stored);
 
         assertThat(target.served).containsExactly(LOWER + " uid");
+        assertThat(target.servedAnnotationAtServe).containsExactly(LOWER);
         assertThat(lease.annotation(SERVED)).isEqualTo(LOWER);
         assertThat(lease.updates).isEqualTo(1);
 
         lease.edit(Map.of(ASSIGNED, ALL));
         ranges.observe(lease.stored);
         assertThat(target.served).containsExactly(LOWER + " uid", ALL + " uid");
+        assertThat(target.servedAnnotationAtServe).containsExactly(LOWER, ALL);
         assertThat(lease.annotation(SERVED)).isEqualTo(ALL);
         assertThat(delayed).isEmpty();
+    }
+
+    /** The sharder takes back a range between the shard's read and its claim: the claim fails, nothing of it is served. */
+    @Test
+    void aClaimThatConflictsServesNothingOfWhatWasTakenBack() {
+        lease.edit(Map.of(ASSIGNED, LOWER, KEY, "uid"));
+        Lease seen = lease.stored;
+        lease.edit(Map.of(ASSIGNED, QUARTER));
+        ranges.observe(seen);
+
+        assertThat(lease.conflicts).isEqualTo(1);
+        assertThat(target.served).containsExactly(QUARTER + " uid");
+        assertThat(lease.history).containsExactly(QUARTER);
     }
 
     @Test
@@ -158,14 +173,19 @@ class ShardRangesTest {
         due.forEach(Runnable::run);
     }
 
-    private static final class Target implements RangeTarget {
+    private final class Target implements RangeTarget {
         final List<String> served = new ArrayList<>();
         final List<String> busyAskedFor = new ArrayList<>();
+        /** The Lease's served-ranges each time the target is given ranges to serve. */
+        final List<String> servedAnnotationAtServe = new ArrayList<>();
         boolean busy;
 
         @Override
         public void serve(RangeSet ranges, RangeKey key) {
             served.add(ranges + " " + key.specName());
+            if (!ranges.isEmpty()) {
+                servedAnnotationAtServe.add(lease.annotation(SERVED));
+            }
         }
 
         @Override

@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * two annotations alone (it cannot undo a renewal or the shard's {@code served-ranges}). Its client is the
  * leader's fenced one, so a replica whose leadership may have run out writes nothing.
  *
- * <p>What it remembers between passes only makes it more careful: its own last write to each Lease until the
- * cache shows it (a gainer is not granted a range whose loser's shrink the cache does not show yet), the last
+ * <p>What it remembers between passes only makes it more careful: its own writes to each Lease until the cache
+ * shows a version that includes them (a shard may have claimed any of them since; a gainer is not granted a range
+ * whose loser's shrink the cache does not show yet), the last
  * served ranges of each shard that could be read, and the shards whose served ranges are of another key.
  * Passes of one ring do not run concurrently ({@link dev.ringmaster.sharder.runtime.Controller}).
  */
@@ -72,8 +73,11 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     private final RangeRecorder recorder;
     private final ObjectEvents events;
 
-    /** The assignment this sharder last wrote to each Lease, until its cache shows it. */
-    private final Map<LeaseKey, Written> written = new ConcurrentHashMap<>();
+    /**
+     * The assignments this sharder wrote to each Lease that its cache may not show yet, oldest first: a shard may
+     * have claimed any of them in a version of its Lease newer than the cached one.
+     */
+    private final Map<LeaseKey, List<Written>> written = new ConcurrentHashMap<>();
     /** The served ranges last read from each Lease that could be read. */
     private final Map<LeaseKey, RangeSet> lastServed = new ConcurrentHashMap<>();
     /** Shards whose served ranges may be of a range key other than the ring's, until they serve nothing. */
@@ -83,7 +87,8 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     /** The unreadable annotation values already warned about, per Lease and annotation. */
     private final Map<String, String> warned = new ConcurrentHashMap<>();
 
-    private record Written(String ranges, String key) {
+    /** An assignment written, and the Lease's resourceVersion that write made. */
+    private record Written(String ranges, String key, String resourceVersion) {
     }
 
     private record Release(String from, RangeSet ranges, Instant at) {
@@ -126,6 +131,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         Map<String, RangeAssignment.Shard> shards = new TreeMap<>();
         Map<String, String> publishedRanges = new HashMap<>();
         Map<String, String> publishedKeys = new HashMap<>();
+        Map<String, Optional<Written>> pendingWrites = new HashMap<>();
         ringLeases.forEach((name, lease) -> {
             LeaseKey leaseKey = LeaseKey.of(lease);
             Map<String, String> annotations = Objects.requireNonNullElse(lease.getMetadata().getAnnotations(), Map.of());
@@ -133,12 +139,9 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             String keyText = annotations.get(RingContract.RANGE_KEY_ANNOTATION);
             publishedRanges.put(name, assignedText);
             publishedKeys.put(name, keyText);
-            Written mine = written.get(leaseKey);
-            if (mine != null && Objects.equals(mine.ranges(), Objects.requireNonNullElse(assignedText, ""))
-                    && mine.key().equals(keyText)) {
-                written.remove(leaseKey, mine); // the cache shows the last write
-                mine = null;
-            }
+            List<Written> unseen = unseen(leaseKey, lease.getMetadata().getResourceVersion());
+            Written mine = unseen.isEmpty() ? null : unseen.get(unseen.size() - 1);
+            pendingWrites.put(name, Optional.ofNullable(mine));
             boolean sameKey = key.equals(keyText);
             Optional<RangeSet> assigned = read(lease, RingContract.ASSIGNED_RANGES_ANNOTATION, assignedText,
                     INVALID_ASSIGNED_RANGES, "its assignment is rewritten; it claims the whole space until then");
@@ -163,6 +166,9 @@ public final class RangeAssigner implements Reconciler<RingKey> {
                     : sameKey ? assigned.orElse(RangeSet.EMPTY) : RangeSet.EMPTY;
             RangeSet assignedClaim = assignedOfOtherKey ? RangeSet.ALL : assigned.orElse(RangeSet.ALL);
             RangeSet claims = assignedClaim.union(servedClaim).union(current);
+            for (Written write : unseen) {
+                claims = claims.union(RangeSet.parse(write.ranges()));
+            }
             ShardInfo info = infos.get(name);
             boolean fenced = info != null && !info.mayReconcile();
             shards.put(name, new RangeAssignment.Shard(current, claims, fenced));
@@ -179,7 +185,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             Lease lease = ringLeases.get(name);
             LeaseKey leaseKey = LeaseKey.of(lease);
             boolean classified = infos.containsKey(name);
-            Written pending = written.get(leaseKey);
+            Written pending = pendingWrites.get(name).orElse(null);
             String text = after.toString();
             boolean shown = pending == null ? text.equals(Objects.requireNonNullElse(publishedRanges.get(name), ""))
                     && publishedRanges.get(name) != null && key.equals(publishedKeys.get(name))
@@ -216,6 +222,39 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         return byName;
     }
 
+    /**
+     * The writes to a Lease its cached version at {@code cachedVersion} does not include; those it includes are
+     * forgotten. A version includes a write when it is the version the write made, or a later one: resourceVersions
+     * are compared as numbers where both are (etcd revisions, as every kube-apiserver writes them), else only by
+     * equality.
+     */
+    private List<Written> unseen(LeaseKey lease, String cachedVersion) {
+        List<Written> writes = written.get(lease);
+        if (writes == null) {
+            return List.of();
+        }
+        synchronized (writes) {
+            for (int i = writes.size() - 1; i >= 0; i--) {
+                if (includes(cachedVersion, writes.get(i).resourceVersion())) {
+                    writes.subList(0, i + 1).clear();
+                    break;
+                }
+            }
+            return List.copyOf(writes);
+        }
+    }
+
+    private static boolean includes(String cachedVersion, String writtenVersion) {
+        if (Objects.equals(cachedVersion, writtenVersion)) {
+            return true;
+        }
+        try {
+            return Long.parseLong(cachedVersion) >= Long.parseLong(writtenVersion);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
     /** Forgets what was remembered of Leases that are gone from the cache. */
     private void forgetGone() {
         Set<LeaseKey> present = leases.get().stream().map(LeaseKey::of).collect(Collectors.toSet());
@@ -247,8 +286,9 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         annotations.put(RingContract.ASSIGNED_RANGES_ANNOTATION, ranges);
         annotations.put(RingContract.RANGE_KEY_ANNOTATION, key);
         String patch = client.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("annotations", annotations)));
+        Lease patched;
         try {
-            client.leases().inNamespace(leaseKey.namespace()).withName(leaseKey.name())
+            patched = client.leases().inNamespace(leaseKey.namespace()).withName(leaseKey.name())
                     .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND && !WriteFence.refused(e)) {
@@ -257,7 +297,10 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             }
             throw e;
         }
-        written.put(leaseKey, new Written(ranges, key));
+        List<Written> writes = written.computeIfAbsent(leaseKey, any -> new ArrayList<>());
+        synchronized (writes) {
+            writes.add(new Written(ranges, key, patched == null ? null : patched.getMetadata().getResourceVersion()));
+        }
         return true;
     }
 
