@@ -48,6 +48,7 @@ public final class RealCluster {
             "clusterrole-metrics-auth.yaml", "clusterrolebinding-metrics-auth.yaml", "clusterrole-metrics-reader.yaml");
 
     private static RealCluster installed;
+    private static RealCluster installedSharded;
 
     private final RealApiServer server;
 
@@ -63,6 +64,19 @@ public final class RealCluster {
             installed = cluster;
         }
         return installed;
+    }
+
+    /**
+     * The same installation on this JVM's second server, {@link RealApiServer#shardedListAndWatch()}
+     * (v1.36 with the KEP-5866 gate: lists and watches honour {@code shardSelector}), installed once.
+     */
+    public static synchronized RealCluster shardedListAndWatch() {
+        if (installedSharded == null) {
+            RealCluster cluster = new RealCluster(RealApiServer.shardedListAndWatch());
+            cluster.install();
+            installedSharded = cluster;
+        }
+        return installedSharded;
     }
 
     public KubernetesClient admin() {
@@ -155,6 +169,25 @@ public final class RealCluster {
                 %s  namespaceSelector:
                     matchLabels: {kubernetes.io/metadata.name: %s}
                 """.formatted(controlled, namespace));
+    }
+
+    /**
+     * A range-mode ClusterRing ({@code spec.ranges}) over the ConfigMaps of one new namespace: the
+     * sharder assigns hash ranges of {@code key} ({@code uid} or {@code namespace}) in {@code buckets}
+     * on the shard Leases and labels nothing.
+     */
+    public void rangeModeConfigMapRing(String ring, String namespace, String key, int buckets) {
+        namespace(namespace);
+        ring(RingKind.CLUSTER_RING, ring, """
+                  resources:
+                  - group: ""
+                    resource: configmaps
+                  namespaceSelector:
+                    matchLabels: {kubernetes.io/metadata.name: %s}
+                  ranges:
+                    key: %s
+                    buckets: %d
+                """.formatted(namespace, key, buckets));
     }
 
     /**

@@ -66,9 +66,16 @@ public final class ShardFleet implements AutoCloseable {
     }
 
     public void start(String shard) {
-        Cli.Started started = Cli.startScript(home, script, List.of("--kubeconfig", kubeconfig.toString(),
+        start(shard, List.of());
+    }
+
+    /** {@link #start(String)} with further flags, e.g. {@code --range-mode}. */
+    public void start(String shard, List<String> moreArgs) {
+        List<String> args = new ArrayList<>(List.of("--kubeconfig", kubeconfig.toString(),
                 "--ring-kind", kind.lowerCaseKind(), "--ring", ring, "--shard-name", shard, "--namespace", namespace,
                 "--watch-namespace", namespace));
+        args.addAll(moreArgs);
+        Cli.Started started = Cli.startScript(home, script, args);
         running.put(shard, started);
         everStarted.add(started);
     }
@@ -89,6 +96,11 @@ public final class ShardFleet implements AutoCloseable {
     /** Pairs of reconciles of one object by two shards at overlapping times, over every shard that ran. */
     public long overlaps() {
         return ReconcileLog.countOverlaps(reconciles());
+    }
+
+    /** The shards running now (started and not stopped), by name. */
+    public java.util.Set<String> running() {
+        return java.util.Set.copyOf(running.keySet());
     }
 
     public List<ReconcileLine> reconciles() {

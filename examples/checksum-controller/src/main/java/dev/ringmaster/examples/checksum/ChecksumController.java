@@ -78,13 +78,31 @@ public final class ChecksumController {
          * @return the running shard; closing it stops it gracefully and releases its Lease
          */
         AutoCloseable start(KubernetesClient client, ChecksumShard.Options options, Consumer<String> reconcileLog);
+
+        /** Whether these shards can run in range mode ({@code --range-mode}); only {@link ChecksumShard}'s can. */
+        default boolean rangeMode() {
+            return false;
+        }
     }
+
+    /** {@link ChecksumShard#start}, range mode included. */
+    static final Shards CHECKSUM_SHARDS = new Shards() {
+        @Override
+        public AutoCloseable start(KubernetesClient client, ChecksumShard.Options options, Consumer<String> reconcileLog) {
+            return ChecksumShard.start(client, options, reconcileLog);
+        }
+
+        @Override
+        public boolean rangeMode() {
+            return true;
+        }
+    };
 
     private ChecksumController() {
     }
 
     public static void main(String[] args) {
-        main(NAME, CommandLine.USAGE, ChecksumShard::start, args);
+        main(NAME, CommandLine.USAGE, CHECKSUM_SHARDS, args);
     }
 
     /**
@@ -127,7 +145,7 @@ public final class ChecksumController {
      *     check, 2 for bad arguments
      */
     static int run(List<String> args, PrintStream out, PrintStream err, CountDownLatch stop) {
-        return run(NAME, CommandLine.USAGE, ChecksumShard::start, args, out, err, stop);
+        return run(NAME, CommandLine.USAGE, CHECKSUM_SHARDS, args, out, err, stop);
     }
 
     /** {@link #run(List, PrintStream, PrintStream, CountDownLatch)} of another implementation, see {@link #main(String, String, Shards, String[])}. */
@@ -161,6 +179,12 @@ public final class ChecksumController {
             } else {
                 err.println(name + ": " + e.getMessage() + " (see " + name + " --help)");
             }
+            return EXIT_USAGE;
+        }
+        if (commandLine.shard().rangeMode() && !shards.rangeMode()) {
+            err.println(name + ": unknown flag " + CommandLine.RANGE_MODE);
+            err.println();
+            err.print(usage);
             return EXIT_USAGE;
         }
         Config config;

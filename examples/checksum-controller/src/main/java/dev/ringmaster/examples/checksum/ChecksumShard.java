@@ -1,6 +1,7 @@
 package dev.ringmaster.examples.checksum;
 
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.shard.client.RangeInformer;
 import dev.ringmaster.shard.client.ShardDeparture;
 import dev.ringmaster.shard.client.ShardInformers;
 import dev.ringmaster.shard.client.ShardPool;
@@ -30,6 +31,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +57,15 @@ import org.slf4j.LoggerFactory;
  * informer until the sharder labels them (webhook or unassigned-object watch, through the controller
  * reference); the ConfigMap's own reconcile covers them meanwhile. All of a shard's reconciles run
  * on one worker thread.
+ *
+ * <p><b>Range mode</b> ({@link Options#rangeMode()}, {@code --range-mode}, for a ring with
+ * {@code spec.ranges}): the sharder labels nothing and writes each shard's hash ranges on its Lease
+ * instead. Per watched namespace the shard then runs a {@link RangeInformer} of the ConfigMaps in its
+ * ranges (the KEP-5866 {@code shardSelector}, and filtered client-side whatever the server does) feeding
+ * a {@link ShardedReconciler} without drains, and an informer of its Secrets by the
+ * {@value ChecksumReconciler#MANAGED_BY_LABEL} label. The reconcile lines are the same. A change of
+ * the ranges swaps the informer, which reconciles every ConfigMap it serves again; there is no periodic
+ * resync ({@link Options#resync()} applies to label mode only).
  */
 public final class ChecksumShard implements AutoCloseable {
 
@@ -93,11 +104,22 @@ public final class ChecksumShard implements AutoCloseable {
      * @param podName         the pod this shard runs in, for the StatefulSet rule of {@link OnStop#AUTO};
      *                        empty: not in a pod
      * @param onStop          what a graceful stop does with the Lease
+     * @param rangeMode       range mode ({@code --range-mode}, a ring with {@code spec.ranges}): serve the hash
+     *                        ranges the sharder assigns on the Lease instead of labelled objects
      */
     public record Options(RingKind ringKind, String ring, String shard, String leaseNamespace,
             List<String> watchNamespaces, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
             Duration resync, Clock clock, Optional<String> instance, Optional<String> identityPool,
-            Optional<String> podName, OnStop onStop) {
+            Optional<String> podName, OnStop onStop, boolean rangeMode) {
+
+        /** The options in label mode ({@code rangeMode} false). */
+        public Options(RingKind ringKind, String ring, String shard, String leaseNamespace,
+                List<String> watchNamespaces, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
+                Duration resync, Clock clock, Optional<String> instance, Optional<String> identityPool,
+                Optional<String> podName, OnStop onStop) {
+            this(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline, retryPeriod,
+                    resync, clock, instance, identityPool, podName, onStop, false);
+        }
 
         public Options {
             Objects.requireNonNull(ringKind, "ringKind");
@@ -143,57 +165,63 @@ public final class ChecksumShard implements AutoCloseable {
 
         public Options withRingKind(RingKind ringKind) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
         }
 
         public Options withWatchNamespaces(List<String> namespaces) {
             return new Options(ringKind, ring, shard, leaseNamespace, namespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
         }
 
         /** Lease timings; they must satisfy duration &gt; renew deadline &gt; retry period, duration whole seconds. */
         public Options withLeaseTimings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
         }
 
         public Options withResync(Duration resync) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
         }
 
         public Options withClock(Clock clock) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
         }
 
         /** This shard's name (e.g. the one claimed from the identity pool). */
         public Options withShard(String shard) {
             return new Options(ringKind, ring, Objects.requireNonNull(shard, "shard"), leaseNamespace, watchNamespaces,
-                    leaseDuration, renewDeadline, retryPeriod, resync, clock, instance, identityPool, podName, onStop);
+                    leaseDuration, renewDeadline, retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
         }
 
         /** This process's instance (the pod's UID). */
         public Options withInstance(String instance) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, Optional.of(instance), identityPool, podName, onStop);
+                    retryPeriod, resync, clock, Optional.of(instance), identityPool, podName, onStop, rangeMode);
         }
 
         /** The Deployment whose pool of names this shard takes its name from. */
         public Options withIdentityPool(String pool) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, Optional.of(pool), podName, onStop);
+                    retryPeriod, resync, clock, instance, Optional.of(pool), podName, onStop, rangeMode);
         }
 
         /** The pod this shard runs in. */
         public Options withPodName(String podName) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, Optional.of(podName), onStop);
+                    retryPeriod, resync, clock, instance, identityPool, Optional.of(podName), onStop, rangeMode);
+        }
+
+        /** In range mode ({@code true}) or label mode. */
+        public Options withRangeMode(boolean rangeMode) {
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
         }
 
         public Options withOnStop(OnStop onStop) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
         }
 
         /** The instance the shard's Lease and its pool claim are written with. */
@@ -262,7 +290,11 @@ public final class ChecksumShard implements AutoCloseable {
                 throw new IllegalStateException("the shard has no name yet: claim one of pool "
                         + identityPool.orElse("?") + " first (claimShard)");
             }
-            return Sharding.forRing(ring)
+            Sharding.Builder builder = Sharding.forRing(ring);
+            if (rangeMode) {
+                builder.rangeMode();
+            }
+            return builder
                     .ringKind(ringKind)
                     .shard(shard)
                     .namespace(leaseNamespace)
@@ -294,6 +326,7 @@ public final class ChecksumShard implements AutoCloseable {
     private final ExecutorService worker;
     private final List<ShardedReconciler<ConfigMap>> reconcilers = new ArrayList<>();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+    private final List<RangeInformer<?>> rangeInformers = new ArrayList<>();
     private boolean stopped;
 
     private ChecksumShard(Sharding sharding, ScheduledExecutorService leaseExecutor, ExecutorService worker) {
@@ -342,6 +375,16 @@ public final class ChecksumShard implements AutoCloseable {
         ShardInformers filtered = sharding.informers();
         List<String> scopes = options.watchNamespaces().isEmpty() ? Collections.singletonList(null)
                 : options.watchNamespaces();
+        if (options.rangeMode()) {
+            for (String namespace : scopes) {
+                shard.watchRanges(client, logic, namespace);
+            }
+            sharding.lease().start();
+            LOG.info("Shard {} of {} {} started in range mode (Lease {}/{}, watching {})", options.shard(),
+                    options.ringKind().kind(), options.ring(), options.leaseNamespace(), options.shard(),
+                    options.watchNamespaces().isEmpty() ? "all namespaces" : String.join(", ", options.watchNamespaces()));
+            return shard;
+        }
         for (String namespace : scopes) {
             FilterWatchListDeletable<ConfigMap, ConfigMapList, Resource<ConfigMap>> configMapOperation = namespace == null
                     ? client.configMaps().inAnyNamespace() : client.configMaps().inNamespace(namespace);
@@ -356,7 +399,7 @@ public final class ChecksumShard implements AutoCloseable {
                     .drainSweep(configMapOperation, DRAIN_SWEEP)
                     .build();
             reconciler.start();
-            secrets.addEventHandler(new SecretEvents(configMaps, reconciler));
+            secrets.addEventHandler(new SecretEvents(configMaps.getStore()::getByKey, reconciler));
             shard.reconcilers.add(reconciler);
             shard.informers.add(configMaps);
             shard.informers.add(secrets);
@@ -368,6 +411,33 @@ public final class ChecksumShard implements AutoCloseable {
                 options.ring(), options.leaseNamespace(), options.shard(),
                 options.watchNamespaces().isEmpty() ? "all namespaces" : String.join(", ", options.watchNamespaces()));
         return shard;
+    }
+
+    /**
+     * Range mode, one namespace ({@code null}: all): a {@link RangeInformer} of the ConfigMaps in the
+     * ranges the Lease assigns, feeding a {@link ShardedReconciler} (no drains, no drain sweep), and an
+     * informer of the controller's Secrets there (by its managed-by label: range mode labels nothing).
+     * A Secret whose ConfigMap this shard does not serve is ignored, as the ConfigMap is not in the
+     * range informer's store.
+     */
+    private void watchRanges(KubernetesClient client, ChecksumReconciler logic, String namespace) {
+        RangeInformer<ConfigMap> configMaps = sharding.rangeInformer(ConfigMap.class,
+                c -> namespace == null ? c.configMaps().inAnyNamespace() : c.configMaps().inNamespace(namespace));
+        SharedIndexInformer<Secret> secrets = (namespace == null ? client.secrets().inAnyNamespace()
+                : client.secrets().inNamespace(namespace))
+                .withLabel(ChecksumReconciler.MANAGED_BY_LABEL, ChecksumReconciler.MANAGED_BY)
+                .runnableInformer(0);
+        ShardedReconciler<ConfigMap> reconciler = ShardedReconciler.builder(sharding, configMaps)
+                .worker(worker)
+                .reconciler(logic::reconcile)
+                .build();
+        reconciler.start();
+        secrets.addEventHandler(new SecretEvents(configMaps.getStore()::getByKey, reconciler));
+        reconcilers.add(reconciler);
+        rangeInformers.add(configMaps);
+        informers.add(secrets);
+        // the range informer starts watching once the Lease assigns ranges
+        secrets.start();
     }
 
     /** This shard's name. */
@@ -423,6 +493,7 @@ public final class ChecksumShard implements AutoCloseable {
         worker.shutdown();
         await(worker);
         informers.forEach(SharedIndexInformer::close);
+        rangeInformers.forEach(RangeInformer::close);
         return true;
     }
 
@@ -451,10 +522,11 @@ public final class ChecksumShard implements AutoCloseable {
      */
     private static final class SecretEvents implements ResourceEventHandler<Secret> {
 
-        private final SharedIndexInformer<ConfigMap> configMaps;
+        /** The shard's ConfigMap by {@code namespace/name}, null if it has none such. */
+        private final Function<String, ConfigMap> configMaps;
         private final ShardedReconciler<ConfigMap> reconciler;
 
-        SecretEvents(SharedIndexInformer<ConfigMap> configMaps, ShardedReconciler<ConfigMap> reconciler) {
+        SecretEvents(Function<String, ConfigMap> configMaps, ShardedReconciler<ConfigMap> reconciler) {
             this.configMaps = configMaps;
             this.reconciler = reconciler;
         }
@@ -479,8 +551,7 @@ public final class ChecksumShard implements AutoCloseable {
             if (owner == null || !"ConfigMap".equals(owner.getKind()) || !"v1".equals(owner.getApiVersion())) {
                 return;
             }
-            ConfigMap configMap = configMaps.getStore()
-                    .getByKey(secret.getMetadata().getNamespace() + "/" + owner.getName());
+            ConfigMap configMap = configMaps.apply(secret.getMetadata().getNamespace() + "/" + owner.getName());
             if (configMap == null || (!deleted && ChecksumReconciler.isUpToDate(configMap, secret))) {
                 return;
             }

@@ -19,8 +19,8 @@ import java.util.regex.Pattern;
 /**
  * The command line of {@code bin/checksum-controller} (and of {@code bin/josdk-checksum-operator}):
  * {@code --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig F] [--shard-name NAME |
- * --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave] [--namespace LEASE_NS] [--watch-namespace NS]...}.
- * Flags take their value as the next argument or after {@code =}.
+ * --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave] [--namespace LEASE_NS] [--watch-namespace NS]...
+ * [--range-mode]}. Flags other than {@code --range-mode} take their value as the next argument or after {@code =}.
  *
  * <p>What a pod knows need not be given ({@link Environment}): the shard name defaults to
  * {@code $POD_NAME}, else {@code $HOSTNAME} (a pod's hostname is its name); the Lease namespace to
@@ -79,17 +79,26 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
     public static final String USAGE = usage("checksum-controller", """
             One shard of the example sharded controller: for every ConfigMap the sharder assigns to this
             shard it keeps a Secret checksums-<configmap> with the SHA-256 of each data key, controlled by
-            the ConfigMap.""");
+            the ConfigMap.""", true);
 
     /**
      * The usage text of a command with these flags: {@code name}, what it does (one paragraph), then
      * the reconcile line, the flags and the exit codes.
      */
     public static String usage(String name, String description) {
+        return usage(name, description, false);
+    }
+
+    /**
+     * {@link #usage(String, String)}, with {@code --range-mode} if the command has it (only
+     * {@code bin/checksum-controller} does; see {@link ChecksumController.Shards#rangeMode()}).
+     */
+    public static String usage(String name, String description, boolean rangeMode) {
         String indent = " ".repeat("Usage: ".length() + name.length() + 1);
         return "Usage: " + name + " --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig FILE]\n"
                 + indent + "[--shard-name NAME | --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave]\n"
-                + indent + "[--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]...\n\n"
+                + indent + "[--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]..."
+                + (rangeMode ? "\n" + indent + "[--range-mode]" : "") + "\n\n"
                 + description + " Prints one line per reconcile to stdout:\n" + """
                   reconcile shard=S object=NS/NAME start=MS end=MS
                 Logs go to stderr. SIGTERM stops it and releases its Lease, or keeps it for a restart
@@ -115,6 +124,11 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                                                the namespace of the pod's ServiceAccount
                   --watch-namespace NAMESPACE  reconcile ConfigMaps of this namespace only; repeat or separate
                                                with commas for several; default: all namespaces
+                """ + (rangeMode ? """
+                  --range-mode                 for a ring with spec.ranges: serve the hash ranges the sharder
+                                               assigns on the shard's Lease (list and watch with the KEP-5866
+                                               shardSelector, filtered here too) instead of labelled objects
+                """ : "") + """
                   -h, --help                   this text
 
                 The instance written on the Lease (the fence between two processes of one shard name) is
@@ -160,9 +174,11 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
     private static final String WATCH_NAMESPACE = "--watch-namespace";
     private static final String IDENTITY_POOL = "--identity-pool";
     private static final String ON_STOP = "--on-stop";
+    /** The one flag without a value. */
+    static final String RANGE_MODE = "--range-mode";
     private static final List<String> REQUIRED = List.of(RING);
     private static final Set<String> FLAGS =
-            Set.of(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, WATCH_NAMESPACE, IDENTITY_POOL, ON_STOP);
+            Set.of(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, WATCH_NAMESPACE, IDENTITY_POOL, ON_STOP, RANGE_MODE);
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
     /** Whether the arguments ask for the usage text. */
@@ -191,6 +207,7 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         Objects.requireNonNull(environment, "environment");
         Map<String, String> single = new LinkedHashMap<>();
         List<String> watched = new ArrayList<>();
+        boolean rangeMode = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             if (!arg.startsWith("--")) {
@@ -200,6 +217,16 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
             String flag = equals < 0 ? arg : arg.substring(0, equals);
             if (!FLAGS.contains(flag)) {
                 throw new UsageException("unknown flag " + flag);
+            }
+            if (flag.equals(RANGE_MODE)) {
+                if (equals >= 0) {
+                    throw new UsageException("flag " + RANGE_MODE + " takes no value");
+                }
+                if (rangeMode) {
+                    throw new UsageException("flag " + RANGE_MODE + " is given twice");
+                }
+                rangeMode = true;
+                continue;
             }
             String value;
             if (equals >= 0) {
@@ -271,7 +298,8 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                 : ChecksumShard.Options.of(ring, shard.value(), leaseNamespace.value());
         options = options.withRingKind(ringKind)
                 .withWatchNamespaces(watched.stream().distinct().toList())
-                .withOnStop(onStop);
+                .withOnStop(onStop)
+                .withRangeMode(rangeMode);
         Optional<String> instance = environment.variable(Sharding.POD_UID_ENV);
         if (instance.isPresent()) {
             options = options.withInstance(instance.get());

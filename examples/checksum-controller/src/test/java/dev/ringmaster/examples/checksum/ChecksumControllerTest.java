@@ -391,4 +391,19 @@ class ChecksumControllerTest {
             throw new IllegalStateException(e);
         }
     }
+
+    @Test
+    void anImplementationWithoutRangeModeRefusesTheFlag() {
+        ChecksumController.Shards labelModeOnly = (client, options, reconcileLog) -> {
+            throw new AssertionError("started although it has no range mode");
+        };
+        int code = ChecksumController.run("other", CommandLine.usage("other", "Does things."), labelModeOnly,
+                List.of("--ring", "checksums", "--shard-name", "shard-0", "--namespace", "default", "--range-mode"),
+                print(out), print(err), stop, CommandLine.Environment.of(environment), autoConfiguration);
+
+        assertThat(code).isEqualTo(ChecksumController.EXIT_USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("other: unknown flag --range-mode\n")
+                .doesNotContain("[--range-mode]");
+        assertThat(ChecksumController.CHECKSUM_SHARDS.rangeMode()).as("bin/checksum-controller's shards").isTrue();
+    }
 }

@@ -265,4 +265,19 @@ class CommandLineTest {
         assertThat(CommandLine.wantsHelp(List.of("-h"))).isTrue();
         assertThat(CommandLine.wantsHelp(complete())).isFalse();
     }
+
+    @Test
+    void rangeModeIsAFlagWithoutValueAndOffByDefault() throws Exception {
+        assertThat(parse(complete()).shard().rangeMode()).as("label mode stays the default").isFalse();
+        assertThat(parse(complete("--range-mode")).shard().rangeMode()).isTrue();
+        CommandLine before = parse(List.of("--range-mode", "--ring", "checksums", "--shard-name", "shard-0",
+                "--namespace", "default", "--watch-namespace", "ns"));
+        assertThat(before.shard().rangeMode()).isTrue();
+        assertThat(before.shard().watchNamespaces()).containsExactly("ns");
+        assertThatThrownBy(() -> parse(complete("--range-mode=true"))).hasMessage("flag --range-mode takes no value");
+        assertThatThrownBy(() -> parse(complete("--range-mode", "--range-mode")))
+                .hasMessage("flag --range-mode is given twice");
+        assertThat(CommandLine.USAGE).contains("[--range-mode]").contains("--range-mode                 for a ring");
+        assertThat(CommandLine.usage("other", "Does things.")).doesNotContain("--range-mode");
+    }
 }
