@@ -1,9 +1,13 @@
 package dev.ringmaster.shard.josdk;
 
+import dev.ringmaster.ring.ranges.RangeKey;
+import dev.ringmaster.ring.ranges.RangeSet;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Mutual exclusion per object between JOSDK's executions and hand-backs. JOSDK calls
@@ -11,11 +15,15 @@ import java.util.Map;
  * whole execution of an object (finalizer added, reconcile, the patch its {@code UpdateControl} asks
  * for), on the executing thread: the only hook that brackets all of it, hence a {@link Metrics}.
  * A hand-back holds the same object's lock, so it never runs while JOSDK executes that object.
+ * In range mode it also tells whether JOSDK executes an object outside given ranges
+ * ({@link #busyOutside}): a shrink of the served ranges is acknowledged only when none does.
  */
 final class ExecutionGate implements Metrics {
 
     /** Which thread holds each locked object; guarded by itself. */
     private final Map<String, Thread> holders = new HashMap<>();
+    /** The objects JOSDK executes now, by {@link #key}. */
+    private final Map<String, HasMetadata> executing = new ConcurrentHashMap<>();
 
     static String key(HasMetadata resource) {
         return resource.getClass().getName() + "/" + resource.getMetadata().getNamespace() + "/"
@@ -53,15 +61,28 @@ final class ExecutionGate implements Metrics {
         }
     }
 
+    /** Whether JOSDK executes an object now whose hash of {@code key} lies outside {@code ranges}. */
+    boolean busyOutside(RangeSet ranges, RangeKey key) {
+        return executing.values().stream().anyMatch(resource -> !RangeScope.inRanges(resource, ranges, key));
+    }
+
+    /** The objects JOSDK executes now. */
+    List<HasMetadata> executing() {
+        return List.copyOf(executing.values());
+    }
+
     @Override
     public void reconciliationExecutionStarted(HasMetadata resource, Map<String, Object> metadata) {
         lock(resource);
+        // recorded before the execution reads the served ranges: see RangeScope
+        executing.put(key(resource), resource);
     }
 
     @Override
     public void reconciliationExecutionFinished(HasMetadata resource, Map<String, Object> metadata) {
         // JOSDK also calls this for an execution it skipped without calling Started (object gone from its cache)
         if (resource != null) {
+            executing.remove(key(resource));
             unlock(resource);
         }
     }

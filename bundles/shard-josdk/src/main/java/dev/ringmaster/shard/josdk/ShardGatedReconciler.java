@@ -1,6 +1,5 @@
 package dev.ringmaster.shard.josdk;
 
-import dev.ringmaster.shard.client.ShardLabels;
 import dev.ringmaster.shard.client.ShardLease;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -11,42 +10,48 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * What JOSDK calls in place of the user's reconciler: the user's code runs only while the shard
- * holds its Lease (fencing) and only for objects of this shard that are not being drained (those go
- * to {@link HandBacks}). A fenced call is rescheduled, so nothing that arrived meanwhile is lost.
+ * holds its Lease (fencing) and only for objects of this shard: in label mode those labelled for it
+ * and not being drained (those go to {@link HandBacks}), in range mode those whose hash lies in the
+ * ranges served now ({@link RangeScope}). A fenced call is rescheduled, so nothing that arrived
+ * meanwhile is lost; a refused object is not (it is another shard's).
  */
 class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
 
     final Reconciler<P> user;
     final ShardLease lease;
-    final ShardLabels labels;
-    final HandBacks<P> handBacks;
+    /** Whether the user's code may run for an object, the Lease held (label mode: queues a drained one's hand-back). */
+    final Predicate<P> admits;
+    /** Told JOSDK's cache of the primaries when JOSDK prepares the event sources. */
+    final Consumer<IndexerResourceCache<P>> primaries;
     final Duration fencedRetry;
 
-    ShardGatedReconciler(Reconciler<P> user, ShardLease lease, ShardLabels labels, HandBacks<P> handBacks,
-                         Duration fencedRetry) {
+    ShardGatedReconciler(Reconciler<P> user, ShardLease lease, Predicate<P> admits,
+                         Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry) {
         this.user = user;
         this.lease = lease;
-        this.labels = labels;
-        this.handBacks = handBacks;
+        this.admits = admits;
+        this.primaries = primaries;
         this.fencedRetry = fencedRetry;
     }
 
     /** The wrapper for {@code user}: one that is also a {@link Cleaner} if the user's is (JOSDK then uses a finalizer). */
     static <P extends HasMetadata> ShardGatedReconciler<P> wrap(Reconciler<P> user, ShardLease lease,
-            ShardLabels labels, HandBacks<P> handBacks, Duration fencedRetry) {
+            Predicate<P> admits, Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry) {
         return user instanceof Cleaner<?>
-                ? new WithCleaner<>(user, lease, labels, handBacks, fencedRetry)
-                : new ShardGatedReconciler<>(user, lease, labels, handBacks, fencedRetry);
+                ? new WithCleaner<>(user, lease, admits, primaries, fencedRetry)
+                : new ShardGatedReconciler<>(user, lease, admits, primaries, fencedRetry);
     }
 
-    /** Whether the user's code may run for {@code resource}, the Lease held; if it is drained, its hand-back is queued. */
     boolean mayRun(P resource) {
-        return labels.owns(resource.getMetadata().getLabels()) && !handBacks.submit(resource);
+        return admits.test(resource);
     }
 
     @Override
@@ -59,7 +64,7 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
 
     @Override
     public List<EventSource<?, P>> prepareEventSources(EventSourceContext<P> context) {
-        handBacks.primaries(context.getPrimaryCache());
+        primaries.accept(context.getPrimaryCache());
         return user.prepareEventSources(context);
     }
 
@@ -71,9 +76,9 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
     /** For a user's reconciler that is a {@link Cleaner}: its clean-up is gated the same way. */
     static final class WithCleaner<P extends HasMetadata> extends ShardGatedReconciler<P> implements Cleaner<P> {
 
-        WithCleaner(Reconciler<P> user, ShardLease lease, ShardLabels labels, HandBacks<P> handBacks,
-                    Duration fencedRetry) {
-            super(user, lease, labels, handBacks, fencedRetry);
+        WithCleaner(Reconciler<P> user, ShardLease lease, Predicate<P> admits,
+                    Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry) {
+            super(user, lease, admits, primaries, fencedRetry);
         }
 
         @Override
@@ -82,7 +87,7 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
             if (!lease.isHeld()) {
                 return DeleteControl.noFinalizerRemoval().rescheduleAfter(fencedRetry);
             }
-            // a drained object keeps its finalizer: the shard it moves to cleans up
+            // a drained object, or one outside the ranges, keeps its finalizer: the shard it moves to cleans up
             return mayRun(resource) ? ((Cleaner<P>) user).cleanup(resource, context) : DeleteControl.noFinalizerRemoval();
         }
     }

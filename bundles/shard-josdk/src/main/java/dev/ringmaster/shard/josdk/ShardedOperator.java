@@ -3,9 +3,11 @@ package dev.ringmaster.shard.josdk;
 import dev.ringmaster.shard.client.ShardLabels;
 import dev.ringmaster.shard.client.ShardLease;
 import dev.ringmaster.shard.client.Sharding;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
@@ -44,6 +46,14 @@ import java.util.function.Supplier;
  * resources like their owner): give their informers {@link #selector()}. JOSDK's leader election must
  * stay off: every shard is active, for its own objects.
  *
+ * <p>In range mode ({@link Sharding#rangeMode()}, docs/design.md section 9) the shard serves hash
+ * ranges its Lease assigns instead of labelled objects: each controller's primary informers list and
+ * watch with the KEP-5866 {@code shardSelector} of the ranges served (sent by an interceptor on the
+ * Operator's client, a copy of the configured one) and are listed again when the ranges change; events
+ * and reconciles of objects outside them are refused here whatever the server did; a shrink is
+ * acknowledged on the Lease only once JOSDK executes no object outside the new ranges. No labels, no
+ * drains, no hand-backs; {@link #selector()} does not apply.
+ *
  * <pre>{@code
  * ShardedOperator operator = ShardedOperator.builder(sharding)
  *         .configuration(o -> o.withKubernetesClient(client))
@@ -72,6 +82,11 @@ public final class ShardedOperator implements AutoCloseable {
     private final Duration fencedRetry;
     private final int handBackThreads;
     private final List<HandBacks<?>> handBacks = new CopyOnWriteArrayList<>();
+    /** The configured client; in range mode the Operator has a copy of it with the shard selectors. */
+    private final KubernetesClient configuredClient;
+    /** Range mode: the shard selectors of the primary resources, on the Operator's client; null in label mode. */
+    private final ShardClientAccess.Selectors selectors;
+    private final List<RangeScope<?>> scopes = new CopyOnWriteArrayList<>();
     private final ShardLease.Listener listener = new ShardLease.Listener() {
         @Override
         public void onAcquired() {
@@ -98,13 +113,25 @@ public final class ShardedOperator implements AutoCloseable {
                     + " for its own objects, and the shard's Lease fences it");
         }
         this.closeClient = users.closeClientOnStop();
+        this.configuredClient = users.getKubernetesClient();
+        KubernetesClient operatorClient = configuredClient;
+        if (sharding.rangeMode()) {
+            // fabric8 7.8.0 cannot send shardSelector: an interceptor on a client of the Operator's own adds it
+            this.selectors = new ShardClientAccess.Selectors();
+            operatorClient = new KubernetesClientBuilder().withConfig(configuredClient.getConfiguration())
+                    .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("ringmaster-shard-selectors", selectors))
+                    .build();
+        } else {
+            this.selectors = null;
+        }
+        KubernetesClient client = operatorClient;
         this.operator = new Operator(ConfigurationService.newOverriddenConfigurationService(users, o -> o
                 .withMetrics(new AggregatedMetrics(List.of(users.getMetrics(), gate)))
                 // the client outlives the Operator: the Lease is released after the last reconcile, through it
                 .withCloseClientOnStop(false)
                 // JOSDK 5.2.0 overrides an overridden configuration with a new default client and
                 // cloner unless they are given again
-                .withKubernetesClient(users.getKubernetesClient())
+                .withKubernetesClient(client)
                 .withResourceCloner(users.getResourceCloner())));
     }
 
@@ -127,8 +154,14 @@ public final class ShardedOperator implements AutoCloseable {
      * The label selector of this shard's objects, {@code <shard label>=<shard>}, for the informers of
      * secondary resources, e.g. {@code InformerEventSourceConfiguration.from(Secret.class, MyPrimary.class)
      * .withLabelSelector(operator.selector())}.
+     *
+     * @throws IllegalStateException in range mode: objects are not labelled for shards there
      */
     public String selector() {
+        if (sharding.rangeMode()) {
+            throw new IllegalStateException("range mode: objects carry no shard label; secondaries are not"
+                    + " restricted by a selector (a ring keyed by namespace keeps a namespace in one shard)");
+        }
         return sharding.labels().selector();
     }
 
@@ -139,9 +172,11 @@ public final class ShardedOperator implements AutoCloseable {
 
     /**
      * Registers a sharded controller: the reconciler's configuration, changed by {@code overrider},
-     * then restricted to this shard (its label selector, the drain filter) and gated by the Lease.
+     * then restricted to this shard (its label selector, the drain filter; in range mode its ranges) and
+     * gated by the Lease.
      *
-     * @throws IllegalArgumentException if the reconciler is a {@link ContextInitializer} (not supported)
+     * @throws IllegalArgumentException if the reconciler is a {@link ContextInitializer} (not supported), or
+     *                                  in range mode if its primary resource is not a typed one
      */
     public <P extends HasMetadata> RegisteredController<P> register(Reconciler<P> reconciler,
             Consumer<ControllerConfigurationOverrider<P>> overrider) {
@@ -155,6 +190,9 @@ public final class ShardedOperator implements AutoCloseable {
                 ControllerConfigurationOverrider.override(configurations.getConfigurationFor(reconciler));
         overrider.accept(users);
         ControllerConfiguration<P> configured = users.build();
+        if (sharding.rangeMode()) {
+            return registerInRanges(reconciler, configured);
+        }
         HandBacks<P> drains = new HandBacks<>(sharding, gate, handBackThreads, configured.getName());
         InformerConfiguration<P> informer = configured.getInformerConfig();
         OnAddFilter<? super P> onAdd = informer.getOnAddFilter();
@@ -168,8 +206,39 @@ public final class ShardedOperator implements AutoCloseable {
                 .build();
         drains.sweep(drained(configured), drainSweep);
         handBacks.add(drains);
-        return operator.register(ShardGatedReconciler.wrap(reconciler, sharding.lease(), sharding.labels(), drains,
+        ShardLabels labels = sharding.labels();
+        return operator.register(ShardGatedReconciler.wrap(reconciler, sharding.lease(),
+                object -> labels.owns(object.getMetadata().getLabels()) && !drains.submit(object), drains::primaries,
                 fencedRetry), sharded);
+    }
+
+    /** Range mode: the controller serves the shard's ranges of its primary resource (see the class comment). */
+    private <P extends HasMetadata> RegisteredController<P> registerInRanges(Reconciler<P> reconciler,
+            ControllerConfiguration<P> configured) {
+        Class<P> type = configured.getResourceClass();
+        if (GenericKubernetesResource.class.isAssignableFrom(type)) {
+            throw new IllegalArgumentException("range mode shards typed primary resources only, not "
+                    + type.getSimpleName());
+        }
+        ShardClientAccess.Selector selector = ShardClientAccess.selector(HasMetadata.getGroup(type),
+                HasMetadata.getVersion(type), HasMetadata.getPlural(type));
+        selectors.add(selector);
+        RangeScope<P> scope = new RangeScope<>(configured.getName(), gate, selector);
+        InformerConfiguration<P> informer = configured.getInformerConfig();
+        OnAddFilter<? super P> onAdd = informer.getOnAddFilter();
+        OnUpdateFilter<? super P> onUpdate = informer.getOnUpdateFilter();
+        // always filtered here too: a server before v1.36 (or without the gate) ignores the selector.
+        // Deletes pass: JOSDK clears its state of the object on them.
+        ControllerConfiguration<P> sharded = ControllerConfigurationOverrider.override(configured)
+                .withOnAddFilter(object -> scope.serves(object) && (onAdd == null || onAdd.accept(object)))
+                .withOnUpdateFilter((object, old) -> scope.serves(object) && (onUpdate == null || onUpdate.accept(object, old)))
+                .build();
+        RegisteredController<P> registered = operator.register(ShardGatedReconciler.wrap(reconciler, sharding.lease(),
+                scope::serves, cache -> { }, fencedRetry), sharded);
+        scope.controller(registered);
+        scopes.add(scope);
+        ShardClientAccess.add(sharding.ranges(), scope);
+        return registered;
     }
 
     private String withShardSelector(String selector) {
@@ -198,6 +267,7 @@ public final class ShardedOperator implements AutoCloseable {
     public synchronized void start() {
         sharding.lease().addListener(listener);
         operator.start();
+        scopes.forEach(RangeScope::started);
         sharding.lease().start();
     }
 
@@ -218,8 +288,11 @@ public final class ShardedOperator implements AutoCloseable {
         stopped = true;
         halt();
         sharding.close();
+        if (selectors != null) {
+            operator.getKubernetesClient().close(); // the Operator's own copy
+        }
         if (closeClient) {
-            operator.getKubernetesClient().close();
+            configuredClient.close();
         }
     }
 
@@ -234,6 +307,7 @@ public final class ShardedOperator implements AutoCloseable {
             return;
         }
         halted = true;
+        scopes.forEach(RangeScope::close); // no restart of an informer from now on
         operator.stop();
         Duration timeout = operator.getConfigurationService().reconciliationTerminationTimeout();
         handBacks.forEach(drains -> drains.close(timeout));

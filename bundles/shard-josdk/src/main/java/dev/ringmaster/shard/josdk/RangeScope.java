@@ -1,0 +1,181 @@
+package dev.ringmaster.shard.josdk;
+
+import dev.ringmaster.ring.ranges.RangeKey;
+import dev.ringmaster.ring.ranges.RangeSet;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.javaoperatorsdk.operator.RegisteredController;
+import io.javaoperatorsdk.operator.processing.Controller;
+import io.javaoperatorsdk.operator.processing.event.source.controller.ControllerEventSource;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Range mode, one controller: the ranges it serves, handed over by shard-client's {@code ShardRanges}
+ * (as a {@code RangeTarget}). It
+ * <ul>
+ *   <li>admits an object (event filters, {@link ShardGatedReconciler}) only if its hash lies in the
+ *       ranges served now, read at each call: a shrink takes effect at once;</li>
+ *   <li>sends the ranges' {@code shardSelector} on the list and watch of the controller's primary
+ *       resource and, on a change, restarts JOSDK's informers of the primary resource (its controller
+ *       event source) so they list again with the new selector: objects of new ranges are added and
+ *       reconciled; serving nothing after having served ranges (fenced, or all ranges taken away) stops
+ *       them. Started before the first assignment, JOSDK lists without a selector and this controller
+ *       refuses every object until the first ranges arrive;</li>
+ *   <li>tells {@code ShardRanges} whether JOSDK executes an object outside given ranges
+ *       ({@link ExecutionGate#busyOutside}), so a shrink is acknowledged only after those executions end.</li>
+ * </ul>
+ * The restarts run on a thread of its own, the latest ranges winning, so the shard's Lease work is never
+ * held up by a list.
+ *
+ * <p>Why a shrink is safe: an execution is recorded in the {@link ExecutionGate} before it reads the
+ * ranges. When {@code ShardRanges} asks {@link #busyOutside} the new ranges are set already, so an
+ * execution not recorded then reads them and refuses an object outside.
+ */
+final class RangeScope<P extends HasMetadata> implements ShardClientAccess.Target {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RangeScope.class);
+    private static final long RETRY_MILLIS = 1000;
+
+    private final String name;
+    private final ExecutionGate gate;
+    private final ShardClientAccess.Selector selector;
+    private final ScheduledExecutorService restarts;
+    private volatile RangeSet ranges = RangeSet.EMPTY;
+    private volatile RangeKey key = RangeKey.UID;
+    /** Set once registered. */
+    private volatile Controller<P> controller;
+    // guarded by the controller event source (its start and stop are synchronized on it)
+    private RangeSet applied;
+    private RangeKey appliedKey;
+    /** The namespaces of JOSDK's informers (keys of its InformerManager) while they ran last. */
+    private Set<String> namespaces;
+    private volatile boolean closed;
+
+    RangeScope(String name, ExecutionGate gate, ShardClientAccess.Selector selector) {
+        this.name = name;
+        this.gate = gate;
+        this.selector = selector;
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "ranges-" + name);
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.restarts = executor;
+    }
+
+    /** Whether an object with this uid and namespace lies in {@code ranges} of {@code key}. */
+    static boolean inRanges(HasMetadata object, RangeSet ranges, RangeKey key) {
+        if (object == null || object.getMetadata() == null || ranges.isEmpty()) {
+            return false;
+        }
+        return ranges.contains(key.hash(object.getMetadata().getUid(), object.getMetadata().getNamespace()));
+    }
+
+    /** Whether the controller serves {@code object} now. */
+    boolean serves(HasMetadata object) {
+        return inRanges(object, ranges, key);
+    }
+
+    RangeSet ranges() {
+        return ranges;
+    }
+
+    /** The controller JOSDK registered; from now on the ranges restart its informers. */
+    @SuppressWarnings("unchecked")
+    void controller(RegisteredController<P> registered) {
+        this.controller = (Controller<P>) Objects.requireNonNull(registered, "registered");
+        submit();
+    }
+
+    /** JOSDK started: its informers listed with the selector of the ranges known then, or none (nothing assigned yet). */
+    void started() {
+        submit();
+    }
+
+    @Override
+    public void serve(RangeSet ranges, RangeKey key) {
+        if (closed) {
+            return;
+        }
+        this.key = key;
+        this.ranges = ranges;
+        submit();
+    }
+
+    @Override
+    public boolean busyOutside(RangeSet ranges, RangeKey key) {
+        return gate.busyOutside(ranges, key);
+    }
+
+    private void submit() {
+        try {
+            restarts.execute(this::sync);
+        } catch (RejectedExecutionException e) {
+            // closed
+        }
+    }
+
+    /** Brings JOSDK's informers of the primary resource to the latest ranges. */
+    private void sync() {
+        Controller<P> registered = controller;
+        if (closed || registered == null) {
+            return;
+        }
+        ControllerEventSource<P> source = registered.getEventSourceManager().getControllerEventSource();
+        synchronized (source) {
+            RangeSet want = ranges;
+            RangeKey wantKey = key;
+            if (want.equals(applied) && wantKey == appliedKey) {
+                return;
+            }
+            selector.set(want.isEmpty() ? null : want.selector(wantKey));
+            if (!source.isRunning()) {
+                // JOSDK's start lists with this selector. With none (nothing assigned yet) it lists
+                // everything, refused here, until the first ranges list again with theirs
+                applied = want;
+                appliedKey = wantKey;
+                return;
+            }
+            try {
+                Set<String> running = Set.copyOf(source.informerHealthIndicators().keySet());
+                if (!running.isEmpty()) {
+                    namespaces = running;
+                }
+                applied = want;
+                appliedKey = wantKey;
+                source.changeNamespaces(Set.of()); // stops every informer of the primary resource
+                if (!want.isEmpty() && namespaces != null) {
+                    source.changeNamespaces(namespaces); // new informers, listing with the new selector
+                }
+                LOG.info("Controller {}: {} ", name, want.isEmpty() ? "serving no ranges, its primary informers stopped"
+                        : "primary informers listed again for ranges " + want + " of " + wantKey.specName());
+            } catch (RuntimeException e) {
+                LOG.warn("Controller {}: could not restart its primary informers for ranges {}: {}", name, want, e.toString());
+                applied = null;
+                try {
+                    restarts.schedule(this::sync, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException closing) {
+                    // closed
+                }
+            }
+        }
+    }
+
+    /** Ignores the ranges handed over from now on and stops the restarts. */
+    void close() {
+        closed = true;
+        restarts.shutdownNow();
+    }
+
+    @Override
+    public String toString() {
+        return "controller " + name;
+    }
+}

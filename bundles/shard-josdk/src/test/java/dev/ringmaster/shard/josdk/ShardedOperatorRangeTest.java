@@ -1,0 +1,243 @@
+package dev.ringmaster.shard.josdk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.ranges.HashRange;
+import dev.ringmaster.ring.ranges.RangeKey;
+import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.shard.client.Sharding;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A JOSDK operator as a range-mode shard against the CRUD mock server (which ignores
+ * {@code shardSelector}: the client-side filter and the gate alone restrict it here): only objects of
+ * the served ranges are reconciled, a growth reconciles the new ranges' objects, a shrink is
+ * acknowledged on the Lease only after a running reconcile outside the new ranges ended.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ShardedOperatorRangeTest {
+
+    private static final AtomicInteger NAMESPACES = new AtomicInteger();
+    private static final Duration SOON = Duration.ofSeconds(20);
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+
+    private final Set<String> reconciled = ConcurrentHashMap.newKeySet();
+    private String namespace;
+    private Sharding sharding;
+    private ShardedOperator operator;
+
+    /** Records every ConfigMap it is called with. */
+    @ControllerConfiguration(name = "range-recorder")
+    class Recorder implements Reconciler<ConfigMap> {
+        @Override
+        public UpdateControl<ConfigMap> reconcile(ConfigMap configMap, Context<ConfigMap> context) {
+            reconciled.add(configMap.getMetadata().getName());
+            return UpdateControl.noUpdate();
+        }
+    }
+
+    @BeforeEach
+    void setUp() {
+        namespace = "josdk-range-" + NAMESPACES.incrementAndGet();
+        sharding = Sharding.forRing("example").shard("shard-0").namespace(namespace).client(client)
+                .leaseDuration(Duration.ofSeconds(3)).renewDeadline(Duration.ofSeconds(2))
+                .retryPeriod(Duration.ofMillis(200)).rangeMode().rangeRecheck(Duration.ofMillis(100)).build();
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (operator != null) {
+            operator.stop();
+        }
+        sharding.close();
+    }
+
+    @Test
+    void reconcilesOnlyTheObjectsOfItsRanges() throws InterruptedException {
+        Map<String, Long> hashes = createMany(12);
+        RangeSet lower = lowerHalf(hashes);
+        start(new Recorder());
+        awaitHeld();
+        assign(lower);
+
+        Set<String> expected = in(hashes, lower);
+        await().atMost(SOON).until(() -> reconciled.containsAll(expected));
+        await().during(Duration.ofSeconds(2)).atMost(SOON).until(() -> expected.containsAll(reconciled));
+        assertThat(served()).isEqualTo(lower.toString());
+
+        // the primary informer's list and watch carried the ranges' shard selector
+        List<String> paths = new ArrayList<>();
+        for (RecordedRequest request = server.takeRequest(1, TimeUnit.SECONDS); request != null;
+                request = server.takeRequest(100, TimeUnit.MILLISECONDS)) {
+            paths.add(request.getPath());
+        }
+        assertThat(paths).anyMatch(path -> path.startsWith("/api/v1/namespaces/" + namespace + "/configmaps?")
+                && path.contains("shardSelector=shardRange"));
+    }
+
+    @Test
+    void reconcilesTheObjectsOfNewRangesAfterAGrowth() {
+        Map<String, Long> hashes = createMany(12);
+        RangeSet lower = lowerHalf(hashes);
+        start(new Recorder());
+        awaitHeld();
+        assign(lower);
+        Set<String> first = in(hashes, lower);
+        await().atMost(SOON).until(() -> reconciled.containsAll(first));
+        assertThat(reconciled).containsExactlyInAnyOrderElementsOf(first);
+
+        assign(RangeSet.ALL);
+        await().atMost(SOON).until(() -> reconciled.containsAll(hashes.keySet()));
+        await().atMost(SOON).until(() -> RangeSet.ALL.toString().equals(served()));
+        create("later");
+        await().atMost(SOON).until(() -> reconciled.contains("later"));
+    }
+
+    @Test
+    void acknowledgesAShrinkOnlyAfterTheReconcileOutsideEnded() throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Set<String> afterShrink = ConcurrentHashMap.newKeySet();
+        CountDownLatch shrunk = new CountDownLatch(1);
+        @ControllerConfiguration(name = "range-slow")
+        class Slow implements Reconciler<ConfigMap> {
+            @Override
+            public UpdateControl<ConfigMap> reconcile(ConfigMap configMap, Context<ConfigMap> context) throws Exception {
+                String name = configMap.getMetadata().getName();
+                reconciled.add(name);
+                if (shrunk.getCount() == 0) {
+                    afterShrink.add(name);
+                }
+                if (name.equals("busy")) {
+                    started.countDown();
+                    release.await();
+                }
+                return UpdateControl.noUpdate();
+            }
+        }
+        long busy = RangeKey.UID.hash(create("busy").getMetadata().getUid(), namespace);
+        create("idle");
+        start(new Slow());
+        awaitHeld();
+        assign(RangeSet.ALL);
+        assertThat(started.await(SOON.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        await().atMost(SOON).until(() -> RangeSet.ALL.toString().equals(served()));
+
+        // everything but the busy object's hash
+        RangeSet withoutBusy = RangeSet.ALL.minus(RangeSet.of(List.of(HashRange.of(hex(busy), hex(busy + 1)))));
+        shrunk.countDown();
+        assign(withoutBusy);
+        // served-ranges stays as it was while the reconcile of the object now outside runs
+        await().during(Duration.ofSeconds(2)).atMost(SOON).until(() -> RangeSet.ALL.toString().equals(served()));
+        create("meanwhile");
+        await().atMost(SOON).until(() -> reconciled.contains("meanwhile"));
+
+        release.countDown();
+        await().atMost(SOON).until(() -> withoutBusy.toString().equals(served()));
+        create("last");
+        await().atMost(SOON).until(() -> reconciled.contains("last"));
+        assertThat(afterShrink).doesNotContain("busy");
+    }
+
+    @Test
+    void hasNoShardLabelSelectorInRangeMode() {
+        operator = ShardedOperator.builder(sharding)
+                .configuration(o -> o.withKubernetesClient(client).withCloseClientOnStop(false)).build();
+        assertThatThrownBy(operator::selector).isInstanceOf(IllegalStateException.class).hasMessageContaining("range mode");
+    }
+
+    private void start(Reconciler<ConfigMap> reconciler) {
+        operator = ShardedOperator.builder(sharding)
+                .configuration(o -> o.withKubernetesClient(client).withCloseClientOnStop(false))
+                .build();
+        operator.register(reconciler, controller -> controller.settingNamespace(namespace));
+        operator.start();
+    }
+
+    private void awaitHeld() {
+        await().atMost(SOON).until(() -> sharding.lease().isHeld() && lease() != null);
+    }
+
+    /** Writes the assignment as the sharder would. */
+    private void assign(RangeSet ranges) {
+        // the shard renews and writes its Lease meanwhile: again on a conflict
+        await().atMost(SOON).ignoreExceptions().until(() -> {
+            client.leases().inNamespace(namespace).withName("shard-0").edit(lease -> new LeaseBuilder(lease).editMetadata()
+                    .addToAnnotations(RingContract.ASSIGNED_RANGES_ANNOTATION, ranges.toString())
+                    .addToAnnotations(RingContract.RANGE_KEY_ANNOTATION, "uid").endMetadata().build());
+            return true;
+        });
+    }
+
+    private Lease lease() {
+        return client.leases().inNamespace(namespace).withName("shard-0").get();
+    }
+
+    private String served() {
+        Lease lease = lease();
+        return lease == null || lease.getMetadata().getAnnotations() == null ? null
+                : lease.getMetadata().getAnnotations().get(RingContract.SERVED_RANGES_ANNOTATION);
+    }
+
+    private ConfigMap create(String name) {
+        return client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata()
+                .withName(name).endMetadata().addToData("key", name).build()).create();
+    }
+
+    /** Creates {@code count} ConfigMaps; their names with the FNV-1a 64 of their uids. */
+    private Map<String, Long> createMany(int count) {
+        Map<String, Long> hashes = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            ConfigMap created = create("cm-" + i);
+            assertThat(created.getMetadata().getUid()).isNotBlank();
+            hashes.put(created.getMetadata().getName(), RangeKey.UID.hash(created.getMetadata().getUid(), namespace));
+        }
+        return hashes;
+    }
+
+    /** A range from 0 up to the median hash (excluded): about half the objects, never none or all. */
+    private static RangeSet lowerHalf(Map<String, Long> hashes) {
+        List<Long> sorted = hashes.values().stream().sorted(Long::compareUnsigned).toList();
+        long cut = sorted.get(sorted.size() / 2);
+        return RangeSet.of(List.of(HashRange.of(hex(0), hex(cut))));
+    }
+
+    private static Set<String> in(Map<String, Long> hashes, RangeSet ranges) {
+        return hashes.entrySet().stream().filter(e -> ranges.contains(e.getValue())).map(Map.Entry::getKey)
+                .collect(Collectors.toSet());
+    }
+
+    private static String hex(long value) {
+        return String.format("0x%016x", value);
+    }
+}
