@@ -154,7 +154,7 @@ final class RangeScope<P extends HasMetadata> implements ShardClientAccess.Targe
                 if (!want.isEmpty() && namespaces != null) {
                     source.changeNamespaces(namespaces); // new informers, listing with the new selector
                 }
-                LOG.info("Controller {}: {} ", name, want.isEmpty() ? "serving no ranges, its primary informers stopped"
+                LOG.info("Controller {}: {}", name, want.isEmpty() ? "serving no ranges, its primary informers stopped"
                         : "primary informers listed again for ranges " + want + " of " + wantKey.specName());
             } catch (RuntimeException e) {
                 LOG.warn("Controller {}: could not restart its primary informers for ranges {}: {}", name, want, e.toString());
