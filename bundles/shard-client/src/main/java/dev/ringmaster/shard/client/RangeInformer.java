@@ -17,6 +17,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -33,9 +34,11 @@ import org.slf4j.LoggerFactory;
  * did, found once with a list of one object.
  *
  * <p>It serves nothing until told its ranges: {@link ShardRanges} does so from the shard's Lease, or
- * call {@link #serve(RangeSet, RangeKey)}. A change stops the running fabric8 informer and starts one
- * with the new selector; handlers then see the new set's objects added again (level-based
- * reconcilers do not mind) and nothing more of the dropped ones. Thread-safe.
+ * call {@link #serve(RangeSet, RangeKey)}. A change starts a fabric8 informer with the new selector;
+ * the one before keeps answering reads (restricted to the new ranges at once) until the new one has
+ * listed, and is stopped then. Handlers see nothing more of the dropped ranges, and of the kept ones
+ * only what changed: the new list's objects that the previous informer held at the same
+ * resourceVersion are not added again, so a handover reconciles the moved objects only. Thread-safe.
  *
  * @param <T> the resource type
  */
@@ -65,6 +68,8 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
     private volatile RangeSet ranges = RangeSet.EMPTY;
     private volatile RangeKey key = RangeKey.UID;
     private volatile SharedIndexInformer<T> informer;
+    /** The last informer that had listed, answering reads until {@link #informer} has listed too. */
+    private volatile SharedIndexInformer<T> previous;
     private volatile ServerFiltering serverFiltering = ServerFiltering.UNKNOWN;
     private boolean closed;
 
@@ -189,13 +194,17 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
             return;
         }
         SharedIndexInformer<T> old = informer;
+        SharedIndexInformer<T> readable = old != null && old.hasSynced() ? old : previous;
+        Map<String, String> known = key == this.key ? versions(readable, ranges, key) : Map.of();
         informer = null;
         this.key = key;
         this.ranges = ranges;
-        if (old != null) {
+        if (old != null && old != readable) {
             old.stop();
         }
         if (ranges.isEmpty()) {
+            stop(readable);
+            previous = null;
             interceptor.selector(null);
             LOG.info("Range informer {}: serving nothing", name);
             return;
@@ -205,11 +214,38 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
             detect();
         }
         SharedIndexInformer<T> started = operation.apply(client).runnableInformer(0);
-        started.addEventHandler(new Filtering(started, ranges, key));
+        started.addEventHandler(new Filtering(started, ranges, key, known));
+        previous = readable;
         informer = started;
-        started.start();
+        // not on the informer's own thread: serve() may be stopping that informer while holding the lock
+        started.start().thenRunAsync(() -> retirePrevious(started));
         LOG.info("Range informer {}: serving {} of {} ({})", name, ranges, key.field(), serverFiltering == ServerFiltering.APPLIED
                 ? "the server filters" : "filtered here; the server ignores the selector");
+    }
+
+    /** The resourceVersions of {@code source}'s objects in {@code ranges}: what the handlers have seen of them. */
+    private static <T extends HasMetadata> Map<String, String> versions(SharedIndexInformer<T> source, RangeSet ranges,
+            RangeKey key) {
+        Map<String, String> versions = new ConcurrentHashMap<>();
+        if (source != null) {
+            source.getStore().list().stream().filter(object -> inRanges(object, ranges, key))
+                    .forEach(object -> versions.put(Cache.metaNamespaceKeyFunc(object), object.getMetadata().getResourceVersion()));
+        }
+        return versions;
+    }
+
+    /** {@code started} has listed: the informer before it is no longer read. */
+    private synchronized void retirePrevious(SharedIndexInformer<T> started) {
+        if (informer == started) {
+            stop(previous);
+            previous = null;
+        }
+    }
+
+    private static void stop(SharedIndexInformer<?> informer) {
+        if (informer != null) {
+            informer.stop();
+        }
     }
 
     /** Lists one object with the selector: the server applied it iff the list's {@code metadata.shardInfo.selector} is set. */
@@ -242,9 +278,9 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
         SharedIndexInformer<T> old = informer;
         informer = null;
         ranges = RangeSet.EMPTY;
-        if (old != null) {
-            old.stop();
-        }
+        stop(old);
+        stop(previous);
+        previous = null;
         if (ownsClient) {
             client.close();
         }
@@ -256,20 +292,28 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
         private final SharedIndexInformer<T> source;
         private final RangeSet set;
         private final RangeKey setKey;
+        /** The versions the handlers saw through the informer before: its first list adds only what differs. */
+        private final Map<String, String> known;
 
-        Filtering(SharedIndexInformer<T> source, RangeSet set, RangeKey setKey) {
+        Filtering(SharedIndexInformer<T> source, RangeSet set, RangeKey setKey, Map<String, String> known) {
             this.source = source;
             this.set = set;
             this.setKey = setKey;
+            this.known = known;
         }
 
         private boolean pass(T object) {
             return informer == source && inRanges(object, set, setKey);
         }
 
+        private boolean seenBefore(T object) {
+            String version = known.isEmpty() ? null : known.remove(Cache.metaNamespaceKeyFunc(object));
+            return version != null && version.equals(object.getMetadata().getResourceVersion());
+        }
+
         @Override
         public void onAdd(T object) {
-            if (pass(object)) {
+            if (pass(object) && !seenBefore(object)) {
                 handlers.forEach(handler -> handler.onAdd(object));
             }
         }
@@ -292,9 +336,15 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
     /** The current informer's store, restricted to the served ranges. */
     private final class View implements Store<T> {
 
+        /** The current informer once it has listed; until then the one before it. */
+        private SharedIndexInformer<T> readable() {
+            SharedIndexInformer<T> now = informer;
+            return now == null || now.hasSynced() ? now : previous;
+        }
+
         @Override
         public List<T> list() {
-            SharedIndexInformer<T> now = informer;
+            SharedIndexInformer<T> now = readable();
             RangeSet set = ranges;
             RangeKey setKey = key;
             return now == null ? List.of() : now.getStore().list().stream().filter(o -> inRanges(o, set, setKey)).toList();
@@ -312,7 +362,7 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
 
         @Override
         public T getByKey(String objectKey) {
-            SharedIndexInformer<T> now = informer;
+            SharedIndexInformer<T> now = readable();
             T object = now == null ? null : now.getStore().getByKey(objectKey);
             return inRanges(object, ranges, key) ? object : null;
         }

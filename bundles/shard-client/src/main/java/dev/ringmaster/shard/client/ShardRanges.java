@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * {@code ringmaster.dev/assigned-ranges} and {@code ringmaster.dev/range-key} from the shard's own
  * Lease each time the lease renews it, and serves exactly the assigned ranges:
  * <ul>
- *   <li>shrink: every {@link RangeInformer} registered ({@link #register}) stops serving what is no
+ *   <li>shrink: every target registered ({@link #register}, e.g. a {@link RangeInformer}) stops serving what is no
  *       longer assigned at once; queued keys outside the assignment are not reconciled (the reconciler
  *       reads the informer's filtered store); once no reconcile of an object outside it runs any more,
  *       and only then, {@code ringmaster.dev/served-ranges} is written smaller;</li>
@@ -81,11 +81,7 @@ public final class ShardRanges implements ShardLease.Listener {
     }
 
     /** Hands the shard's ranges to {@code target} from now on (at once, if it serves some already). */
-    public void register(RangeInformer<?> target) {
-        add(target);
-    }
-
-    void add(RangeTarget target) {
+    public void register(RangeTarget target) {
         Objects.requireNonNull(target, "target");
         executor.execute(() -> {
             targets.add(target);
@@ -96,7 +92,7 @@ public final class ShardRanges implements ShardLease.Listener {
     }
 
     /** Stops handing ranges to {@code target}; it keeps what it serves. */
-    public void unregister(RangeInformer<?> target) {
+    public void unregister(RangeTarget target) {
         targets.remove(target);
     }
 

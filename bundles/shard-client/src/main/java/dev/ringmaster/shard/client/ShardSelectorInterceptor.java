@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * (gets by name, writes, other resources) pass unchanged. The selector can change at any time
  * ({@link #selector(String)}); null sends none. Thread-safe.
  */
-final class ShardSelectorInterceptor implements Interceptor {
+public final class ShardSelectorInterceptor implements Interceptor {
 
     /** The query parameter of KEP-5866. */
     static final String PARAMETER = "shardSelector";
@@ -29,18 +29,18 @@ final class ShardSelectorInterceptor implements Interceptor {
      * @param version e.g. {@code v1}
      * @param plural  the resource, e.g. {@code configmaps}
      */
-    ShardSelectorInterceptor(String group, String version, String plural) {
+    public ShardSelectorInterceptor(String group, String version, String plural) {
         String api = group == null || group.isEmpty() ? "/api/" + Pattern.quote(version)
                 : "/apis/" + Pattern.quote(group) + "/" + Pattern.quote(version);
         this.collection = Pattern.compile(api + "(/namespaces/[^/]+)?/" + Pattern.quote(plural) + "/?");
     }
 
     /** The selector to send from now on; null for none. */
-    void selector(String selector) {
+    public void selector(String selector) {
         this.selector = selector;
     }
 
-    String selector() {
+    public String selector() {
         return selector;
     }
 

@@ -35,7 +35,7 @@ class ShardRangesTest {
             Runnable::run, (task, delay) -> delayed.add(task), Duration.ofMillis(200));
 
     ShardRangesTest() {
-        ranges.add(target);
+        ranges.register(target);
     }
 
     @Test

@@ -2,6 +2,8 @@ package dev.ringmaster.shard.josdk;
 
 import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.shard.client.RangeTarget;
+import dev.ringmaster.shard.client.ShardSelectorInterceptor;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.RegisteredController;
 import io.javaoperatorsdk.operator.processing.Controller;
@@ -37,14 +39,14 @@ import org.slf4j.LoggerFactory;
  * ranges. When {@code ShardRanges} asks {@link #busyOutside} the new ranges are set already, so an
  * execution not recorded then reads them and refuses an object outside.
  */
-final class RangeScope<P extends HasMetadata> implements ShardClientAccess.Target {
+final class RangeScope<P extends HasMetadata> implements RangeTarget {
 
     private static final Logger LOG = LoggerFactory.getLogger(RangeScope.class);
     private static final long RETRY_MILLIS = 1000;
 
     private final String name;
     private final ExecutionGate gate;
-    private final ShardClientAccess.Selector selector;
+    private final ShardSelectorInterceptor selector;
     private final ScheduledExecutorService restarts;
     private volatile RangeSet ranges = RangeSet.EMPTY;
     private volatile RangeKey key = RangeKey.UID;
@@ -57,7 +59,7 @@ final class RangeScope<P extends HasMetadata> implements ShardClientAccess.Targe
     private Set<String> namespaces;
     private volatile boolean closed;
 
-    RangeScope(String name, ExecutionGate gate, ShardClientAccess.Selector selector) {
+    RangeScope(String name, ExecutionGate gate, ShardSelectorInterceptor selector) {
         this.name = name;
         this.gate = gate;
         this.selector = selector;
@@ -135,7 +137,7 @@ final class RangeScope<P extends HasMetadata> implements ShardClientAccess.Targe
             if (want.equals(applied) && wantKey == appliedKey) {
                 return;
             }
-            selector.set(want.isEmpty() ? null : want.selector(wantKey));
+            selector.selector(want.isEmpty() ? null : want.selector(wantKey));
             if (!source.isRunning()) {
                 // JOSDK's start lists with this selector. With none (nothing assigned yet) it lists
                 // everything, refused here, until the first ranges list again with theirs

@@ -1,6 +1,7 @@
 package dev.ringmaster.shard.josdk;
 
 import dev.ringmaster.shard.client.ShardLabels;
+import dev.ringmaster.shard.client.ShardSelectorInterceptor;
 import dev.ringmaster.shard.client.ShardLease;
 import dev.ringmaster.shard.client.Sharding;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -85,7 +86,7 @@ public final class ShardedOperator implements AutoCloseable {
     /** The configured client; in range mode the Operator has a copy of it with the shard selectors. */
     private final KubernetesClient configuredClient;
     /** Range mode: the shard selectors of the primary resources, on the Operator's client; null in label mode. */
-    private final ShardClientAccess.Selectors selectors;
+    private final ShardSelectors selectors;
     private final List<RangeScope<?>> scopes = new CopyOnWriteArrayList<>();
     private final ShardLease.Listener listener = new ShardLease.Listener() {
         @Override
@@ -117,7 +118,7 @@ public final class ShardedOperator implements AutoCloseable {
         KubernetesClient operatorClient = configuredClient;
         if (sharding.rangeMode()) {
             // fabric8 7.8.0 cannot send shardSelector: an interceptor on a client of the Operator's own adds it
-            this.selectors = new ShardClientAccess.Selectors();
+            this.selectors = new ShardSelectors();
             operatorClient = new KubernetesClientBuilder().withConfig(configuredClient.getConfiguration())
                     .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("ringmaster-shard-selectors", selectors))
                     .build();
@@ -220,7 +221,7 @@ public final class ShardedOperator implements AutoCloseable {
             throw new IllegalArgumentException("range mode shards typed primary resources only, not "
                     + type.getSimpleName());
         }
-        ShardClientAccess.Selector selector = ShardClientAccess.selector(HasMetadata.getGroup(type),
+        ShardSelectorInterceptor selector = new ShardSelectorInterceptor(HasMetadata.getGroup(type),
                 HasMetadata.getVersion(type), HasMetadata.getPlural(type));
         selectors.add(selector);
         RangeScope<P> scope = new RangeScope<>(configured.getName(), gate, selector);
@@ -237,7 +238,7 @@ public final class ShardedOperator implements AutoCloseable {
                 scope::serves, cache -> { }, fencedRetry), sharded);
         scope.controller(registered);
         scopes.add(scope);
-        ShardClientAccess.add(sharding.ranges(), scope);
+        sharding.ranges().register(scope);
         return registered;
     }
 
