@@ -46,6 +46,40 @@ public class SandboxCliIT {
                 "\"shardStates\":{\"shard-0\":\"ready\",\"shard-1\":\"ready\",\"shard-2\":\"ready\",\"shard-3\":\"ready\"}"));
     }
 
+    /**
+     * Range mode (--ranges): the ring has spec.ranges, the shards serve the hash ranges on their Leases
+     * (client-side filtering: the mock server ignores the shardSelector), nothing is labelled and no
+     * ConfigMap is written; the new shard takes ranges, and the objects that moved are exactly its own.
+     */
+    @Test
+    public void rangeModeScaleOutHandsRangesToTheNewShardWithoutWritingAConfigMap() {
+        int objects = 100;
+        Cli.Result result = Cli.run(Distribution.home(), List.of("sandbox", "--ranges", "--shards", "3", "--objects",
+                String.valueOf(objects), "--scenario", "scale-out", "--exit", "--json"), PROCESS_TIMEOUT);
+        assertEquals(result.toString(), 0, result.exit());
+        assertNoErrors(result);
+        Json json = Json.parse(result.out());
+        String text = json.toString();
+        assertEquals(text, "scale-out", json.string("scenario"));
+        assertEquals(text, "ranges", json.string("mode"));
+        assertEquals(text, 64, json.integer("buckets"));
+        Map<String, Integer> perShard = json.counts("perShard");
+        assertEquals(text, List.of("shard-0", "shard-1", "shard-2", "shard-3"), new ArrayList<>(perShard.keySet()));
+        assertEquals("every object is owned by a shard serving its hash: " + text, objects,
+                perShard.values().stream().mapToInt(Integer::intValue).sum());
+        // a joining shard takes ranges only from the others: what moved is exactly what it holds
+        assertEquals(text, (int) perShard.get("shard-3"), json.integer("moves"));
+        assertTrue("the new shard serves ranges: " + text, !text.contains("\"shard-3\":{\"ranges\":0,"));
+        assertTrue("the shards serve the whole space: " + text, text.contains("\"servedShare\":1.0000"));
+        assertEquals(text, 0, json.integer("configMapWrites"));
+        assertEquals(text, 0, json.integer("labelledObjects"));
+        assertEquals(text, 0, json.integer("notReconciledByOwner"));
+        assertEquals(text, 0, json.integer("unassigned"));
+        assertEquals(text, 0, json.integer("onUnavailableShards"));
+        assertEquals(text, 0, json.integer("overlappingReconciles"));
+        assertTrue(text, text.contains("\"ok\":true"));
+    }
+
     @Test
     public void josdkShardsHandOverLikeChecksumShards() {
         Json json = scenario("kill-shard", "--shard-impl", "josdk");
@@ -91,6 +125,8 @@ public class SandboxCliIT {
         Cli.run(home, List.of("sandbox", "--json")).assertUsageError("--json needs --exit");
         Cli.run(home, List.of("sandbox", "--shards", "1", "--scenario", "kill-shard", "--exit"))
                 .assertUsageError("--scenario kill-shard needs --shards 2 or more");
+        Cli.run(home, List.of("sandbox", "--ranges", "--scenario", "swap-strategy", "--exit"))
+                .assertUsageError("--scenario swap-strategy does not go with --ranges");
         Cli.Result help = Cli.run(home, List.of("sandbox", "--help"));
         help.assertSucceeded();
         assertTrue(help.toString(), help.out().startsWith("usage: ringmaster sandbox"));

@@ -84,6 +84,15 @@ public final class EmbeddedApiServer implements AutoCloseable {
      */
     static void createCluster(KubernetesClient client, Path home, RingKind kind, String ring, String namespace)
             throws IOException {
+        createCluster(client, home, kind, ring, namespace, 0);
+    }
+
+    /**
+     * {@link #createCluster(KubernetesClient, Path, RingKind, String, String)}, the ring in range mode
+     * ({@code spec.ranges: {key: uid, buckets: rangeBuckets}}) unless {@code rangeBuckets} is 0.
+     */
+    static void createCluster(KubernetesClient client, Path home, RingKind kind, String ring, String namespace,
+            int rangeBuckets) throws IOException {
         for (String name : List.of("default", "kube-system", RingContract.SYSTEM_NAMESPACE, namespace)) {
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
                     .addToLabels("kubernetes.io/metadata.name", name).endMetadata().build()).create();
@@ -98,10 +107,15 @@ public final class EmbeddedApiServer implements AutoCloseable {
         ringObject.setKind(kind.kind());
         ringObject.setMetadata(new ObjectMetaBuilder().withName(ring).build());
         // no spec.strategy: the ring follows the sharder's defaultStrategy (which swap-strategy changes)
-        ringObject.setAdditionalProperty("spec", Map.of("resources", List.of(Map.of(
+        Map<String, Object> spec = new java.util.LinkedHashMap<>();
+        spec.put("resources", List.of(Map.of(
                 "group", "",
                 "resource", "configmaps",
-                "controlledResources", List.of(Map.of("group", "", "resource", "secrets"))))));
+                "controlledResources", List.of(Map.of("group", "", "resource", "secrets")))));
+        if (rangeBuckets > 0) {
+            spec.put("ranges", Map.of("key", "uid", "buckets", rangeBuckets));
+        }
+        ringObject.setAdditionalProperty("spec", spec);
         client.genericKubernetesResources(RingContract.API_GROUP + "/" + RingContract.API_VERSION, kind.kind())
                 .resource(ringObject).create();
     }

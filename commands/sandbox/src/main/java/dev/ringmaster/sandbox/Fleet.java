@@ -47,6 +47,7 @@ final class Fleet implements AutoCloseable {
     private final Consumer<String> reconcileLog;
     private final Map<String, Member> running = new LinkedHashMap<>();
     private final Map<String, Status> status = new LinkedHashMap<>();
+    private boolean rangeMode;
 
     /**
      * @param clients      a new client per shard
@@ -66,6 +67,12 @@ final class Fleet implements AutoCloseable {
         this.reconcileLog = reconcileLog;
     }
 
+    /** Starts the shards from now on in range mode ({@code --range-mode}): they serve the ranges on their Leases. */
+    synchronized Fleet inRangeMode() {
+        rangeMode = true;
+        return this;
+    }
+
     /** The name of the n-th shard. */
     static String name(int n) {
         return "shard-" + n;
@@ -76,7 +83,7 @@ final class Fleet implements AutoCloseable {
         KubernetesClient client = clients.get();
         try {
             ShardImpl.Running shard = impl.start(client, ChecksumShard.Options.of(ring, name, namespace).withRingKind(kind)
-                    .withWatchNamespaces(List.of(namespace)), reconcileLog);
+                    .withWatchNamespaces(List.of(namespace)).withRangeMode(rangeMode), reconcileLog);
             running.put(name, new Member(shard, client));
             status.put(name, Status.RUNNING);
         } catch (RuntimeException e) {

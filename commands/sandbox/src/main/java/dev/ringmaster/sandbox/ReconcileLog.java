@@ -76,6 +76,12 @@ public final class ReconcileLog implements Consumer<String> {
         return byObject.getOrDefault(object, List.of()).stream().map(ReconcileLine::shard).distinct().toList();
     }
 
+    /** The shard of the latest reconcile (by start) of the object {@code namespace/name}; empty if none. */
+    synchronized Optional<String> lastReconciler(String object) {
+        return byObject.getOrDefault(object, List.of()).stream()
+                .max(java.util.Comparator.comparingLong(ReconcileLine::start)).map(ReconcileLine::shard);
+    }
+
     /** Counts the overlapping pairs of a set of reconciles, as {@link #add} does one by one. */
     public static long countOverlaps(Collection<ReconcileLine> lines) {
         List<ReconcileLine> all = List.copyOf(lines);

@@ -1,5 +1,6 @@
 package dev.ringmaster.sandbox;
 
+import dev.ringmaster.ring.ranges.RangeSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -25,15 +26,50 @@ import java.util.SortedMap;
  * @param overlappingReconciles pairs of reconciles of one object by two shards at overlapping times
  * @param reconciles            reconciles of all shards
  * @param error                 why the run failed before its end (a timeout), if it did
+ * @param ranges                range mode ({@code --ranges}): the ranges and what must not have happened; empty in label mode
  */
 record Result(Optional<Scenario> scenario, int shards, int objects, double seconds, double scenarioSeconds,
         SortedMap<String, Integer> perShard,
         SortedMap<String, String> shardStates, Map<String, String> processes, int unassigned, int draining,
-        int onUnavailableShards, long moves, long overlappingReconciles, long reconciles, Optional<String> error) {
+        int onUnavailableShards, long moves, long overlappingReconciles, long reconciles, Optional<String> error,
+        Optional<RangeFacts> ranges) {
 
-    /** Every object ended on an available, running shard; no object was reconciled by two shards at once. */
+    /**
+     * What range mode adds to a result. Objects count as assigned to (and moves as changes of) the
+     * shard whose served ranges hold the hash of their uid.
+     *
+     * @param buckets              the ring's {@code spec.ranges.buckets}
+     * @param served               the served ranges per shard (every shard started)
+     * @param configMapWrites      ConfigMap updates after their creation: the sharder (and the shards) write none
+     * @param labelled             ConfigMaps carrying the ring's shard or drain label at the end
+     * @param notReconciledByOwner objects whose latest reconcile was not by the shard that serves them
+     */
+    record RangeFacts(int buckets, SortedMap<String, RangeSet> served, long configMapWrites, int labelled,
+            int notReconciledByOwner) {
+
+        /** The share of the hash space the shards serve together (1 when every hash is served, ranges being disjoint). */
+        double servedShare() {
+            return served.values().stream().mapToDouble(RangeSet::fraction).sum();
+        }
+    }
+
+    /** A result in label mode. */
+    Result(Optional<Scenario> scenario, int shards, int objects, double seconds, double scenarioSeconds,
+            SortedMap<String, Integer> perShard, SortedMap<String, String> shardStates, Map<String, String> processes,
+            int unassigned, int draining, int onUnavailableShards, long moves, long overlappingReconciles,
+            long reconciles, Optional<String> error) {
+        this(scenario, shards, objects, seconds, scenarioSeconds, perShard, shardStates, processes, unassigned, draining,
+                onUnavailableShards, moves, overlappingReconciles, reconciles, error, Optional.empty());
+    }
+
+    /**
+     * Every object ended on an available, running shard; no object was reconciled by two shards at once;
+     * in range mode also: no ConfigMap was written or labelled, and every object was last reconciled by its owner.
+     */
     boolean ok() {
-        return error.isEmpty() && unassigned == 0 && onUnavailableShards == 0 && overlappingReconciles == 0;
+        return error.isEmpty() && unassigned == 0 && onUnavailableShards == 0 && overlappingReconciles == 0
+                && ranges.map(facts -> facts.configMapWrites() == 0 && facts.labelled() == 0
+                        && facts.notReconciledByOwner() == 0).orElse(true);
     }
 
     /** Why the run is not {@link #ok()}, in one line; empty if it is. */
@@ -51,6 +87,17 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
         if (overlappingReconciles > 0) {
             problems.add(overlappingReconciles + " pair(s) of reconciles of one object by two shards at overlapping times");
         }
+        ranges.ifPresent(facts -> {
+            if (facts.configMapWrites() > 0) {
+                problems.add(facts.configMapWrites() + " ConfigMap write(s) after creation in range mode");
+            }
+            if (facts.labelled() > 0) {
+                problems.add(facts.labelled() + " ConfigMap(s) carrying a shard or drain label in range mode");
+            }
+            if (facts.notReconciledByOwner() > 0) {
+                problems.add(facts.notReconciledByOwner() + " object(s) not last reconciled by the shard serving them");
+            }
+        });
         return problems.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", problems));
     }
 
@@ -72,7 +119,18 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
         json.append(",\"reconciles\":").append(reconciles);
         json.append(",\"shardStates\":{");
         appendEntries(json, shardStates, Result::quote);
-        json.append("},\"ok\":").append(ok());
+        json.append('}');
+        ranges.ifPresent(facts -> {
+            json.append(",\"mode\":\"ranges\",\"buckets\":").append(facts.buckets());
+            json.append(",\"ranges\":{");
+            appendEntries(json, facts.served(), set -> "{\"ranges\":" + set.ranges().size() + ",\"share\":"
+                    + String.format(Locale.ROOT, "%.4f", set.fraction()) + "}");
+            json.append("},\"servedShare\":").append(String.format(Locale.ROOT, "%.4f", facts.servedShare()));
+            json.append(",\"configMapWrites\":").append(facts.configMapWrites());
+            json.append(",\"labelledObjects\":").append(facts.labelled());
+            json.append(",\"notReconciledByOwner\":").append(facts.notReconciledByOwner());
+        });
+        json.append(",\"ok\":").append(ok());
         error.ifPresent(message -> json.append(",\"error\":").append(quote(message)));
         return json.append('}').toString();
     }
@@ -84,13 +142,20 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
                 .orElse("no scenario"))
                 .append(String.format(Locale.ROOT, ", %.1f s in all: %d shard(s) at the start, %d objects%n",
                         seconds, shards, objects));
-        text.append(Table.render(perShard, shardStates, processes));
+        text.append(ranges.map(facts -> Table.render(perShard, shardStates, processes, facts.served()))
+                .orElseGet(() -> Table.render(perShard, shardStates, processes)));
         text.append(String.format(Locale.ROOT,
                 "unassigned %d, draining %d, moves %d, overlapping reconciles %d (of %d reconciles)%n",
                 unassigned, draining, moves, overlappingReconciles, reconciles));
+        ranges.ifPresent(facts -> text.append(String.format(Locale.ROOT,
+                "range mode, %d buckets: ConfigMap writes %d, labelled ConfigMaps %d, not last reconciled by their"
+                        + " owner %d%n", facts.buckets(), facts.configMapWrites(), facts.labelled(),
+                facts.notReconciledByOwner())));
         text.append(problem().map(problem -> "FAILED: " + problem)
                 .orElse("OK: every object is on an available shard and no object was reconciled by two shards"
-                        + " at overlapping times")).append(System.lineSeparator());
+                        + " at overlapping times" + (ranges.isPresent()
+                        ? "; no ConfigMap written, every object last reconciled by the shard serving its hash" : "")))
+                .append(System.lineSeparator());
         return text.toString();
     }
 

@@ -95,13 +95,18 @@ final class Sandbox implements AutoCloseable {
         phase("starting the API server");
         server = EmbeddedApiServer.start();
         client = server.newClient();
-        EmbeddedApiServer.createCluster(client, home, options.ringKind(), RING, NAMESPACE);
+        EmbeddedApiServer.createCluster(client, home, options.ringKind(), RING, NAMESPACE, options.rangeBuckets());
         root = Files.createTempDirectory("ringmaster-sandbox-");
         int opsPort = freePort();
         etc = SandboxEtc.write(home, root, server.url(), opsPort);
         consistentSettings = etc.properties(Placement.CONSISTENT_PID);
         view.event("API server " + server.url() + " (fabric8 mock server); " + options.ringKind().kind() + " " + RING
                 + ": ConfigMaps in namespace " + NAMESPACE + ", and the Secrets they control");
+        if (options.rangeMode()) {
+            view.event("range mode: spec.ranges {key: uid, buckets: " + options.rangeBuckets() + "}; the sharder"
+                    + " publishes hash ranges on the shard Leases and labels nothing; the mock server ignores the"
+                    + " shardSelector, so the shards filter client-side");
+        }
 
         phase("starting the sharder");
         // bundles see only what they import, never the fabric8 and Vert.x classes of this class path; the
@@ -111,14 +116,17 @@ final class Sandbox implements AutoCloseable {
                 + ", metrics on http://127.0.0.1:" + opsPort + "/metrics");
 
         phase("starting the shards");
-        watch = new ClusterWatch(client, options.ringKind(), RING, NAMESPACE, NAMESPACE);
+        watch = new ClusterWatch(client, options.ringKind(), RING, NAMESPACE, NAMESPACE, options.rangeMode());
         fleet = new Fleet(server::newClient, options.shardImpl(), options.ringKind(), RING, NAMESPACE, reconciles);
+        if (options.rangeMode()) {
+            fleet.inRangeMode();
+        }
         startTicker();
         for (int i = 0; i < options.shards(); i++) {
             fleet.start(Fleet.name(i));
         }
         view.event("started " + String.join(", ", fleet.all()) + " (checksum controller, Lease " + NAMESPACE
-                + "/<shard>, 15 s)");
+                + "/<shard>, 15 s" + (options.rangeMode() ? ", --range-mode" : "") + ")");
         await("set-up", deadline, this::shardsNotReady);
 
         phase("creating " + options.objects() + " ConfigMaps");
@@ -130,7 +138,9 @@ final class Sandbox implements AutoCloseable {
                     .addToData("text", "object " + i + " of the sandbox")
                     .build()).create();
         }
-        view.event("created " + options.objects() + " ConfigMaps; the sharder assigns them, the shards write their Secrets");
+        view.event("created " + options.objects() + " ConfigMaps; " + (options.rangeMode()
+                ? "each belongs to the shard serving FNV-1a 64 of its uid, which writes its Secret"
+                : "the sharder assigns them, the shards write their Secrets"));
         awaitAtRest("set-up", deadline, snapshot -> Optional.empty());
         movesBaseline = watch.moves();
         view.event("every object is assigned and reconciled");
@@ -144,7 +154,8 @@ final class Sandbox implements AutoCloseable {
         } finally {
             scenarioNanos = System.nanoTime() - scenarioStart;
         }
-        view.event(scenario + ": done, every object is where " + strategy + " puts it");
+        view.event(scenario + ": done, every object is where " + (options.rangeMode()
+                ? "the range placement puts it" : strategy + " puts it"));
     }
 
     private void play(Scenario scenario, Deadline deadline) throws SandboxException, IOException {
@@ -153,7 +164,9 @@ final class Sandbox implements AutoCloseable {
             case SCALE_OUT -> {
                 String added = Fleet.name(fleet.all().size());
                 fleet.start(added);
-                view.event(what + ": started " + added + "; the sharder drains the objects that now belong to it");
+                view.event(what + ": started " + added + (options.rangeMode()
+                        ? "; the sharder hands it ranges as their shards give them up"
+                        : "; the sharder drains the objects that now belong to it"));
                 awaitAtRest(what, deadline, snapshot -> snapshot.usable(fleet.running()).contains(added)
                         ? Optional.empty()
                         : Optional.of("waiting for " + added + "'s Lease to be ready (now " + snapshot.state(added) + ")"));
@@ -209,7 +222,7 @@ final class Sandbox implements AutoCloseable {
             // the sandbox did not get as far as creating objects
             return new Result(scenario, options.shards(), options.objects(), seconds, scenarioSeconds,
                     new TreeMap<>(), new TreeMap<>(), Map.of(), options.objects(), 0, 0, 0, reconciles.overlaps(),
-                    reconciles.reconciles(), error);
+                    reconciles.reconciles(), error, Optional.empty());
         }
         Snapshot snapshot = fresh();
         Set<String> usable = snapshot.usable(fleet.running());
@@ -218,7 +231,25 @@ final class Sandbox implements AutoCloseable {
         perShard.keySet().forEach(shard -> states.put(shard, snapshot.state(shard)));
         return new Result(scenario, options.shards(), options.objects(), seconds, scenarioSeconds, perShard, states,
                 processes(), snapshot.unassigned(), snapshot.draining(), snapshot.onUnusableShards(usable).size(),
-                watch.moves() - movesBaseline, reconciles.overlaps(), reconciles.reconciles(), error);
+                watch.moves() - movesBaseline, reconciles.overlaps(), reconciles.reconciles(), error,
+                rangeFacts(snapshot));
+    }
+
+    /** Range mode's part of the result; empty in label mode. */
+    private Optional<Result.RangeFacts> rangeFacts(Snapshot snapshot) {
+        if (!options.rangeMode()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Result.RangeFacts(options.rangeBuckets(), snapshot.served(fleet.all()),
+                watch.configMapWrites(), snapshot.labelled(), notReconciledByOwner(snapshot).size()));
+    }
+
+    /** Range mode: objects whose latest reconcile was not by the shard serving them (or that have no owner). */
+    private java.util.List<String> notReconciledByOwner(Snapshot snapshot) {
+        return snapshot.objects().values().stream()
+                .filter(object -> object.shard() == null || !reconciles.lastReconciler(NAMESPACE + "/" + object.name())
+                        .equals(Optional.of(object.shard())))
+                .map(Snapshot.ObjectState::name).toList();
     }
 
     private Snapshot fresh() {
@@ -355,6 +386,14 @@ final class Sandbox implements AutoCloseable {
         if (usable.isEmpty()) {
             return Optional.of("no shard available");
         }
+        if (options.rangeMode()) {
+            // every object reconciled by the shard serving it: a handover ends with the gaining shard's reconciles
+            return snapshot.rangesPending(usable, options.rangeBuckets()).or(() -> {
+                int notByOwner = notReconciledByOwner(snapshot).size();
+                return notByOwner == 0 ? Optional.empty()
+                        : Optional.of(notByOwner + " not yet reconciled by the shard serving them");
+            });
+        }
         ShardRing ring = Placement.ring(strategy, usable, consistentSettings);
         int misplaced = snapshot.misplaced(ring);
         return misplaced == 0 ? Optional.empty()
@@ -389,7 +428,14 @@ final class Sandbox implements AutoCloseable {
             perShard.keySet().forEach(shard -> states.put(shard, snapshot.state(shard)));
             String summary = String.format("  unassigned %d   draining %d   moves %d   overlapping reconciles %d%n",
                     snapshot.unassigned(), snapshot.draining(), watch.moves() - movesBaseline, reconciles.overlaps());
-            view.show(phase, Table.render(perShard, states, processes()) + summary);
+            String table = options.rangeMode()
+                    ? Table.render(perShard, states, processes(), snapshot.served(fleet.all()))
+                    : Table.render(perShard, states, processes());
+            if (options.rangeMode()) {
+                summary += String.format("  range mode (%d buckets, client-side filtering): ConfigMap writes %d,"
+                        + " labelled ConfigMaps %d%n", options.rangeBuckets(), watch.configMapWrites(), snapshot.labelled());
+            }
+            view.show(phase, table + summary);
         } catch (RuntimeException e) {
             // the view must never take the sandbox down; the next tick tries again
         }

@@ -1,6 +1,7 @@
 package dev.ringmaster.sandbox;
 
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.ranges.RangePlacement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -17,14 +18,22 @@ import java.util.Optional;
  * @param timeout  how long the set-up and then the scenario may each take
  * @param ringKind the kind of the sandbox's ring
  * @param shardImpl what the shards run
+ * @param rangeBuckets range mode ({@code --ranges}): the ring's {@code spec.ranges.buckets}; 0 in label mode
  */
 record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, boolean exit, boolean json, boolean quiet,
-        Duration timeout, RingKind ringKind, ShardImpl shardImpl) {
+        Duration timeout, RingKind ringKind, ShardImpl shardImpl, int rangeBuckets) {
+
+    /** The options in label mode. */
+    SandboxOptions(int shards, int objects, Optional<Scenario> scenario, boolean exit, boolean json, boolean quiet,
+            Duration timeout, RingKind ringKind, ShardImpl shardImpl) {
+        this(shards, objects, scenario, exit, json, quiet, timeout, ringKind, shardImpl, 0);
+    }
 
     static final String USAGE = """
             usage: ringmaster sandbox [--shards N] [--objects M] [--scenario %s]
                                       [--exit [--json]] [--quiet] [--timeout SECONDS]
                                       [--ring-kind clusterring|controllerring] [--shard-impl %s]
+                                      [--ranges[=BUCKETS]]
 
             Runs the whole system with no cluster: an embedded API server (the fabric8 mock server), the
             sharder in Felix as 'ringmaster run' starts it, and N shards of the example checksum controller.
@@ -48,9 +57,17 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                                   labels and Lease label (the reference sharder's ControllerRing since v0.9)
               --shard-impl IMPL   checksum (default): the checksum controller on shard-client; josdk: the same
                                   job as a java-operator-sdk operator on shard-josdk
+              --ranges[=BUCKETS]  range mode (KEP-5866): the ring gets spec.ranges {key: uid, buckets: BUCKETS,
+                                  a power of two, default %d}, the sharder publishes hash ranges on the
+                                  shard Leases and labels nothing, the shards run with --range-mode. The
+                                  embedded server ignores the shardSelector: the shards filter client-side.
+                                  An object belongs to the shard whose served-ranges hold FNV-1a 64 of its
+                                  uid; --exit also needs no ConfigMap written after its creation and every
+                                  object last reconciled by its owner. Not with swap-strategy (no strategy)
             Without --exit the sandbox keeps running until Ctrl-C or SIGTERM."""
             .formatted(Scenario.names(), ShardImpl.names(), SandboxOptions.MAX_SHARDS, SandboxOptions.DEFAULT_SHARDS,
-                    SandboxOptions.MAX_OBJECTS, SandboxOptions.DEFAULT_OBJECTS, SandboxOptions.DEFAULT_TIMEOUT_SECONDS);
+                    SandboxOptions.MAX_OBJECTS, SandboxOptions.DEFAULT_OBJECTS, SandboxOptions.DEFAULT_TIMEOUT_SECONDS,
+                    RangePlacement.DEFAULT_BUCKETS);
 
     static final int DEFAULT_SHARDS = 3;
     static final int MAX_SHARDS = 20;
@@ -78,6 +95,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
         int timeout = DEFAULT_TIMEOUT_SECONDS;
         RingKind ringKind = RingKind.CLUSTER_RING;
         ShardImpl shardImpl = ShardImpl.CHECKSUM;
+        int rangeBuckets = 0;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String flag = arg;
@@ -121,6 +139,12 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                         }
                     }
                 }
+                case "--ranges" -> {
+                    if (rangeBuckets != 0) {
+                        throw new UsageException("--ranges is given twice");
+                    }
+                    rangeBuckets = inline == null ? RangePlacement.DEFAULT_BUCKETS : buckets(inline);
+                }
                 default -> throw new UsageException("unknown option '" + arg + "'");
             }
         }
@@ -131,8 +155,31 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
             throw new UsageException("--scenario " + scenario.get() + " needs --shards " + scenario.get().minimumShards()
                     + " or more");
         }
+        if (rangeBuckets != 0 && scenario.filter(s -> !s.inRangeMode()).isPresent()) {
+            throw new UsageException("--scenario " + scenario.get() + " does not go with --ranges: a range-mode ring has"
+                    + " no strategy");
+        }
         return new SandboxOptions(shards, objects, scenario, exit, json, quiet, Duration.ofSeconds(timeout), ringKind,
-                shardImpl);
+                shardImpl, rangeBuckets);
+    }
+
+    /** Whether the ring is in range mode ({@code --ranges}). */
+    boolean rangeMode() {
+        return rangeBuckets > 0;
+    }
+
+    private static int buckets(String value) throws UsageException {
+        int buckets;
+        try {
+            buckets = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            buckets = -1;
+        }
+        if (buckets < 1 || buckets > RangePlacement.MAX_BUCKETS || Integer.bitCount(buckets) != 1) {
+            throw new UsageException("--ranges must be a power of two from 1 to " + RangePlacement.MAX_BUCKETS
+                    + ", not '" + value + "'");
+        }
+        return buckets;
     }
 
     /** Whether a live view is printed while the sandbox runs. */

@@ -38,6 +38,11 @@ enum Scenario {
         return Arrays.stream(values()).filter(scenario -> scenario.text.equals(text)).findFirst();
     }
 
+    /** Whether the scenario makes sense for a range-mode ring, which has no strategy to swap. */
+    boolean inRangeMode() {
+        return this != SWAP_STRATEGY;
+    }
+
     /** The names, as the usage lists them: {@code scale-out|scale-in|...}. */
     static String names() {
         return Arrays.stream(values()).map(Scenario::text).collect(Collectors.joining("|"));

@@ -3,6 +3,9 @@ package dev.ringmaster.sandbox;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.ranges.RangePlacement;
+import dev.ringmaster.ring.ranges.RangeSet;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -36,8 +39,13 @@ record Snapshot(String namespace, SortedMap<String, ObjectState> objects, Sorted
      * @param shard        its shard label's value, null when unassigned
      * @param draining     whether it carries the drain label
      * @param secretInSync whether its Secret exists, holds its checksums and is on the same shard
+     * @param labelled     range mode: whether it carries the ring's shard or drain label (nobody may write one)
      */
-    record ObjectState(String name, String shard, boolean draining, boolean secretInSync) {
+    record ObjectState(String name, String shard, boolean draining, boolean secretInSync, boolean labelled) {
+
+        ObjectState(String name, String shard, boolean draining, boolean secretInSync) {
+            this(name, shard, draining, secretInSync, false);
+        }
     }
 
     /**
@@ -46,8 +54,67 @@ record Snapshot(String namespace, SortedMap<String, ObjectState> objects, Sorted
      * @param name   the shard
      * @param state  the sharder's state label, null until it wrote one
      * @param holder the holder identity, null when released
+     * @param assigned range mode: {@code ringmaster.dev/assigned-ranges} (empty when absent or unreadable)
+     * @param served   range mode: {@code ringmaster.dev/served-ranges} (empty when absent or unreadable)
      */
-    record LeaseState(String name, String state, String holder) {
+    record LeaseState(String name, String state, String holder, RangeSet assigned, RangeSet served) {
+
+        LeaseState(String name, String state, String holder) {
+            this(name, state, holder, RangeSet.EMPTY, RangeSet.EMPTY);
+        }
+
+        /** Whether the shard itself holds its Lease (not released, not taken over by the sharder). */
+        boolean heldByShard() {
+            return name.equals(holder);
+        }
+    }
+
+    /**
+     * Range mode: the shard an object with this hash belongs to, the one holding its own Lease whose
+     * served ranges contain the hash (the first by name, should two claim it); null if none does.
+     */
+    static String owner(long hash, Collection<LeaseState> leases) {
+        return leases.stream().filter(LeaseState::heldByShard).filter(lease -> lease.served().contains(hash))
+                .map(LeaseState::name).sorted().findFirst().orElse(null);
+    }
+
+    /**
+     * Range mode: why the ranges are not where the sharder's placement puts them, or empty when every
+     * {@code usable} shard is assigned and serves exactly its share of {@link RangePlacement#place} over them.
+     */
+    Optional<String> rangesPending(Set<String> usable, int buckets) {
+        if (usable.isEmpty()) {
+            return Optional.of("no shard available");
+        }
+        Map<String, RangeSet> placed = RangePlacement.place(usable, buckets);
+        List<String> pending = new ArrayList<>();
+        for (String shard : usable) {
+            LeaseState lease = leases.get(shard);
+            RangeSet wanted = placed.get(shard);
+            if (lease == null || !wanted.equals(lease.assigned()) || !wanted.equals(lease.served())) {
+                pending.add(shard);
+            }
+        }
+        return pending.isEmpty() ? Optional.empty()
+                : Optional.of("ranges of " + String.join(", ", pending) + " not yet assigned and served as placed");
+    }
+
+    /**
+     * Range mode: the ranges each of {@code shards} serves; empty when it has no Lease or does not hold it
+     * (released, or taken over by the sharder: what its Lease still says it served counts for nothing).
+     */
+    SortedMap<String, RangeSet> served(Collection<String> shards) {
+        SortedMap<String, RangeSet> served = new TreeMap<>();
+        shards.forEach(shard -> {
+            LeaseState lease = leases.get(shard);
+            served.put(shard, lease != null && lease.heldByShard() ? lease.served() : RangeSet.EMPTY);
+        });
+        return served;
+    }
+
+    /** Range mode: objects carrying the ring's shard or drain label. */
+    int labelled() {
+        return (int) objects.values().stream().filter(ObjectState::labelled).count();
     }
 
     Snapshot {
@@ -154,9 +221,10 @@ record Snapshot(String namespace, SortedMap<String, ObjectState> objects, Sorted
         return RingContract.partitionKey("", "ConfigMap", namespace, name);
     }
 
-    /** Everything that must stay the same while the ring is at rest: assignments, drains, Secrets. */
+    /** Everything that must stay the same while the ring is at rest: assignments, drains, Secrets, served ranges. */
     String fingerprint() {
-        return objects.values().toString();
+        return objects.values().toString() + leases.values().stream().filter(lease -> !lease.served().isEmpty())
+                .map(lease -> lease.name() + "=" + lease.served()).toList();
     }
 
     /** Shard per object, as a map (for tests and messages). */

@@ -1,5 +1,7 @@
 package dev.ringmaster.sandbox;
 
+import dev.ringmaster.ring.ranges.RangeSet;
+import java.util.Locale;
 import java.util.Map;
 
 /** The shard table of the live view and of the final distribution. */
@@ -22,6 +24,22 @@ final class Table {
         StringBuilder table = new StringBuilder(String.format(format, "SHARD", "LEASE STATE", "PROCESS", "OBJECTS"));
         perShard.forEach((shard, count) -> table.append(String.format(format, shard, states.getOrDefault(shard, "-"),
                 processes.getOrDefault(shard, "-"), count)));
+        return table.toString();
+    }
+
+    /** {@link #render(Map, Map, Map)} with range mode's columns: how many ranges each shard serves, and their share. */
+    static String render(Map<String, Integer> perShard, Map<String, String> states, Map<String, String> processes,
+            Map<String, RangeSet> served) {
+        int width = Math.max("SHARD".length(), perShard.keySet().stream().mapToInt(String::length).max().orElse(0));
+        String format = "  %-" + width + "s  %-11s  %-8s  %7s  %6s  %6s%n";
+        StringBuilder table = new StringBuilder(String.format(format, "SHARD", "LEASE STATE", "PROCESS", "OBJECTS",
+                "RANGES", "SHARE"));
+        perShard.forEach((shard, count) -> {
+            RangeSet ranges = served.getOrDefault(shard, RangeSet.EMPTY);
+            table.append(String.format(Locale.ROOT, format, shard, states.getOrDefault(shard, "-"),
+                    processes.getOrDefault(shard, "-"), count, ranges.ranges().size(),
+                    String.format(Locale.ROOT, "%.1f%%", 100 * ranges.fraction())));
+        });
         return table.toString();
     }
 }

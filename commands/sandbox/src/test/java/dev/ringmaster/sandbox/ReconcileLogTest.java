@@ -79,4 +79,14 @@ class ReconcileLogTest {
         assertThat(log.reconciles()).isZero();
         assertThat(log.unreadable()).isEqualTo(1);
     }
+
+    @Test
+    void theLastReconcilerIsTheShardOfTheLatestStart() {
+        ReconcileLog log = new ReconcileLog();
+        assertThat(log.lastReconciler("sandbox/cm-1")).isEmpty();
+        log.add(new ReconcileLine("shard-1", "sandbox", "cm-1", 300, 400));
+        log.add(new ReconcileLine("shard-0", "sandbox", "cm-1", 100, 200));
+
+        assertThat(log.lastReconciler("sandbox/cm-1")).contains("shard-1");
+    }
 }

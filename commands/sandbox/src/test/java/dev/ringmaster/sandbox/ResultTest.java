@@ -2,6 +2,7 @@ package dev.ringmaster.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ringmaster.ring.ranges.RangeSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -53,6 +54,38 @@ class ResultTest {
                 .containsPattern("shard-2\\s+ready\\s+running\\s+33")
                 .contains("unassigned 0, draining 0, moves 24, overlapping reconciles 0 (of 84 reconciles)")
                 .contains("OK: every object is on an available shard");
+    }
+
+    @Test
+    void inRangeModeTheResultShowsTheRangesAndFailsOnConfigMapWritesLabelsAndObjectsNotReconciledByTheirOwner() {
+        RangeSet lower = RangeSet.parse("0x0000000000000000-0x8000000000000000");
+        TreeMap<String, RangeSet> served = new TreeMap<>(Map.of("shard-0", RangeSet.EMPTY, "shard-1", lower,
+                "shard-2", lower.complement()));
+        Result clean = ranged(new Result.RangeFacts(64, served, 0, 0, 0));
+
+        assertThat(clean.ok()).isTrue();
+        assertThat(clean.toJson()).contains("\"mode\":\"ranges\",\"buckets\":64,\"ranges\":{"
+                + "\"shard-0\":{\"ranges\":0,\"share\":0.0000},\"shard-1\":{\"ranges\":1,\"share\":0.5000},"
+                + "\"shard-2\":{\"ranges\":1,\"share\":0.5000}},\"servedShare\":1.0000,\"configMapWrites\":0,"
+                + "\"labelledObjects\":0,\"notReconciledByOwner\":0,\"ok\":true}");
+        assertThat(clean.toText()).contains("RANGES", "SHARE").containsPattern("shard-1\\s+ready\\s+running\\s+27\\s+1\\s+50.0%")
+                .contains("range mode, 64 buckets: ConfigMap writes 0, labelled ConfigMaps 0")
+                .contains("OK: every object is on an available shard");
+        assertThat(result(0, 0, 0, Optional.empty()).toJson()).as("label mode as before").doesNotContain("ranges");
+
+        Result written = ranged(new Result.RangeFacts(64, served, 2, 1, 3));
+        assertThat(written.ok()).isFalse();
+        assertThat(written.problem()).contains("2 ConfigMap write(s) after creation in range mode, 1 ConfigMap(s)"
+                + " carrying a shard or drain label in range mode, 3 object(s) not last reconciled by the shard serving them");
+        assertThat(ranged(new Result.RangeFacts(64, served, 0, 0, 1)).ok()).isFalse();
+        assertThat(ranged(new Result.RangeFacts(64, served, 0, 1, 0)).ok()).isFalse();
+    }
+
+    private static Result ranged(Result.RangeFacts facts) {
+        Result label = result(0, 0, 0, Optional.empty());
+        return new Result(label.scenario(), label.shards(), label.objects(), label.seconds(), label.scenarioSeconds(),
+                label.perShard(), label.shardStates(), label.processes(), 0, 0, 0, label.moves(), 0, label.reconciles(),
+                Optional.empty(), Optional.of(facts));
     }
 
     @Test

@@ -79,6 +79,27 @@ class SandboxOptionsTest {
     }
 
     @Test
+    void rangesIsRangeModeWithSixtyFourBucketsOrTheGivenPowerOfTwo() throws Exception {
+        assertThat(SandboxOptions.parse(List.of()).rangeMode()).as("label mode stays the default").isFalse();
+        SandboxOptions ranges = SandboxOptions.parse(List.of("--ranges", "--shards", "3", "--objects", "100",
+                "--scenario", "scale-out", "--exit", "--json", "--shard-impl", "josdk"));
+        assertThat(ranges).isEqualTo(new SandboxOptions(3, 100, Optional.of(Scenario.SCALE_OUT), true, true, false,
+                Duration.ofSeconds(120), RingKind.CLUSTER_RING, ShardImpl.JOSDK, 64));
+        assertThat(ranges.rangeMode()).isTrue();
+        assertThat(SandboxOptions.parse(List.of("--ranges=16")).rangeBuckets()).isEqualTo(16);
+        for (String scenario : List.of("scale-out", "scale-in", "kill-shard")) {
+            assertThat(SandboxOptions.parse(List.of("--ranges", "--scenario", scenario)).rangeMode()).isTrue();
+        }
+        assertUsageError(List.of("--ranges", "--scenario", "swap-strategy"),
+                "--scenario swap-strategy does not go with --ranges: a range-mode ring has no strategy");
+        assertUsageError(List.of("--ranges=12"), "--ranges must be a power of two from 1 to 4096, not '12'");
+        assertUsageError(List.of("--ranges=8192"), "--ranges must be a power of two from 1 to 4096, not '8192'");
+        assertUsageError(List.of("--ranges=x"), "--ranges must be a power of two from 1 to 4096, not 'x'");
+        assertUsageError(List.of("--ranges", "--ranges"), "--ranges is given twice");
+        assertThat(SandboxOptions.USAGE).contains("[--ranges[=BUCKETS]]", "client-side");
+    }
+
+    @Test
     void helpIsAskedForAnywhere() {
         assertThat(SandboxOptions.wantsHelp(List.of("--shards", "3", "--help"))).isTrue();
         assertThat(SandboxOptions.wantsHelp(List.of("-h"))).isTrue();

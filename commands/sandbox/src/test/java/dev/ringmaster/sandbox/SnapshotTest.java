@@ -3,6 +3,11 @@ package dev.ringmaster.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.ShardRing;
+import dev.ringmaster.ring.ranges.Fnv1a64;
+import dev.ringmaster.ring.ranges.RangeKey;
+import dev.ringmaster.ring.ranges.RangePlacement;
+import dev.ringmaster.ring.ranges.RangeSet;
+import java.util.Map;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
@@ -76,6 +81,56 @@ class SnapshotTest {
                 .fingerprint()).isNotEqualTo(base);
         assertThat(Snapshot.of("sandbox", List.of(new Snapshot.ObjectState("cm-0", "shard-0", false, false)), LEASES)
                 .fingerprint()).isNotEqualTo(base);
+    }
+
+    @Test
+    void inRangeModeAnObjectBelongsToTheShardHoldingItsLeaseThatServesItsHash() {
+        RangeSet lower = RangeSet.parse("0x0000000000000000-0x8000000000000000");
+        RangeSet upper = lower.complement();
+        List<Snapshot.LeaseState> leases = List.of(
+                new Snapshot.LeaseState("shard-0", "ready", "shard-0", lower, lower),
+                new Snapshot.LeaseState("shard-1", "ready", "shard-1", upper, upper));
+
+        assertThat(Snapshot.owner(0x10L, leases)).isEqualTo("shard-0");
+        assertThat(Snapshot.owner(0x8000000000000000L, leases)).isEqualTo("shard-1");
+        assertThat(Snapshot.owner(-1L, leases)).isEqualTo("shard-1");
+        // taken over by the sharder (dead) or released: its served ranges own nothing
+        List<Snapshot.LeaseState> dead = List.of(new Snapshot.LeaseState("shard-0", "dead", "shardlease-controller",
+                RangeSet.EMPTY, lower), new Snapshot.LeaseState("shard-1", "ready", "shard-1", upper, upper));
+        assertThat(Snapshot.owner(0x10L, dead)).isNull();
+        assertThat(Snapshot.owner(0x10L, List.of())).isNull();
+        // the hash is FNV-1a 64 of the uid, as ring-api computes it
+        assertThat(RangeKey.UID.hash("uid-1", "sandbox")).isEqualTo(Fnv1a64.hash("uid-1"));
+    }
+
+    @Test
+    void inRangeModeTheRingIsAtRestWhenEveryUsableShardServesItsPlacedRanges() {
+        Map<String, RangeSet> placed = RangePlacement.place(List.of("shard-0", "shard-1"), 8);
+        List<Snapshot.LeaseState> asPlaced = List.of(
+                new Snapshot.LeaseState("shard-0", "ready", "shard-0", placed.get("shard-0"), placed.get("shard-0")),
+                new Snapshot.LeaseState("shard-1", "ready", "shard-1", placed.get("shard-1"), placed.get("shard-1")));
+        Set<String> usable = Set.of("shard-0", "shard-1");
+
+        assertThat(Snapshot.of("sandbox", List.of(), asPlaced).rangesPending(usable, 8)).isEmpty();
+        // granted, not yet served (a handover in progress)
+        List<Snapshot.LeaseState> granted = List.of(asPlaced.get(0),
+                new Snapshot.LeaseState("shard-1", "ready", "shard-1", placed.get("shard-1"), RangeSet.EMPTY));
+        assertThat(Snapshot.of("sandbox", List.of(), granted).rangesPending(usable, 8))
+                .contains("ranges of shard-1 not yet assigned and served as placed");
+        // a third shard joined: the placement over three differs
+        assertThat(Snapshot.of("sandbox", List.of(), asPlaced).rangesPending(Set.of("shard-0", "shard-1", "shard-2"), 8))
+                .isPresent();
+        assertThat(Snapshot.of("sandbox", List.of(), asPlaced).rangesPending(Set.of(), 8)).contains("no shard available");
+        Snapshot snapshot = Snapshot.of("sandbox", List.of(new Snapshot.ObjectState("cm-0", "shard-0", false, true, true),
+                object("cm-1", "shard-1")), asPlaced);
+        assertThat(snapshot.labelled()).isEqualTo(1);
+        assertThat(snapshot.served(List.of("shard-0", "shard-9")))
+                .containsEntry("shard-0", placed.get("shard-0")).containsEntry("shard-9", RangeSet.EMPTY);
+        assertThat(Snapshot.of("sandbox", List.of(), List.of(new Snapshot.LeaseState("shard-0", "dead",
+                "shardlease-controller", RangeSet.EMPTY, RangeSet.ALL))).served(List.of("shard-0")))
+                .as("a Lease the shard no longer holds serves nothing").containsEntry("shard-0", RangeSet.EMPTY);
+        assertThat(snapshot.fingerprint()).as("served ranges are part of the state at rest")
+                .isNotEqualTo(Snapshot.of("sandbox", snapshot.objects().values(), granted).fingerprint());
     }
 
     private static Snapshot.ObjectState object(String name, String shard) {

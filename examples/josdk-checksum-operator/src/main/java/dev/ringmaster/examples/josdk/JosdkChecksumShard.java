@@ -58,7 +58,12 @@ public final class JosdkChecksumShard implements AutoCloseable {
                     .configuration(o -> o.withKubernetesClient(client).withCloseClientOnStop(false))
                     .build();
             ChecksumReconciler checksums = new ChecksumReconciler(client, options.clock(), options.shard(), reconcileLog);
-            operator.register(new ChecksumOperatorReconciler(checksums, operator.selector()), controller -> {
+            // range mode labels nothing: the Secrets are watched by the label the reconciler writes on them,
+            // as bin/checksum-controller --range-mode does (a change maps to its ConfigMap; one outside is ignored)
+            String secretSelector = options.rangeMode()
+                    ? ChecksumReconciler.MANAGED_BY_LABEL + "=" + ChecksumReconciler.MANAGED_BY
+                    : operator.selector();
+            operator.register(new ChecksumOperatorReconciler(checksums, secretSelector), controller -> {
                 if (!options.watchNamespaces().isEmpty()) {
                     controller.settingNamespaces(new HashSet<>(options.watchNamespaces()));
                 }

@@ -6,7 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.ringmaster.examples.checksum.ChecksumController;
 import dev.ringmaster.examples.checksum.ChecksumShard;
 import dev.ringmaster.examples.checksum.CommandLine;
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.ranges.RangeKey;
+import dev.ringmaster.ring.ranges.RangeSet;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -53,7 +56,7 @@ class JosdkChecksumOperatorTest {
 
     private int run(Map<String, String> environment, Supplier<Config> autoConfiguration, String... args) {
         return ChecksumController.run(JosdkChecksumOperator.NAME, JosdkChecksumOperator.USAGE,
-                JosdkChecksumShard::start, List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
+                JosdkChecksumOperator.SHARDS, List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8), stop, CommandLine.Environment.of(environment),
                 autoConfiguration);
     }
@@ -69,6 +72,54 @@ class JosdkChecksumOperatorTest {
         assertThat(text(out)).startsWith("Usage: josdk-checksum-operator --ring NAME [--ring-kind clusterring|controllerring]")
                 .contains("java-operator-sdk")
                 .contains(CommandLine.USAGE.substring(CommandLine.USAGE.indexOf("  --ring NAME")));
+    }
+
+    @Test
+    void rangeModeIsAcceptedAndInTheUsage() {
+        assertThat(JosdkChecksumOperator.SHARDS.rangeMode()).isTrue();
+        assertThat(JosdkChecksumOperator.USAGE).contains("[--range-mode]")
+                .contains("--range-mode                 for a ring with spec.ranges");
+        // parsed and accepted: what stops it now is the missing shard name, not an unknown flag
+        assertThat(run(Map.of("POD_NAMESPACE", "default"), Config::empty, "--ring", "checksums", "--range-mode"))
+                .isEqualTo(2);
+        assertThat(text(err)).doesNotContain("unknown flag").contains("no shard name");
+    }
+
+    /**
+     * {@code --range-mode} against the CRUD mock server (which ignores the shardSelector: the shard
+     * filters client-side): the shard reconciles the ConfigMaps of the ranges on its Lease, and only those.
+     */
+    @Test
+    void inRangeModeTheShardReconcilesTheConfigMapsOfItsRanges() throws Exception {
+        String namespace = "josdk-ranges";
+        String shard = "josdk-checksum-operator-0";
+        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName("app")
+                .endMetadata().addToData("k", "v").build()).create();
+        // the sharder's part, played here: the whole space assigned to the shard once its Lease exists
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run(Map.of(), client::getConfiguration,
+                "--ring", "checksums", "--ring-kind", "controllerring", "--shard-name", shard,
+                "--namespace", namespace, "--watch-namespace", namespace, "--range-mode"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            assertThat(exit).as("still running: %s", text(err)).isNotDone();
+            return client.leases().inNamespace(namespace).withName(shard).get() != null;
+        });
+        assertThat(text(out)).doesNotContain("object=" + namespace + "/app ");
+        client.leases().inNamespace(namespace).withName(shard).edit(lease -> {
+            Map<String, String> annotations = new java.util.HashMap<>();
+            if (lease.getMetadata().getAnnotations() != null) {
+                annotations.putAll(lease.getMetadata().getAnnotations());
+            }
+            annotations.put(RingContract.ASSIGNED_RANGES_ANNOTATION, RangeSet.ALL.toString());
+            annotations.put(RingContract.RANGE_KEY_ANNOTATION, RangeKey.UID.specName());
+            lease.getMetadata().setAnnotations(annotations);
+            return lease;
+        });
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> text(out).contains("reconcile shard=" + shard + " object=" + namespace + "/app "));
+        assertThat(client.configMaps().inNamespace(namespace).withName("app").get().getMetadata().getLabels())
+                .as("range mode labels nothing").isNullOrEmpty();
+        stop.countDown();
+        assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
     }
 
     @Test
