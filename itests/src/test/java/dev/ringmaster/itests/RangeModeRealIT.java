@@ -12,12 +12,12 @@ import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.testing.apiserver.AuditLog;
+import dev.ringmaster.testing.apiserver.Fnv1a;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -149,7 +149,7 @@ public class RangeModeRealIT {
         createConfigMaps();
         double createSeconds = (System.nanoTime() - createStart) / 1e9;
         for (ConfigMap configMap : admin.configMaps().inNamespace(ring).list().getItems()) {
-            hashes.put(configMap.getMetadata().getName(), unsigned(fnv1a64(configMap.getMetadata().getUid())));
+            hashes.put(configMap.getMetadata().getName(), unsigned(Fnv1a.fnv1a64(configMap.getMetadata().getUid())));
         }
         assertEquals("ConfigMaps created", OBJECTS, hashes.size());
         Map<String, String> owners = initial.owners(hashes);
@@ -408,15 +408,6 @@ public class RangeModeRealIT {
         return ranges;
     }
 
-    /** FNV-1a, 64 bits, over the UTF-8 bytes: written here, not taken from the code under test. */
-    static long fnv1a64(String text) {
-        long hash = 0xcbf29ce484222325L;
-        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
-            hash ^= b & 0xff;
-            hash *= 0x100000001b3L;
-        }
-        return hash;
-    }
 
     private static BigInteger unsigned(long value) {
         return new BigInteger(Long.toUnsignedString(value));

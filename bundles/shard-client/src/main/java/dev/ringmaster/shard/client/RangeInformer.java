@@ -13,7 +13,9 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.Store;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -35,8 +37,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It serves nothing until told its ranges: {@link ShardRanges} does so from the shard's Lease, or
  * call {@link #serve(RangeSet, RangeKey)}. A change starts a fabric8 informer with the new selector;
- * the one before keeps answering reads (restricted to the new ranges at once) until the new one has
- * listed, and is stopped then. Handlers see nothing more of the dropped ranges, and of the kept ones
+ * while it lists, the one before answers reads of what it has not listed yet (restricted to the new
+ * ranges at once), and is stopped once it has. Handlers see nothing more of the dropped ranges, and of the kept ones
  * only what changed: the new list's objects that the previous informer held at the same
  * resourceVersion are not added again, so a handover reconciles the moved objects only. Thread-safe.
  *
@@ -70,6 +72,11 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
     private volatile SharedIndexInformer<T> informer;
     /** The last informer that had listed, answering reads until {@link #informer} has listed too. */
     private volatile SharedIndexInformer<T> previous;
+    /** The version of each object the handlers were last given, and its hash: what a new list need not add again. */
+    private final Map<String, Delivered> delivered = new ConcurrentHashMap<>();
+
+    private record Delivered(String resourceVersion, long hash) {
+    }
     private volatile ServerFiltering serverFiltering = ServerFiltering.UNKNOWN;
     private boolean closed;
 
@@ -195,7 +202,10 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
         }
         SharedIndexInformer<T> old = informer;
         SharedIndexInformer<T> readable = old != null && old.hasSynced() ? old : previous;
-        Map<String, String> known = key == this.key ? versions(readable, ranges, key) : Map.of();
+        if (key != this.key) {
+            delivered.clear(); // hashes of another key
+        }
+        Map<String, String> known = deliveredIn(ranges);
         informer = null;
         this.key = key;
         this.ranges = ranges;
@@ -223,14 +233,14 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
                 ? "the server filters" : "filtered here; the server ignores the selector");
     }
 
-    /** The resourceVersions of {@code source}'s objects in {@code ranges}: what the handlers have seen of them. */
-    private static <T extends HasMetadata> Map<String, String> versions(SharedIndexInformer<T> source, RangeSet ranges,
-            RangeKey key) {
+    /**
+     * The versions the handlers were given of objects in {@code ranges}, and forgets the others. Only what was
+     * delivered counts: an informer's store is ahead of its handlers, whose queued events a swap drops.
+     */
+    private Map<String, String> deliveredIn(RangeSet ranges) {
+        delivered.values().removeIf(object -> !ranges.contains(object.hash()));
         Map<String, String> versions = new ConcurrentHashMap<>();
-        if (source != null) {
-            source.getStore().list().stream().filter(object -> inRanges(object, ranges, key))
-                    .forEach(object -> versions.put(Cache.metaNamespaceKeyFunc(object), object.getMetadata().getResourceVersion()));
-        }
+        delivered.forEach((objectKey, object) -> versions.put(objectKey, object.resourceVersion()));
         return versions;
     }
 
@@ -315,6 +325,7 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
         public void onAdd(T object) {
             if (pass(object) && !seenBefore(object)) {
                 handlers.forEach(handler -> handler.onAdd(object));
+                remember(object);
             }
         }
 
@@ -322,6 +333,7 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
         public void onUpdate(T oldObject, T newObject) {
             if (pass(newObject)) {
                 handlers.forEach(handler -> handler.onUpdate(oldObject, newObject));
+                remember(newObject);
             }
         }
 
@@ -329,25 +341,39 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
         public void onDelete(T object, boolean deletedFinalStateUnknown) {
             if (pass(object)) {
                 handlers.forEach(handler -> handler.onDelete(object, deletedFinalStateUnknown));
+                delivered.remove(Cache.metaNamespaceKeyFunc(object));
             }
+        }
+
+        /** After the handlers had it: a version recorded here was certainly delivered. */
+        private void remember(T object) {
+            delivered.put(Cache.metaNamespaceKeyFunc(object), new Delivered(object.getMetadata().getResourceVersion(),
+                    setKey.hash(object.getMetadata().getUid(), object.getMetadata().getNamespace())));
         }
     }
 
     /** The current informer's store, restricted to the served ranges. */
     private final class View implements Store<T> {
 
-        /** The current informer once it has listed; until then the one before it. */
-        private SharedIndexInformer<T> readable() {
-            SharedIndexInformer<T> now = informer;
-            return now == null || now.hasSynced() ? now : previous;
+        /** The informer before the current one while the current one has not listed yet; else null. */
+        private SharedIndexInformer<T> stillRead(SharedIndexInformer<T> now) {
+            return now == null || now.hasSynced() ? null : previous;
         }
 
+        /** The current informer's objects; while it lists, those of the one before it that it has not listed yet. */
         @Override
         public List<T> list() {
-            SharedIndexInformer<T> now = readable();
+            SharedIndexInformer<T> now = informer;
+            SharedIndexInformer<T> before = stillRead(now);
             RangeSet set = ranges;
             RangeKey setKey = key;
-            return now == null ? List.of() : now.getStore().list().stream().filter(o -> inRanges(o, set, setKey)).toList();
+            Map<String, T> objects = new LinkedHashMap<>();
+            for (SharedIndexInformer<T> source : Arrays.asList(before, now)) {
+                if (source != null) {
+                    source.getStore().list().forEach(object -> objects.put(Cache.metaNamespaceKeyFunc(object), object));
+                }
+            }
+            return objects.values().stream().filter(o -> inRanges(o, set, setKey)).toList();
         }
 
         @Override
@@ -362,8 +388,12 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
 
         @Override
         public T getByKey(String objectKey) {
-            SharedIndexInformer<T> now = readable();
+            SharedIndexInformer<T> now = informer;
             T object = now == null ? null : now.getStore().getByKey(objectKey);
+            SharedIndexInformer<T> before = stillRead(now);
+            if (object == null && before != null) {
+                object = before.getStore().getByKey(objectKey);
+            }
             return inRanges(object, ranges, key) ? object : null;
         }
 

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.fabric8.kubernetes.client.informers.cache.Store;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -190,9 +191,16 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
 
         void stop(ShardedReconciler<T> reconciler);
 
-        T get(String key);
+        /** The cached objects of this shard's watch. */
+        Store<T> store();
 
-        List<T> list();
+        default T get(String key) {
+            return store().getByKey(key);
+        }
+
+        default List<T> list() {
+            return store().list();
+        }
 
         boolean owns(T object);
 
@@ -211,13 +219,8 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
                 }
 
                 @Override
-                public T get(String key) {
-                    return informer.getStore().getByKey(key);
-                }
-
-                @Override
-                public List<T> list() {
-                    return informer.getStore().list();
+                public Store<T> store() {
+                    return informer.getStore();
                 }
 
                 @Override
@@ -247,13 +250,8 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
                 }
 
                 @Override
-                public T get(String key) {
-                    return informer.getStore().getByKey(key);
-                }
-
-                @Override
-                public List<T> list() {
-                    return informer.getStore().list();
+                public Store<T> store() {
+                    return informer.getStore();
                 }
 
                 @Override

@@ -8,6 +8,7 @@ import dev.ringmaster.ring.ranges.HashRange;
 import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.ring.ranges.RangePlacement;
 import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.testing.apiserver.Fnv1a;
 import dev.ringmaster.testing.apiserver.RealApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -215,21 +216,9 @@ class RangeInformerIT {
 
     /** The names whose uid's FNV-1a 64 lies in {@code ranges}, computed here. */
     private static Set<String> expected(Map<String, String> uids, RangeSet ranges) {
-        return uids.entrySet().stream().filter(e -> {
-            long hash = fnv1a64(e.getValue());
-            return ranges.ranges().stream().anyMatch(r -> Long.compareUnsigned(hash, r.first()) >= 0
-                    && Long.compareUnsigned(hash, r.last()) <= 0);
-        }).map(Map.Entry::getKey).collect(Collectors.toSet());
+        return Fnv1a.namesHashedInto(uids, ranges.ranges().stream().map(r -> new long[] {r.first(), r.last()}).toList());
     }
 
-    private static long fnv1a64(String value) {
-        long hash = 0xcbf29ce484222325L;
-        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
-            hash ^= b & 0xff;
-            hash *= 0x100000001b3L;
-        }
-        return hash;
-    }
 
     private static Map<?, ?> rawList(KubernetesClient admin, String namespace, String selector) throws Exception {
         String url = admin.getMasterUrl().toString().replaceAll("/$", "") + "/api/v1/namespaces/" + namespace

@@ -7,6 +7,7 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ranges.HashRange;
 import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.shard.client.Sharding;
+import dev.ringmaster.testing.apiserver.Fnv1a;
 import dev.ringmaster.testing.apiserver.RealApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -20,7 +21,6 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -136,19 +136,7 @@ class ShardedOperatorRangeIT {
 
     /** The names whose uid's FNV-1a 64 lies in {@code ranges}, computed here. */
     private static Set<String> expected(Map<String, String> uids, RangeSet ranges) {
-        return uids.entrySet().stream().filter(e -> {
-            long hash = fnv1a64(e.getValue());
-            return ranges.ranges().stream().anyMatch(r -> Long.compareUnsigned(hash, r.first()) >= 0
-                    && Long.compareUnsigned(hash, r.last()) <= 0);
-        }).map(Map.Entry::getKey).collect(Collectors.toSet());
+        return Fnv1a.namesHashedInto(uids, ranges.ranges().stream().map(r -> new long[] {r.first(), r.last()}).toList());
     }
 
-    private static long fnv1a64(String value) {
-        long hash = 0xcbf29ce484222325L;
-        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
-            hash ^= b & 0xff;
-            hash *= 0x100000001b3L;
-        }
-        return hash;
-    }
 }

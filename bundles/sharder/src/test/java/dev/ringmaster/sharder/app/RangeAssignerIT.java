@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -21,8 +20,6 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -50,7 +47,6 @@ class RangeAssignerIT {
 
     private static final String NAMESPACE = "range-assigner-it";
     private static final String RING = "range-assigner-it";
-    private static final String CRD = "clusterrings.sharding.timebertt.dev";
     /** The contract's strings (docs/design.md sections 1 and 9), written out rather than taken from the code. */
     private static final String ASSIGNED = "ringmaster.dev/assigned-ranges";
     private static final String SERVED = "ringmaster.dev/served-ranges";
@@ -74,7 +70,7 @@ class RangeAssignerIT {
 
     @Test
     void assignmentsAreDisjointAtEveryMomentAndFollowThePlacementAndNoObjectIsWritten() throws Exception {
-        installCrd();
+        RingCrds.installClusterRings(ADMIN);
         ADMIN.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
                 .serverSideApply();
         for (int i = 0; i < 5; i++) { // objects the ring would label in label mode
@@ -136,7 +132,7 @@ class RangeAssignerIT {
     @AfterAll
     static void removeTheRing() {
         try {
-            ADMIN.genericKubernetesResources(rings()).withName(RING).delete();
+            ADMIN.genericKubernetesResources(RingCrds.CLUSTER_RINGS).withName(RING).delete();
         } catch (KubernetesClientException notServed) {
             // its CRD is not installed
         }
@@ -248,7 +244,7 @@ class RangeAssignerIT {
     }
 
     private static String readyMessage() {
-        GenericKubernetesResource ring = ADMIN.genericKubernetesResources(rings()).withName(RING).get();
+        GenericKubernetesResource ring = ADMIN.genericKubernetesResources(RingCrds.CLUSTER_RINGS).withName(RING).get();
         Map<String, Object> status = ring.get("status");
         if (status == null) {
             return null;
@@ -277,27 +273,5 @@ class RangeAssignerIT {
                     buckets: %d
                 """.formatted(RING, NAMESPACE, BUCKETS), GenericKubernetesResource.class))
                 .forceConflicts().serverSideApply();
-    }
-
-    /** Installs the CRD as the build generates it (with spec.ranges) and waits until it is served. */
-    private static void installCrd() throws Exception {
-        try (InputStream yaml = RangeAssignerIT.class.getClassLoader()
-                .getResourceAsStream("META-INF/fabric8/" + CRD + "-v1.yml")) {
-            CustomResourceDefinition crd = ADMIN.getKubernetesSerialization().unmarshal(yaml, CustomResourceDefinition.class);
-            ADMIN.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
-        }
-        await().atMost(Duration.ofSeconds(60)).until(() -> {
-            try {
-                ADMIN.genericKubernetesResources(rings()).list();
-                return true;
-            } catch (KubernetesClientException e) {
-                return false;
-            }
-        });
-    }
-
-    private static ResourceDefinitionContext rings() {
-        return new ResourceDefinitionContext.Builder().withGroup("sharding.timebertt.dev").withVersion("v1alpha1")
-                .withPlural("clusterrings").withKind("ClusterRing").withNamespaced(false).build();
     }
 }

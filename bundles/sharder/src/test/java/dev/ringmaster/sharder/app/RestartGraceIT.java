@@ -9,12 +9,9 @@ import dev.ringmaster.sharder.testing.TestLeases;
 import dev.ringmaster.testing.apiserver.RealApiServer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -31,7 +28,6 @@ class RestartGraceIT {
 
     private static final String NAMESPACE = "restart-grace-it";
     private static final String RING = "restart-grace-it";
-    private static final String CRD = "clusterrings.sharding.timebertt.dev";
     /** The contract's strings (docs/design.md section 1), written out rather than taken from the code. */
     private static final String RING_LABEL = "alpha.sharding.timebertt.dev/clusterring";
     private static final String STATE_LABEL = "alpha.sharding.timebertt.dev/state";
@@ -45,7 +41,7 @@ class RestartGraceIT {
 
     @Test
     void aRestartingShardKeepsItsLeaseForTheGraceAndTheGraceFollowsTheRing() throws Exception {
-        installCrd();
+        RingCrds.installClusterRings(ADMIN);
         ADMIN.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
                 .serverSideApply();
         ring(GRACE_SECONDS);
@@ -91,7 +87,7 @@ class RestartGraceIT {
     @AfterAll
     static void removeTheRing() {
         try {
-            ADMIN.genericKubernetesResources(rings()).withName(RING).delete();
+            ADMIN.genericKubernetesResources(RingCrds.CLUSTER_RINGS).withName(RING).delete();
         } catch (KubernetesClientException notServed) {
             // its CRD is not installed
         }
@@ -145,27 +141,5 @@ class RestartGraceIT {
         if (millis > 0) {
             Thread.sleep(millis);
         }
-    }
-
-    /** Installs the CRD as the build generates it (with the restart grace) and waits until it is served. */
-    private static void installCrd() throws Exception {
-        try (InputStream yaml = RestartGraceIT.class.getClassLoader()
-                .getResourceAsStream("META-INF/fabric8/" + CRD + "-v1.yml")) {
-            CustomResourceDefinition crd = ADMIN.getKubernetesSerialization().unmarshal(yaml, CustomResourceDefinition.class);
-            ADMIN.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
-        }
-        await().atMost(Duration.ofSeconds(60)).until(() -> {
-            try {
-                ADMIN.genericKubernetesResources(rings()).list();
-                return true;
-            } catch (KubernetesClientException e) {
-                return false;
-            }
-        });
-    }
-
-    private static ResourceDefinitionContext rings() {
-        return new ResourceDefinitionContext.Builder().withGroup("sharding.timebertt.dev").withVersion("v1alpha1")
-                .withPlural("clusterrings").withKind("ClusterRing").withNamespaced(false).build();
     }
 }
