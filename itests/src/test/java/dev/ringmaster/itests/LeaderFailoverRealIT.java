@@ -100,11 +100,14 @@ public class LeaderFailoverRealIT {
         assignedBefore.forEach((name, shard) ->
                 assertEquals("no assignment lost or changed: " + name, shard, assignedAfter.get(name)));
 
+        // A request the fence let through just before the freeze reaches the server only after the thaw; the
+        // client has timed it out by then (the freeze outlasts its request timeout) and the server applies
+        // nothing (seen once: a 500 for a webhook configuration's patch). What counts is what was written.
         List<AuditLog.Event> late = cluster.server().audit().events().stream()
                 .filter(event -> event.madeWith(leader.credential()) && event.received().isAfter(leaseRanOut))
-                .filter(event -> !isElectionLease(event))
+                .filter(event -> !isElectionLease(event) && event.code() / 100 == 2)
                 .toList();
-        assertEquals("writes of the old leader after its lease ran out at " + leaseRanOut + "; its log:\n"
+        assertEquals("writes of the old leader applied after its lease ran out at " + leaseRanOut + "; its log:\n"
                 + leader.process().err(), List.of(), late);
     }
 

@@ -260,15 +260,29 @@ public class RangeModeRealIT {
         Instant from = Instant.ofEpochMilli(startMillis);
         List<AuditLog.Event> window = cluster.server().audit().events().stream()
                 .filter(e -> !e.received().isBefore(from) && !e.received().isAfter(settledAt)).toList();
+        // reads are in the audit log of the v1.36 server only (RealApiServer.shardedListAndWatch)
+        List<AuditLog.Event> reads = cluster.server().audit().reads().stream()
+                .filter(e -> !e.received().isBefore(from) && !e.received().isAfter(settledAt)).toList();
         String line = String.format("RANGE-MODE %s N=%d %s: moved %d, settled %.1f s (Leases %.1f s), reconciles %d,"
-                        + " writes: sharder %s, shards %s, ConfigMap writes %d",
+                        + " writes: sharder %s, shards %s, ConfigMap writes %d; reads: sharder %s, shards %s",
                 version, OBJECTS, name, moved, settled, leasesSettled, reconciles,
-                writesByResource(window, e -> e.user().equals(SHARDER_USER) && (e.namespace().equals(ring)
-                        || e.name().equals(ring) || e.namespace().equals(RealCluster.SYSTEM_NAMESPACE))),
-                writesByResource(window, e -> e.user().equals(shardUser)),
-                window.stream().filter(e -> e.resource().equals("configmaps") && e.namespace().equals(ring)).count());
+                writesByResource(window, this::bySharder), writesByResource(window, e -> e.user().equals(shardUser)),
+                window.stream().filter(e -> e.resource().equals("configmaps") && e.namespace().equals(ring)).count(),
+                readsByVerb(reads, this::bySharder), readsByVerb(reads, e -> e.user().equals(shardUser)));
         summary.add(line);
         return placement;
+    }
+
+    /** The sharder's requests about this ring: its namespace, the ring itself, its election. */
+    private boolean bySharder(AuditLog.Event e) {
+        return e.user().equals(SHARDER_USER) && (e.namespace().equals(ring) || e.name().equals(ring)
+                || e.namespace().equals(RealCluster.SYSTEM_NAMESPACE));
+    }
+
+    /** Reads by resource and verb, e.g. {@code {configmaps list=1, configmaps watch=1, secrets get=2389}}. */
+    private static String readsByVerb(List<AuditLog.Event> events, Predicate<AuditLog.Event> whose) {
+        return events.stream().filter(whose).collect(Collectors.groupingBy(e -> e.resource() + " " + e.verb(),
+                TreeMap::new, Collectors.counting())).toString();
     }
 
     /** Writes (successful or not) by resource, e.g. {@code {leases=12}}; the sharder's election Lease counted apart. */

@@ -10,6 +10,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The API server's audit log, as JSON lines: one event per finished write request (create, update,
@@ -28,6 +30,18 @@ public final class AuditLog {
               verbs: [create, update, patch, delete, deletecollection]
             - level: None
             """;
+    /** Writes as {@link #POLICY}, and reads too: gets and lists when answered, watches when they start. */
+    static final String POLICY_WITH_READS = """
+            apiVersion: audit.k8s.io/v1
+            kind: Policy
+            omitStages: [RequestReceived]
+            rules:
+            - level: Metadata
+              verbs: [create, update, patch, delete, deletecollection, get, list, watch]
+            - level: None
+            """;
+
+    private static final Set<String> WRITES = Set.of("create", "update", "patch", "delete", "deletecollection");
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -49,6 +63,23 @@ public final class AuditLog {
 
     /** Every write request logged so far. */
     public List<Event> events() {
+        return logged(event -> WRITES.contains(event.path("verb").asText())
+                && "ResponseComplete".equals(event.path("stage").asText()));
+    }
+
+    /**
+     * Every read logged so far, on a server started with reads in its policy ({@link RealApiServer#shardedListAndWatch()}):
+     * gets and lists once answered, watches once started (a watch ends only when it is closed).
+     */
+    public List<Event> reads() {
+        return logged(event -> switch (event.path("verb").asText()) {
+            case "get", "list" -> "ResponseComplete".equals(event.path("stage").asText());
+            case "watch" -> "ResponseStarted".equals(event.path("stage").asText());
+            default -> false;
+        });
+    }
+
+    private List<Event> logged(Predicate<JsonNode> wanted) {
         List<Event> events = new ArrayList<>();
         try {
             if (!Files.exists(file)) {
@@ -56,7 +87,10 @@ public final class AuditLog {
             }
             for (String line : Files.readAllLines(file)) {
                 if (!line.isBlank()) {
-                    events.add(parse(JSON.readTree(line)));
+                    JsonNode event = JSON.readTree(line);
+                    if (wanted.test(event)) {
+                        events.add(parse(event));
+                    }
                 }
             }
         } catch (IOException e) {

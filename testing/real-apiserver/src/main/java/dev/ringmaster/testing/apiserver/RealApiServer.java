@@ -60,9 +60,9 @@ public final class RealApiServer {
      * @param version    the release, as kube-api-test picks it (e.g. {@code 1.32.*})
      * @param extraFlags further kube-apiserver flags, name to value
      */
-    private RealApiServer(Path home, String version, Map<String, String> extraFlags) throws IOException {
+    private RealApiServer(Path home, String version, Map<String, String> extraFlags, String auditPolicy) throws IOException {
         this.home = home;
-        Path policy = Files.writeString(home.resolve("audit-policy.yaml"), AuditLog.POLICY);
+        Path policy = Files.writeString(home.resolve("audit-policy.yaml"), auditPolicy);
         Path auditFile = home.resolve("audit.log");
         KubeAPIServerConfigBuilder config = KubeAPIServerConfigBuilder.anAPIServerConfig();
         extraFlags.forEach(config::withApiServerFlag);
@@ -86,7 +86,7 @@ public final class RealApiServer {
     /** The server of this JVM ({@value #VERSION}), started on first use. */
     public static synchronized RealApiServer shared() {
         if (shared == null) {
-            shared = start("ringmaster-apiserver-", VERSION, Map.of());
+            shared = start("ringmaster-apiserver-", VERSION, Map.of(), AuditLog.POLICY);
         }
         return shared;
     }
@@ -95,19 +95,19 @@ public final class RealApiServer {
      * A second server of this JVM, started on first use: {@value #SHARDED_LIST_AND_WATCH_VERSION}
      * (v1.36.3 from {@code ../shared/k8s/provision}) with the KEP-5866 gate
      * ({@code --feature-gates=}{@value #SHARDED_LIST_AND_WATCH_GATE}), so lists and watches honour
-     * {@code shardSelector}. Runs beside {@link #shared()}.
+     * {@code shardSelector}. Runs beside {@link #shared()}. Its audit log has reads too ({@link AuditLog#reads()}).
      */
     public static synchronized RealApiServer shardedListAndWatch() {
         if (sharded == null) {
             sharded = start("ringmaster-apiserver-136-", SHARDED_LIST_AND_WATCH_VERSION,
-                    Map.of("--feature-gates", SHARDED_LIST_AND_WATCH_GATE));
+                    Map.of("--feature-gates", SHARDED_LIST_AND_WATCH_GATE), AuditLog.POLICY_WITH_READS);
         }
         return sharded;
     }
 
-    private static RealApiServer start(String prefix, String version, Map<String, String> extraFlags) {
+    private static RealApiServer start(String prefix, String version, Map<String, String> extraFlags, String auditPolicy) {
         try {
-            RealApiServer started = new RealApiServer(Files.createTempDirectory(prefix), version, extraFlags);
+            RealApiServer started = new RealApiServer(Files.createTempDirectory(prefix), version, extraFlags, auditPolicy);
             Runtime.getRuntime().addShutdownHook(new Thread(started::stop, "real-apiserver-stop"));
             return started;
         } catch (IOException e) {
