@@ -112,8 +112,9 @@ class RangeAssignerIT {
 
             assertThat(sharder.registry().view(RingKey.clusterRing(RING)).orElseThrow().canAct()).isFalse();
         } finally {
-            shards.shutdownNow();
-            shards.awaitTermination(5, TimeUnit.SECONDS);
+            // not shutdownNow: an interrupt fails the request a round is making, which is not the sharder's doing
+            shards.shutdown();
+            shards.awaitTermination(30, TimeUnit.SECONDS);
         }
         synchronized (seen) {
             assertThat(statesSeen).as("states of the Leases observed").isGreaterThan(10);
@@ -207,6 +208,10 @@ class RangeAssignerIT {
                     ADMIN.leases().inNamespace(NAMESPACE).withName(shard).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
                 }
             }
+        } catch (KubernetesClientException e) {
+            // a request of the test's own shards that did not get through (a slow server, a timeout): as a shard
+            // would, the next round tries again; a shard that never gets through fails awaitPlacement
+            System.err.println("a round of the shards failed, retried in the next: " + e);
         } catch (RuntimeException e) {
             violations.add("a shard failed: " + e);
         }
