@@ -689,31 +689,44 @@ public class SharderIT {
         return found.get();
     }
 
+    /** Edits the ring's spec; again on a 409, as the sharder's status writes change the ring's resourceVersion. */
     private void setInterpreterOfConfigMaps(String interpreter) {
-        client.genericKubernetesResources(CLUSTER_RINGS).withName(RING).edit(ring -> {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> spec = (Map<String, Object>) ring.getAdditionalProperties().get("spec");
-            @SuppressWarnings("unchecked")
-            List<Map<String, Object>> resources = (List<Map<String, Object>>) spec.get("resources");
-            List<Map<String, Object>> edited = new ArrayList<>();
-            for (Map<String, Object> resource : resources) {
-                Map<String, Object> copy = new LinkedHashMap<>(resource);
-                if ("configmaps".equals(copy.get("resource"))) {
-                    if (interpreter == null) {
-                        copy.remove("interpreter");
-                    } else {
-                        copy.put("interpreter", interpreter);
-                    }
+        for (int attempt = 1; ; attempt++) {
+            try {
+                client.genericKubernetesResources(CLUSTER_RINGS).withName(RING)
+                        .edit(ring -> withInterpreterOfConfigMaps(ring, interpreter));
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 5) {
+                    throw e;
                 }
-                edited.add(copy);
             }
-            Map<String, Object> newSpec = new LinkedHashMap<>(spec);
-            newSpec.put("resources", edited);
-            ring.getAdditionalProperties().put("spec", newSpec);
-            // the CRUD mock does not bump generation; a real API server would for a spec change
-            ring.getMetadata().setGeneration(Objects.requireNonNullElse(ring.getMetadata().getGeneration(), 1L) + 1);
-            return ring;
-        });
+        }
+    }
+
+    private static GenericKubernetesResource withInterpreterOfConfigMaps(GenericKubernetesResource ring, String interpreter) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> spec = (Map<String, Object>) ring.getAdditionalProperties().get("spec");
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> resources = (List<Map<String, Object>>) spec.get("resources");
+        List<Map<String, Object>> edited = new ArrayList<>();
+        for (Map<String, Object> resource : resources) {
+            Map<String, Object> copy = new LinkedHashMap<>(resource);
+            if ("configmaps".equals(copy.get("resource"))) {
+                if (interpreter == null) {
+                    copy.remove("interpreter");
+                } else {
+                    copy.put("interpreter", interpreter);
+                }
+            }
+            edited.add(copy);
+        }
+        Map<String, Object> newSpec = new LinkedHashMap<>(spec);
+        newSpec.put("resources", edited);
+        ring.getAdditionalProperties().put("spec", newSpec);
+        // the CRUD mock does not bump generation; a real API server would for a spec change
+        ring.getMetadata().setGeneration(Objects.requireNonNullElse(ring.getMetadata().getGeneration(), 1L) + 1);
+        return ring;
     }
 
     /** A shard's Pod, Ready or not, as the kubelet would report it. */

@@ -14,8 +14,9 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import java.net.URI;
@@ -203,9 +204,10 @@ class RangeInformerIT {
 
     /** Writes the assignment as the sharder would: a patch of the two annotations. */
     private static void assign(KubernetesClient admin, String namespace, RangeSet ranges) {
-        admin.leases().inNamespace(namespace).withName("shard-0").edit(lease -> new LeaseBuilder(lease).editMetadata()
-                .addToAnnotations(RingContract.ASSIGNED_RANGES_ANNOTATION, ranges.toString())
-                .addToAnnotations(RingContract.RANGE_KEY_ANNOTATION, "uid").endMetadata().build());
+        // a merge patch without a resourceVersion: the shard's own renewals cannot make it conflict
+        String patch = admin.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("annotations", Map.of(
+                RingContract.ASSIGNED_RANGES_ANNOTATION, ranges.toString(), RingContract.RANGE_KEY_ANNOTATION, "uid"))));
+        admin.leases().inNamespace(namespace).withName("shard-0").patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     }
 
     private static void awaitHolds(RangeInformer<ConfigMap> informer, Set<String> expected) {
@@ -218,7 +220,6 @@ class RangeInformerIT {
     private static Set<String> expected(Map<String, String> uids, RangeSet ranges) {
         return Fnv1a.namesHashedInto(uids, ranges.ranges().stream().map(r -> new long[] {r.first(), r.last()}).toList());
     }
-
 
     private static Map<?, ?> rawList(KubernetesClient admin, String namespace, String selector) throws Exception {
         String url = admin.getMasterUrl().toString().replaceAll("/$", "") + "/api/v1/namespaces/" + namespace
