@@ -35,7 +35,7 @@ class RestartGraceIT {
     private static final String SHARDER = "shardlease-controller";
     /** The shards' lease duration: the detector alone would take a Lease 2 × 2 s after its last renewal. */
     private static final int LEASE_SECONDS = 2;
-    private static final int GRACE_SECONDS = 7;
+    private static final int GRACE_SECONDS = 9;
 
     private static final KubernetesClient ADMIN = RealApiServer.shared().admin();
 
@@ -54,8 +54,8 @@ class RestartGraceIT {
 
             // shard-0 stops to restart now: renewed and marked at t0, and never back
             Instant t0 = restartingLease("shard-0");
-            await().atMost(Duration.ofSeconds(5)).until(() -> "expired".equals(state("shard-0")));
-            // past the detector's uncertain point (t0 + 4 s), inside the grace (t0 + 7 s): still the shard's
+            await().atMost(Duration.ofSeconds(10)).until(() -> "expired".equals(state("shard-0")));
+            // past the detector's uncertain point (t0 + 4 s), inside the grace (t0 + 9 s): still the shard's
             sleepUntil(t0.plusSeconds(2L * LEASE_SECONDS + 2));
             assertThat(lease("shard-0").getSpec().getHolderIdentity()).isEqualTo("shard-0");
             assertThat(state("shard-0")).isEqualTo("expired");
@@ -66,21 +66,23 @@ class RestartGraceIT {
             await().atMost(Duration.ofSeconds(10)).until(() -> SHARDER.equals(lease("shard-0").getSpec().getHolderIdentity()));
             Instant taken = Instant.now();
             assertThat(taken).isAfterOrEqualTo(t0.plusSeconds(GRACE_SECONDS));
-            await().atMost(Duration.ofSeconds(5)).until(() -> "dead".equals(state("shard-0")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> "dead".equals(state("shard-0")));
             assertThat(lease("shard-0").getMetadata().getAnnotations()).doesNotContainKey(RESTARTING);
             assertThat(log.containing("Shard " + NAMESPACE + "/shard-0 stopped at")).hasSize(1);
             assertThat(log.containing("Shard " + NAMESPACE + "/shard-0 did not come back")).hasSize(1);
 
             // a long grace holds shard-1; cut to 0, its Lease is taken at once, not after the old grace
             ring(600);
-            Thread.sleep(1000); // the ring's change reaches the replica's watch
+            await().atMost(Duration.ofSeconds(30)).until(() -> Integer.valueOf(600).equals(sharder.registry()
+                    .view(RingKey.clusterRing(RING)).map(view -> view.ring().getSpec().getShardRestartGraceSeconds())
+                    .orElse(null))); // the replica's watch has the change
             Instant t1 = restartingLease("shard-1");
-            await().atMost(Duration.ofSeconds(5)).until(() -> "expired".equals(state("shard-1")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> "expired".equals(state("shard-1")));
             sleepUntil(t1.plusSeconds(2L * LEASE_SECONDS + 1));
             assertThat(lease("shard-1").getSpec().getHolderIdentity()).isEqualTo("shard-1");
             ring(0);
             await().atMost(Duration.ofSeconds(10)).until(() -> SHARDER.equals(lease("shard-1").getSpec().getHolderIdentity()));
-            await().atMost(Duration.ofSeconds(5)).until(() -> "dead".equals(state("shard-1")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> "dead".equals(state("shard-1")));
         }
     }
 
