@@ -91,9 +91,10 @@ class ExampleManifestsTest {
      */
     private static final Set<String> SHARD_NEEDS = Set.of(
             // ShardLease: reads, creates, renews, marks restarting or releases (optimistic update) the
-            // shard's Lease; ChecksumController's start check reads it; a pool's live slots are listed
+            // shard's Lease; ChecksumController's start check reads it; a pool's live slots are listed; in
+            // range mode the shard watches its own Lease (AssignmentWatch)
             "coordination.k8s.io/leases get", "coordination.k8s.io/leases create", "coordination.k8s.io/leases update",
-            "coordination.k8s.io/leases list",
+            "coordination.k8s.io/leases list", "coordination.k8s.io/leases watch",
             // stopping: restart or leave, by the StatefulSet's or the pool Deployment's replicas
             "apps/statefulsets get", "apps/deployments get",
             // the shard-filtered informer and the drain sweep

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Range mode's handover, shard side (docs/design.md section 9). It reads
  * {@code ringmaster.dev/assigned-ranges} and {@code ringmaster.dev/range-key} from the shard's own
- * Lease each time the lease renews it, and serves exactly the assigned ranges:
+ * Lease when the sharder changes them (a watch on the Lease, {@link AssignmentWatch}) and each time
+ * the lease renews it, and serves exactly the assigned ranges:
  * <ul>
  *   <li>shrink: every target registered ({@link #register}, e.g. a {@link RangeInformer}) stops serving what is no
  *       longer assigned at once; queued keys outside the assignment are not reconciled (the reconciler
@@ -106,6 +108,47 @@ public final class ShardRanges implements ShardLease.Listener {
         latest = lease;
         held = true;
         executor.execute(this::step);
+    }
+
+    /**
+     * A version of the Lease its watch delivered: decided on at once, rather than at the next renewal,
+     * if it is later than the latest version known and changes what the decision rests on (the
+     * assignment, the key, whose Lease it is). The shard's renewals and its own writes change none of them.
+     */
+    void watched(Lease lease) {
+        try {
+            executor.execute(() -> {
+                Lease known = latest;
+                if (held && known != null && later(lease, known) && !decidedAlike(lease, known)) {
+                    latest = lease;
+                    step();
+                }
+            });
+        } catch (RejectedExecutionException closed) {
+            // the shard closed meanwhile: nothing to serve
+        }
+    }
+
+    private boolean decidedAlike(Lease one, Lease other) {
+        return ours.test(one) == ours.test(other)
+                && Objects.equals(LeaseRules.annotation(one, RingContract.ASSIGNED_RANGES_ANNOTATION),
+                        LeaseRules.annotation(other, RingContract.ASSIGNED_RANGES_ANNOTATION))
+                && Objects.equals(LeaseRules.annotation(one, RingContract.RANGE_KEY_ANNOTATION),
+                        LeaseRules.annotation(other, RingContract.RANGE_KEY_ANNOTATION));
+    }
+
+    /**
+     * Whether {@code lease} is a later version than {@code known}, their resourceVersions compared as
+     * numbers (etcd's revisions); one that is no number counts as later: at worst, its write conflicts
+     * and the Lease is read again.
+     */
+    private static boolean later(Lease lease, Lease known) {
+        try {
+            return Long.parseLong(lease.getMetadata().getResourceVersion())
+                    > Long.parseLong(known.getMetadata().getResourceVersion());
+        } catch (NumberFormatException notANumber) {
+            return true;
+        }
     }
 
     @Override

@@ -67,18 +67,20 @@ public final class Sharding implements AutoCloseable {
     private final ShardLabels labels;
     private final ShardLease lease;
     private final DrainAcknowledger drainAcknowledger;
-    /** Range mode's handover; null in label mode. */
+    /** Range mode's handover, its executor and the watch on the shard's Lease; null in label mode. */
     private final ShardRanges ranges;
     private final ScheduledExecutorService rangeExecutor;
+    private final AssignmentWatch assignmentWatch;
     private final KubernetesClient client;
 
     private Sharding(ShardLabels labels, ShardLease lease, DrainAcknowledger drainAcknowledger, ShardRanges ranges,
-                     ScheduledExecutorService rangeExecutor, KubernetesClient client) {
+                     ScheduledExecutorService rangeExecutor, AssignmentWatch assignmentWatch, KubernetesClient client) {
         this.labels = labels;
         this.lease = lease;
         this.drainAcknowledger = drainAcknowledger;
         this.ranges = ranges;
         this.rangeExecutor = rangeExecutor;
+        this.assignmentWatch = assignmentWatch;
         this.client = client;
     }
 
@@ -169,7 +171,8 @@ public final class Sharding implements AutoCloseable {
     @Override
     public void close() {
         lease.close();
-        if (rangeExecutor != null) {
+        if (assignmentWatch != null) {
+            assignmentWatch.close();
             rangeExecutor.shutdown(); // after the queued steps, the last one serving nothing
         }
     }
@@ -421,6 +424,7 @@ public final class Sharding implements AutoCloseable {
                     renewDeadline, retryPeriod, clock, scheduler, ownsExecutor, listener);
             ShardRanges ranges = null;
             ScheduledThreadPoolExecutor rangeExecutor = null;
+            AssignmentWatch assignmentWatch = null;
             if (rangeMode) {
                 ScheduledThreadPoolExecutor steps = new ScheduledThreadPoolExecutor(1, task -> {
                     Thread thread = new Thread(task, "shard-ranges-" + shardName);
@@ -433,8 +437,11 @@ public final class Sharding implements AutoCloseable {
                         steps, (task, delay) -> steps.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS), rangeRecheck);
                 lease.addListener(ranges);
                 lease.addObserver(ranges::observe);
+                assignmentWatch = new AssignmentWatch(client, leaseNamespace, shardName, ranges);
+                lease.addListener(assignmentWatch);
             }
-            return new Sharding(labels, lease, new DrainAcknowledger(writes, labels), ranges, rangeExecutor, client);
+            return new Sharding(labels, lease, new DrainAcknowledger(writes, labels), ranges, rangeExecutor,
+                    assignmentWatch, client);
         }
 
         /**

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -21,7 +22,9 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -190,6 +193,57 @@ class RangeInformerIT {
             informer.close();
             sharding.close();
         }
+    }
+
+    /**
+     * The shard watches its Lease: an assignment the sharder writes just after a renewal is acknowledged
+     * (claimed in served-ranges) before the next renewal, eight seconds later.
+     */
+    @Test
+    void anAssignmentIsActedOnWhenTheSharderWritesItNotAtTheNextRenewal() {
+        KubernetesClient admin = RealApiServer.shared().admin();
+        String namespace = "range-watch-it";
+        namespace(admin, namespace);
+        try (Sharding sharding = renewingEvery(Duration.ofSeconds(8), admin, namespace)) {
+            sharding.lease().start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> lease(admin, namespace) != null && sharding.lease().isHeld());
+            ZonedDateTime first = lease(admin, namespace).getSpec().getRenewTime();
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> !first.equals(lease(admin, namespace).getSpec().getRenewTime()));
+            ZonedDateTime renewed = lease(admin, namespace).getSpec().getRenewTime();
+
+            assign(admin, namespace, RangeSet.ALL);
+            await().atMost(Duration.ofSeconds(30)).until(() -> RangeSet.ALL.toString().equals(served(admin, namespace)));
+            assertThat(lease(admin, namespace).getSpec().getRenewTime()).as("renewed between the assignment and the claim")
+                    .isEqualTo(renewed);
+        }
+    }
+
+    /** A shard that may not watch Leases reads its assignment when it renews, as before the watch. */
+    @Test
+    void withoutPermissionToWatchLeasesTheShardActsOnItsRenewals() throws Exception {
+        RealApiServer server = RealApiServer.shared();
+        KubernetesClient admin = server.admin();
+        String namespace = "range-no-watch-it";
+        namespace(admin, namespace);
+        Path kubeconfig = server.serviceAccountKubeconfig(namespace, "shard", server.workFolder(namespace)
+                .resolve("kubeconfig"));
+        server.grant(namespace, "shard", List.of(new PolicyRuleBuilder().withApiGroups("coordination.k8s.io")
+                .withResources("leases").withVerbs("get", "create", "update").build()));
+        try (KubernetesClient shardClient = server.clientFor(kubeconfig);
+                Sharding sharding = renewingEvery(Duration.ofSeconds(1), shardClient, namespace)) {
+            sharding.lease().start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> lease(admin, namespace) != null && sharding.lease().isHeld());
+            assign(admin, namespace, RangeSet.ALL);
+            await().atMost(Duration.ofSeconds(30)).until(() -> RangeSet.ALL.toString().equals(served(admin, namespace)));
+            assertThat(sharding.ranges().serving()).isEqualTo(RangeSet.ALL);
+        }
+    }
+
+    private static Sharding renewingEvery(Duration retryPeriod, KubernetesClient client, String namespace) {
+        return Sharding.forRing("range-ring").shard("shard-0").namespace(namespace).client(client).instance(namespace)
+                .rangeMode().leaseDuration(Duration.ofSeconds(15)).renewDeadline(Duration.ofSeconds(10))
+                .retryPeriod(retryPeriod).build();
     }
 
     private static Lease lease(KubernetesClient admin, String namespace) {

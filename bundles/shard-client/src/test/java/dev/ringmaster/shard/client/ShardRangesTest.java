@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -167,6 +169,76 @@ class ShardRangesTest {
         assertThat(lease.annotation(SERVED)).isEmpty();
     }
 
+    /** The sharder grows the assignment between two renewals: the watch's version is acted on at once. */
+    @Test
+    void anAssignmentTheWatchDeliversIsServedWithoutWaitingForARenewal() {
+        lease.edit(Map.of(ASSIGNED, LOWER, KEY, "uid"));
+        ranges.observe(lease.stored);
+        lease.edit(Map.of(ASSIGNED, ALL));
+        ranges.watched(lease.stored);
+
+        assertThat(target.served).containsExactly(LOWER + " uid", ALL + " uid");
+        assertThat(target.servedAnnotationAtServe).containsExactly(LOWER, ALL);
+        assertThat(lease.annotation(SERVED)).isEqualTo(ALL);
+    }
+
+    /** A late event of the version that assigned more: older than what the shard knows, so not acted on. */
+    @Test
+    void anOlderVersionFromTheWatchIsIgnored() {
+        lease.edit(Map.of(ASSIGNED, ALL, KEY, "uid"));
+        Lease assignedAll = lease.stored;
+        ranges.observe(assignedAll);
+        lease.edit(Map.of(ASSIGNED, LOWER));
+        ranges.observe(lease.stored);
+        int updates = lease.updates;
+
+        ranges.watched(assignedAll);
+        assertThat(target.served).containsExactly(ALL + " uid", LOWER + " uid");
+        assertThat(lease.annotation(SERVED)).isEqualTo(LOWER);
+        assertThat(lease.updates).isEqualTo(updates);
+        assertThat(lease.conflicts).isZero();
+    }
+
+    /** A renewal changes nothing the shard decides on: a shrink waiting for its reconciles is not looked at again. */
+    @Test
+    void aRenewalTheWatchDeliversIsLeftToTheRenewalLoop() {
+        lease.edit(Map.of(ASSIGNED, ALL, KEY, "uid"));
+        ranges.observe(lease.stored);
+        target.busy = true;
+        lease.edit(Map.of(ASSIGNED, LOWER));
+        ranges.observe(lease.stored);
+        int asked = target.busyAskedFor.size();
+
+        lease.renew();
+        ranges.watched(lease.stored);
+        assertThat(target.busyAskedFor).hasSize(asked);
+        assertThat(delayed).hasSize(1);
+    }
+
+    @Test
+    void theWatchChangesNothingWhileTheLeaseIsNotHeld() {
+        lease.edit(Map.of(ASSIGNED, LOWER, KEY, "uid"));
+        ranges.observe(lease.stored);
+        ranges.onLost();
+        lease.edit(Map.of(ASSIGNED, ALL));
+        ranges.watched(lease.stored);
+
+        assertThat(ranges.serving()).isEqualTo(RangeSet.EMPTY);
+        assertThat(target.served).containsExactly(LOWER + " uid", " uid");
+    }
+
+    /** The sharder took the Lease (the shard was judged dead): the watch's version stops the serving before any renewal. */
+    @Test
+    void aLeaseTakenOverStopsTheServingWhenTheWatchDeliversIt() {
+        lease.edit(Map.of(ASSIGNED, LOWER, KEY, "uid"));
+        ranges.observe(lease.stored);
+        lease.stored = FakeLease.bump(new LeaseBuilder(lease.stored).editSpec().withHolderIdentity("shardlease-controller")
+                .endSpec().build());
+        ranges.watched(lease.stored);
+
+        assertThat(target.served).containsExactly(LOWER + " uid", " uid");
+    }
+
     private void runDelayed() {
         List<Runnable> due = new ArrayList<>(delayed);
         delayed.clear();
@@ -209,6 +281,12 @@ class ShardRangesTest {
 
         String annotation(String key) {
             return stored.getMetadata().getAnnotations().get(key);
+        }
+
+        /** The shard renews: a new version with nothing else changed. */
+        void renew() {
+            stored = bump(new LeaseBuilder(stored).editSpec().withRenewTime(ZonedDateTime.now(ZoneOffset.UTC)).endSpec()
+                    .build());
         }
 
         @Override
