@@ -8,12 +8,15 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.RegisteredController;
 import io.javaoperatorsdk.operator.processing.Controller;
 import io.javaoperatorsdk.operator.processing.event.source.controller.ControllerEventSource;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,9 +29,11 @@ import org.slf4j.LoggerFactory;
  *   <li>sends the ranges' {@code shardSelector} on the list and watch of the controller's primary
  *       resource and, on a change, restarts JOSDK's informers of the primary resource (its controller
  *       event source) so they list again with the new selector: objects of new ranges are added and
- *       reconciled; serving nothing after having served ranges (fenced, or all ranges taken away) stops
- *       them. Started before the first assignment, JOSDK lists without a selector and this controller
- *       refuses every object until the first ranges arrive;</li>
+ *       reconciled, while an object it kept is passed on only if its version is not the one JOSDK was
+ *       given last ({@link #delivers}), so a change of ranges reconciles what moved, not all it serves;
+ *       serving nothing after having served ranges (fenced, or all ranges taken away) stops them. Started
+ *       before the first assignment, JOSDK lists without a selector and this controller refuses every
+ *       object until the first ranges arrive;</li>
  *   <li>tells {@code ShardRanges} whether JOSDK executes an object outside given ranges
  *       ({@link ExecutionGate#busyOutside}), so a shrink is acknowledged only after those executions end.</li>
  * </ul>
@@ -58,6 +63,14 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
     /** The namespaces of JOSDK's informers (keys of its InformerManager) while they ran last. */
     private Set<String> namespaces;
     private volatile boolean closed;
+    /**
+     * The version of each object JOSDK was last given, by uid, while the object stayed in the served
+     * ranges: an object leaving them is forgotten, so coming back it is reconciled again.
+     */
+    private final Map<String, Delivered> delivered = new ConcurrentHashMap<>();
+
+    private record Delivered(String version, long hash) {
+    }
 
     RangeScope(String name, ExecutionGate gate, ShardSelectorInterceptor selector) {
         this.name = name;
@@ -89,6 +102,33 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
         return ranges;
     }
 
+    /**
+     * An add event of an object the controller serves: passed on unless JOSDK was given this very version
+     * already (informers that list again after a change of ranges add every object they kept).
+     */
+    boolean delivers(HasMetadata object) {
+        String version = object.getMetadata().getResourceVersion();
+        Delivered before = remember(object);
+        return before == null || !Objects.equals(before.version(), version);
+    }
+
+    /** An update event passed on: its version is the one JOSDK was given last. */
+    boolean delivered(HasMetadata object) {
+        remember(object);
+        return true;
+    }
+
+    private Delivered remember(HasMetadata object) {
+        String uid = object.getMetadata().getUid();
+        RangeKey hashed = key;
+        Delivered before = delivered.put(uid, new Delivered(object.getMetadata().getResourceVersion(),
+                hashed.hash(uid, object.getMetadata().getNamespace())));
+        if (!serves(object) || hashed != key) {
+            delivered.remove(uid); // the ranges changed meanwhile, after they forgot what they no longer hold
+        }
+        return before;
+    }
+
     /** The controller JOSDK registered; from now on the ranges restart its informers. */
     @SuppressWarnings("unchecked")
     void controller(RegisteredController<P> registered) {
@@ -106,8 +146,14 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
         if (closed) {
             return;
         }
-        this.key = key;
-        this.ranges = ranges;
+        if (key != this.key) {
+            this.key = key;
+            this.ranges = ranges;
+            delivered.clear();
+        } else {
+            this.ranges = ranges;
+            delivered.values().removeIf(object -> !ranges.contains(object.hash()));
+        }
         submit();
     }
 
@@ -146,6 +192,9 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
                 return;
             }
             try {
+                Set<String> cached = source.list(any -> true).map(object -> object.getMetadata().getUid())
+                        .collect(Collectors.toSet());
+                delivered.keySet().retainAll(cached); // the deleted ones
                 Set<String> running = Set.copyOf(source.informerHealthIndicators().keySet());
                 if (!running.isEmpty()) {
                     namespaces = running;

@@ -228,11 +228,14 @@ public final class ShardedOperator implements AutoCloseable {
         InformerConfiguration<P> informer = configured.getInformerConfig();
         OnAddFilter<? super P> onAdd = informer.getOnAddFilter();
         OnUpdateFilter<? super P> onUpdate = informer.getOnUpdateFilter();
-        // always filtered here too: a server before v1.36 (or without the gate) ignores the selector.
+        // always filtered here too: a server before v1.36 (or without the gate) ignores the selector; an add
+        // of a version JOSDK was given already (a list again after a change of ranges) is not passed on.
         // Deletes pass: JOSDK clears its state of the object on them.
         ControllerConfiguration<P> sharded = ControllerConfigurationOverrider.override(configured)
-                .withOnAddFilter(object -> scope.serves(object) && (onAdd == null || onAdd.accept(object)))
-                .withOnUpdateFilter((object, old) -> scope.serves(object) && (onUpdate == null || onUpdate.accept(object, old)))
+                .withOnAddFilter(object -> scope.serves(object) && (onAdd == null || onAdd.accept(object))
+                        && scope.delivers(object))
+                .withOnUpdateFilter((object, old) -> scope.serves(object)
+                        && (onUpdate == null || onUpdate.accept(object, old)) && scope.delivered(object))
                 .build();
         RegisteredController<P> registered = operator.register(ShardGatedReconciler.wrap(reconciler, sharding.lease(),
                 scope::serves, cache -> { }, fencedRetry), sharded);

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * ({@link RealApiServer#shardedListAndWatch()}): it reconciles exactly the ConfigMaps whose uid's
  * FNV-1a 64 (computed here, with this test's own loop) lies in its assigned ranges, and JOSDK's cache
  * of the primaries holds exactly those (the server filtered the list and watch); after a growth it
- * reconciles and caches the new ranges' ConfigMaps too.
+ * reconciles and caches the new ranges' ConfigMaps too, and not again those it kept.
  */
 class ShardedOperatorRangeIT {
 
@@ -45,6 +45,8 @@ class ShardedOperatorRangeIT {
     private static final Duration SOON = Duration.ofSeconds(60);
 
     private final Set<String> reconciled = ConcurrentHashMap.newKeySet();
+    /** How often each ConfigMap was reconciled. */
+    private final Map<String, Integer> reconciles = new ConcurrentHashMap<>();
     private final AtomicReference<IndexerResourceCache<ConfigMap>> cache = new AtomicReference<>();
 
     @ControllerConfiguration(name = "range-it")
@@ -52,6 +54,7 @@ class ShardedOperatorRangeIT {
         @Override
         public UpdateControl<ConfigMap> reconcile(ConfigMap configMap, Context<ConfigMap> context) {
             reconciled.add(configMap.getMetadata().getName());
+            reconciles.merge(configMap.getMetadata().getName(), 1, Integer::sum);
             return UpdateControl.noUpdate();
         }
 
@@ -108,6 +111,10 @@ class ShardedOperatorRangeIT {
             assign(admin, namespace, RangeSet.ALL);
             await().atMost(SOON).untilAsserted(() -> assertThat(new TreeSet<>(reconciled)).isEqualTo(new TreeSet<>(uids.keySet())));
             await().atMost(SOON).untilAsserted(() -> assertThat(cached()).isEqualTo(new TreeSet<>(uids.keySet())));
+            // the informers listed again: the objects it kept were not reconciled again, nothing changed them
+            await().during(Duration.ofSeconds(3)).atMost(SOON)
+                    .until(() -> reconciles.values().stream().allMatch(count -> count == 1));
+            assertThat(reconciles.keySet()).isEqualTo(uids.keySet());
         } finally {
             operator.stop();
         }

@@ -9,12 +9,12 @@ import dev.ringmaster.ring.ranges.HashRange;
 import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.shard.client.Sharding;
+import dev.ringmaster.testing.mockapiserver.CrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -42,16 +42,17 @@ import org.junit.jupiter.api.Test;
  * the served ranges are reconciled, a growth reconciles the new ranges' objects, a shrink is
  * acknowledged on the Lease only after a running reconcile outside the new ranges ended.
  */
-@EnableKubernetesMockClient(crud = true)
 class ShardedOperatorRangeTest {
 
     private static final AtomicInteger NAMESPACES = new AtomicInteger();
     private static final Duration SOON = Duration.ofSeconds(20);
 
-    KubernetesClient client;
-    KubernetesMockServer server;
+    private KubernetesMockServer server;
+    private KubernetesClient client;
 
     private final Set<String> reconciled = ConcurrentHashMap.newKeySet();
+    /** How often the Recorder reconciled each ConfigMap. */
+    private final Map<String, Integer> reconciles = new ConcurrentHashMap<>();
     private String namespace;
     private Sharding sharding;
     private ShardedOperator operator;
@@ -62,12 +63,16 @@ class ShardedOperatorRangeTest {
         @Override
         public UpdateControl<ConfigMap> reconcile(ConfigMap configMap, Context<ConfigMap> context) {
             reconciled.add(configMap.getMetadata().getName());
+            reconciles.merge(configMap.getMetadata().getName(), 1, Integer::sum);
             return UpdateControl.noUpdate();
         }
     }
 
     @BeforeEach
     void setUp() {
+        // the shard's Lease watch gets an event at every renewal: the server closes watches off its event loop
+        server = CrudApiServer.start();
+        client = server.createClient();
         namespace = "josdk-range-" + NAMESPACES.incrementAndGet();
         sharding = Sharding.forRing("example").shard("shard-0").namespace(namespace).client(client)
                 .leaseDuration(Duration.ofSeconds(3)).renewDeadline(Duration.ofSeconds(2))
@@ -80,6 +85,8 @@ class ShardedOperatorRangeTest {
             operator.stop();
         }
         sharding.close();
+        client.close();
+        server.destroy();
     }
 
     @Test
@@ -121,6 +128,29 @@ class ShardedOperatorRangeTest {
         await().atMost(SOON).until(() -> RangeSet.ALL.toString().equals(served()));
         create("later");
         await().atMost(SOON).until(() -> reconciled.contains("later"));
+    }
+
+    /**
+     * Each change of ranges lists again: the objects kept are not reconciled again, those that left the
+     * ranges and came back are (another shard may have reconciled them meanwhile).
+     */
+    @Test
+    void aRelistReconcilesWhatCameBackNotWhatStayed() {
+        Map<String, Long> hashes = createMany(12);
+        RangeSet lower = lowerHalf(hashes);
+        Set<String> stayed = in(hashes, lower);
+        start(new Recorder());
+        awaitHeld();
+        assign(RangeSet.ALL);
+        await().atMost(SOON).until(() -> reconciles.keySet().containsAll(hashes.keySet())
+                && RangeSet.ALL.toString().equals(served()));
+
+        assign(lower);
+        await().atMost(SOON).until(() -> lower.toString().equals(served()));
+        assign(RangeSet.ALL);
+        await().atMost(SOON).until(() -> RangeSet.ALL.toString().equals(served()));
+        await().atMost(SOON).during(Duration.ofSeconds(2)).untilAsserted(() -> assertThat(reconciles).allSatisfy(
+                (name, count) -> assertThat(count).as(name).isEqualTo(stayed.contains(name) ? 1 : 2)));
     }
 
     @Test
