@@ -96,11 +96,14 @@ class RingKindCrdsIT {
 
             // the CRD removed again: its rings are dropped, the other kind stays, and it is said once
             removeCrd(CONTROLLER_RING_CRD);
-            await().atMost(Duration.ofSeconds(60)).until(() -> sharder.servedRingKinds().size() == 1);
-            // the classes before this one leave ClusterRings of their own on the JVM's shared API server
-            assertThat(sharder.registry().views()).extracting(view -> view.key().kind().kind())
-                    .containsOnly("ClusterRing");
-            assertThat(served(meters, "ControllerRing")).isEqualTo(0);
+            // the watch's thread drops the kind, then its rings, then sets the gauge: awaited together
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                assertThat(sharder.servedRingKinds()).extracting(kind -> kind.kind()).containsExactly("ClusterRing");
+                // the classes before this one leave ClusterRings of their own on the JVM's shared API server
+                assertThat(sharder.registry().views()).extracting(view -> view.key().kind().kind())
+                        .containsOnly("ClusterRing");
+                assertThat(served(meters, "ControllerRing")).isEqualTo(0);
+            });
             assertThat(log.containing("ControllerRings are not served any more")).hasSize(1);
         }
     }
