@@ -81,10 +81,14 @@ public final class BenchCluster implements AutoCloseable {
 
     /** Ports of its own on 127.0.0.1 for {@code /readyz}… and the webhook, and the sharder settings. */
     private static void configure(Path home, Map<String, String> sharderSettings) throws IOException {
-        Files.writeString(home.resolve("etc/dev.ringmaster.ops.http.cfg"), "host = 127.0.0.1\nport = " + freePort() + "\n");
-        Path webhook = home.resolve("etc/dev.ringmaster.webhook.cfg");
-        Files.writeString(webhook, Files.readString(webhook).replaceAll("(?m)^host = .*$", "host = 127.0.0.1")
-                .replaceAll("(?m)^port = .*$", "port = " + freePort()));
+        // both sockets open while the ports are chosen: a port closed at once may be handed out again
+        try (ServerSocket ops = new ServerSocket(0); ServerSocket webhookSocket = new ServerSocket(0)) {
+            Files.writeString(home.resolve("etc/dev.ringmaster.ops.http.cfg"), "host = 127.0.0.1\nport = "
+                    + ops.getLocalPort() + "\n");
+            Path webhook = home.resolve("etc/dev.ringmaster.webhook.cfg");
+            Files.writeString(webhook, Files.readString(webhook).replaceAll("(?m)^host = .*$", "host = 127.0.0.1")
+                    .replaceAll("(?m)^port = .*$", "port = " + webhookSocket.getLocalPort()));
+        }
         Path sharder = home.resolve("etc/dev.ringmaster.sharder.cfg");
         String config = Files.readString(sharder);
         for (Map.Entry<String, String> setting : sharderSettings.entrySet()) {
@@ -343,12 +347,6 @@ public final class BenchCluster implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 }

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -73,10 +72,7 @@ public class MetricsAuthRealIT {
                 .withName(READER).withNamespace(SCRAPERS).endSubject().build()).serverSideApply();
 
         replica = SharderHome.prepare("metrics-auth");
-        metricsPort = freePort();
-        Path config = replica.home().resolve("etc/dev.ringmaster.metrics.cfg");
-        Files.writeString(config, Files.readString(config).replace("host = 0.0.0.0", "host = 127.0.0.1")
-                .replace("port = 8443", "port = " + metricsPort));
+        metricsPort = replica.metricsPort();
         List<String> args = new ArrayList<>(replica.runArgsCalledBack(cluster.sharderKubeconfig(replica)));
         args.addAll(List.of("--metrics-auth", "kubernetes"));
         sharder = Cli.start(replica.home(), args);
@@ -166,11 +162,5 @@ public class MetricsAuthRealIT {
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, factory.getTrustManagers(), null);
         return context;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -16,22 +16,20 @@ import java.util.Optional;
 
 /**
  * A copy of the distribution for one {@code bin/ringmaster run}, set up as an operator sets up a
- * replica on a machine of its own: free ports for {@code /healthz}… and the webhook, a TLS folder,
- * the shipped {@code etc/} otherwise. Several can run side by side.
+ * replica on a machine of its own: free ports on 127.0.0.1 for {@code /healthz}…, the webhook and the
+ * secured {@code /metrics}, a TLS folder, the shipped {@code etc/} otherwise. Several can run side by side.
  */
-public record SharderHome(Path home, int opsPort, int webhookPort, Path tls) {
+public record SharderHome(Path home, int opsPort, int webhookPort, int metricsPort, Path tls) {
 
     /** A fresh copy named {@code name} under {@code target/}. */
     public static SharderHome prepare(String name) {
         try {
             Path home = Distribution.copy(name);
-            int opsPort = freePort();
-            Files.writeString(home.resolve("etc/dev.ringmaster.ops.http.cfg"), "host = 127.0.0.1\nport = " + opsPort + "\n");
-            int webhookPort = freePort();
-            Path webhookConfig = home.resolve("etc/dev.ringmaster.webhook.cfg");
-            Files.writeString(webhookConfig, Files.readString(webhookConfig)
-                    .replace("host = 0.0.0.0", "host = 127.0.0.1").replace("port = 9443", "port = " + webhookPort));
-            return new SharderHome(home, opsPort, webhookPort, WebhookCertificates.write(home.resolve("tls")));
+            int[] ports = freePorts(3);
+            Files.writeString(home.resolve("etc/dev.ringmaster.ops.http.cfg"), "host = 127.0.0.1\nport = " + ports[0] + "\n");
+            listenOnLoopback(home.resolve("etc/dev.ringmaster.webhook.cfg"), "port = 9443", ports[1]);
+            listenOnLoopback(home.resolve("etc/dev.ringmaster.metrics.cfg"), "port = 8443", ports[2]);
+            return new SharderHome(home, ports[0], ports[1], ports[2], WebhookCertificates.write(home.resolve("tls")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -85,11 +83,32 @@ public record SharderHome(Path home, int opsPort, int webhookPort, Path tls) {
         }
     }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    private static void listenOnLoopback(Path config, String shippedPort, int port) throws IOException {
+        Files.writeString(config, Files.readString(config).replace("host = 0.0.0.0", "host = 127.0.0.1")
+                .replace(shippedPort, "port = " + port));
+    }
+
+    /**
+     * {@code count} distinct free ports: the sockets stay open until all are chosen, since a port closed
+     * at once may be handed out again (ops and webhook got the same one once, and the webhook never bound).
+     */
+    private static int[] freePorts(int count) {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                sockets.add(new ServerSocket(0));
+            }
+            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                try {
+                    socket.close();
+                } catch (IOException e) {
+                    // closing a socket that never accepted: nothing to lose
+                }
+            }
         }
     }
 }

@@ -18,6 +18,8 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -104,16 +106,11 @@ class JosdkChecksumOperatorTest {
             return client.leases().inNamespace(namespace).withName(shard).get() != null;
         });
         assertThat(text(out)).doesNotContain("object=" + namespace + "/app ");
-        client.leases().inNamespace(namespace).withName(shard).edit(lease -> {
-            Map<String, String> annotations = new java.util.HashMap<>();
-            if (lease.getMetadata().getAnnotations() != null) {
-                annotations.putAll(lease.getMetadata().getAnnotations());
-            }
-            annotations.put(RingContract.ASSIGNED_RANGES_ANNOTATION, RangeSet.ALL.toString());
-            annotations.put(RingContract.RANGE_KEY_ANNOTATION, RangeKey.UID.specName());
-            lease.getMetadata().setAnnotations(annotations);
-            return lease;
-        });
+        // a merge patch without a resourceVersion, as the sharder writes it: the shard's renewals cannot make it conflict
+        client.leases().inNamespace(namespace).withName(shard).patch(PatchContext.of(PatchType.JSON_MERGE),
+                client.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("annotations", Map.of(
+                        RingContract.ASSIGNED_RANGES_ANNOTATION, RangeSet.ALL.toString(),
+                        RingContract.RANGE_KEY_ANNOTATION, RangeKey.UID.specName())))));
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> text(out).contains("reconcile shard=" + shard + " object=" + namespace + "/app "));
         assertThat(client.configMaps().inNamespace(namespace).withName("app").get().getMetadata().getLabels())
