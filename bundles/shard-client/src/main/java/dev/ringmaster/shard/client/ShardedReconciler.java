@@ -429,7 +429,9 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         try {
             drained = sweepList.get();
         } catch (RuntimeException e) {
-            LOG.warn("Shard {} could not list its drained objects: {}", labels.shard(), e.toString());
+            if (!closed) { // close() interrupts a list in flight: that one was meant to end
+                LOG.warn("Shard {} could not list its drained objects: {}", labels.shard(), e.toString());
+            }
             return;
         }
         for (T object : drained) {

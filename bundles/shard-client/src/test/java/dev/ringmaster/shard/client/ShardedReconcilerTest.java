@@ -7,11 +7,18 @@ import static org.awaitility.Awaitility.await;
 import dev.ringmaster.ring.testing.MutableClock;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -144,6 +151,39 @@ class ShardedReconcilerTest {
         assertThat(get("drained").getMetadata().getLabels()).containsKey(labels.drainLabel());
         sharding.lease().tick();
         await().atMost(Duration.ofSeconds(10)).until(() -> get("drained").getMetadata().getLabels().isEmpty());
+    }
+
+    /** A shard stopping cuts its sweep's list off; that is no failure to warn about (it was, at every stop). */
+    @Test
+    void aSweepCutOffByCloseIsNoWarning() throws Exception {
+        sharding.lease().tick();
+        informer = sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace));
+        PrintStream standardError = System.err;
+        ByteArrayOutputStream logged = new ByteArrayOutputStream();
+        // an API server that takes the sweep's list and never answers it
+        try (ServerSocket silent = new ServerSocket(0); KubernetesClient unanswered = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(client.getConfiguration())
+                        .withMasterUrl("http://127.0.0.1:" + silent.getLocalPort()).build()).build()) {
+            reconciler = ShardedReconciler.builder(sharding, informer)
+                    .worker(worker)
+                    .reconciler(userReconcile)
+                    .drainSweep(unanswered.configMaps().inNamespace(namespace), Duration.ofMillis(50))
+                    .build();
+            reconciler.start();
+            silent.setSoTimeout(10_000);
+            try (Socket inFlight = silent.accept()) {
+                System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8)); // slf4j-simple's target
+                reconciler.close();
+                for (Thread thread : Thread.getAllStackTraces().keySet()) {
+                    if (thread.getName().equals("drain-sweep-shard-0")) {
+                        thread.join(10_000); // it logs, or not, before it ends
+                    }
+                }
+            } finally {
+                System.setErr(standardError);
+            }
+        }
+        assertThat(logged.toString(StandardCharsets.UTF_8)).doesNotContain("could not list its drained objects");
     }
 
     @Test
