@@ -20,6 +20,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -222,10 +223,10 @@ class WebhookTlsTest {
 
         Issued issued = pki.issue(KeyFormat.EC_PKCS8);
         Files.createDirectories(tls);
-        Files.writeString(tls.resolve("tls.crt"), issued.certificatePem());
+        appear(tls.resolve("tls.crt"), issued.certificatePem());
         await().atMost(SOON).until(() -> fixture.server.problem().orElse("").contains("tls.key: no such readable file"));
         assertThat(fixture.reloads("rejected")).isZero();
-        Files.writeString(tls.resolve("tls.key"), issued.keyPem());
+        appear(tls.resolve("tls.key"), issued.keyPem());
 
         await().atMost(SOON).until(() -> fixture.server.port().isPresent());
         assertThat(fixture.server.problem()).isEmpty();
@@ -237,6 +238,15 @@ class WebhookTlsTest {
         await().atMost(SOON).until(() -> fixture.reloads("rejected") == 1);
         assertThat(fixture.server.problem()).isEmpty();
         assertThat(newConnectionSerial(fixture.port())).isEqualTo(issued.serial());
+    }
+
+    /**
+     * The file appears whole, as the kubelet and cert-manager publish theirs: a poll between an in-place
+     * write's truncate and its bytes would read an empty key and count a rejection the test does not make.
+     */
+    private static void appear(Path file, String content) throws IOException {
+        Path written = Files.writeString(Files.createTempFile(file.getParent(), ".appearing-", ".tmp"), content);
+        Files.move(written, file, StandardCopyOption.ATOMIC_MOVE);
     }
 
     @Test
