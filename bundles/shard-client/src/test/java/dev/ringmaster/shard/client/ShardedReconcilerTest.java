@@ -153,7 +153,10 @@ class ShardedReconcilerTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> get("drained").getMetadata().getLabels().isEmpty());
     }
 
-    /** A shard stopping cuts its sweep's list off; that is no failure to warn about (it was, at every stop). */
+    /**
+     * A shard stopping cuts its sweep's list off; that is no failure to warn about (it was, whenever a
+     * list was in flight).
+     */
     @Test
     void aSweepCutOffByCloseIsNoWarning() throws Exception {
         sharding.lease().tick();
