@@ -77,11 +77,7 @@ public class AdmissionRealIT {
         sharder = cluster.runSharder(replica, kubeconfig);
         Waiting.until(SOON, () -> "its webhook configuration written\n" + sharder.err(),
                 () -> webhookConfiguration() != null);
-        // the API server picks a new webhook configuration up through a watch of its own, a moment later:
-        // until then creates are not sent to the webhook at all
-        Waiting.until(SOON, () -> "the API server calls the webhook (a dry-run create labelled)\n" + sharder.err(),
-                () -> SHARDS.contains(RealCluster.labels(admin.configMaps().inNamespace(INCLUDED)
-                        .resource(configMap("probe")).dryRun().create()).getOrDefault(SHARD_LABEL, "")));
+        cluster.awaitWebhookLabels(INCLUDED, SHARD_LABEL, SOON, sharder::err);
     }
 
     @AfterClass

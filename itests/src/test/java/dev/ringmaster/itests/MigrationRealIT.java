@@ -83,6 +83,7 @@ public class MigrationRealIT {
             created.remove("fresh");
             assertEquals(kind + ": every object where the reference put it", created, objects.placement());
             // a new object: the webhook, now Ringmaster's, labels it where the reference would have
+            cluster.awaitWebhookLabels(namespace(kind), kind.shardLabel(RING), SOON, sharder::err);
             admin.configMaps().inNamespace(namespace(kind)).resource(new ConfigMapBuilder().withNewMetadata()
                     .withName("fresh").endMetadata().build()).create();
         });

@@ -96,6 +96,8 @@ public class RingKindsRealIT {
                 RingContract.shardLabel(RING));
         assertWebhookOf(RingKind.CONTROLLER_RING, "controllerring-twins", "shard.alpha.sharding.timebertt.dev/twins");
 
+        cluster.awaitWebhookLabels(CLUSTER_NAMESPACE, RingContract.shardLabel(RING), SOON, sharder::err);
+        cluster.awaitWebhookLabels(CONTROLLER_NAMESPACE, "shard.alpha.sharding.timebertt.dev/twins", SOON, sharder::err);
         for (int i = 0; i < OBJECTS; i++) {
             assertLabelledAtCreate(CLUSTER_NAMESPACE, i, RingContract.shardLabel(RING),
                     "shard.alpha.sharding.timebertt.dev/twins");

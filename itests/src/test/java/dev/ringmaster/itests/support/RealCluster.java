@@ -2,6 +2,7 @@ package dev.ringmaster.itests.support;
 
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.testing.apiserver.RealApiServer;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -24,6 +25,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The real API server of this JVM ({@link RealApiServer}) set up as {@code kubectl apply -k manifests}
@@ -206,6 +208,19 @@ public final class RealCluster {
                 .addToLabels(kind.leaseLabel(), ring).endMetadata()
                 .withNewSpec().withHolderIdentity(shard).withLeaseDurationSeconds((int) duration.toSeconds())
                 .withAcquireTime(now).withRenewTime(now).endSpec().build()).forceConflicts().serverSideApply();
+    }
+
+    /**
+     * Waits until the API server sends creates of ConfigMaps in {@code namespace} to the webhook that puts
+     * {@code shardLabel} on them: a dry-run create comes back labelled. The API server picks a new webhook
+     * configuration up through a watch of its own, a moment after it is written (longer on a loaded
+     * machine); until then creates are not sent to the webhook at all.
+     */
+    public void awaitWebhookLabels(String namespace, String shardLabel, Duration atMost, Supplier<String> diagnostics) {
+        Waiting.until(atMost, () -> "the API server calls the webhook for " + namespace + " (a dry-run create labelled "
+                + shardLabel + ")\n" + diagnostics.get(), () -> labels(admin().configMaps().inNamespace(namespace)
+                .resource(new ConfigMapBuilder().withNewMetadata().withName("webhook-probe").endMetadata().build())
+                .dryRun().create()).containsKey(shardLabel));
     }
 
     /** Lets a ServiceAccount of {@code namespace} read and change the given core resources there (a Role). */
