@@ -263,6 +263,11 @@ public final class ShardLease implements AutoCloseable {
         try {
             attempt();
         } catch (RuntimeException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                // the executor is shutting down (a killed shard, an application's stop): the request was cut off
+                LOG.debug("Shard lease {}/{}: an attempt cut off by an interrupt: {}", namespace, name, e.toString());
+                return;
+            }
             LOG.warn("Shard lease {}/{}: {}", namespace, name, e.toString());
         }
     }

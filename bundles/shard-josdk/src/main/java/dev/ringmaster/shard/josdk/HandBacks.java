@@ -60,7 +60,9 @@ final class HandBacks<P extends HasMetadata> {
             try {
                 drained.get().forEach(this::submit);
             } catch (RuntimeException e) {
-                LOG.warn("Shard {} could not list its drained objects: {}", labels.shard(), e.toString());
+                if (!closed) { // close() interrupts a list in flight: that one was meant to end
+                    LOG.warn("Shard {} could not list its drained objects: {}", labels.shard(), e.toString());
+                }
             }
         }, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
     }
