@@ -451,11 +451,11 @@ public class MetricsRealIT {
         return more;
     }
 
-    /** The value of the series with exactly these labels; fails when there is none. */
     private static double seconds(Instant from, Instant to) {
         return Duration.between(from, to).toMillis() / 1000.0;
     }
 
+    /** The value of the series with exactly these labels; fails when there is none. */
     private static double value(Exposition scrape, String name, Map<String, String> labels) {
         return scrape.find(name, labels).orElseThrow(() -> new AssertionError("no " + name + labels + " in the scrape; "
                 + name + " has " + scrape.named(name).stream().map(Exposition.Sample::labels).toList())).value();
