@@ -6,18 +6,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.testing.apiserver.SilentApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -116,26 +110,19 @@ class ShardLeaseTest {
      */
     @Test
     void anAttemptCutOffByAnInterruptIsNoWarning() throws Exception {
-        PrintStream standardError = System.err;
-        ByteArrayOutputStream logged = new ByteArrayOutputStream();
+        String logged;
         // an API server that takes the attempt's request and never answers it
-        try (ServerSocket silent = new ServerSocket(0); KubernetesClient unanswered = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder(client.getConfiguration())
-                        .withMasterUrl("http://127.0.0.1:" + silent.getLocalPort()).build()).build()) {
-            ShardLease cutOff = builder().client(unanswered).build().lease();
+        try (SilentApiServer silent = new SilentApiServer(client)) {
+            ShardLease cutOff = builder().client(silent.client()).build().lease();
             Thread attempt = new Thread(cutOff::tick, "lease-attempt");
-            silent.setSoTimeout(10_000);
             attempt.start();
-            try (Socket inFlight = silent.accept()) {
-                System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8)); // slf4j-simple's target
+            logged = silent.loggedWhileCuttingOff(() -> {
                 attempt.interrupt();
                 attempt.join(10_000); // it logs, or not, before it ends
-            } finally {
-                System.setErr(standardError);
-            }
+            });
             assertThat(attempt.isAlive()).isFalse();
         }
-        assertThat(logged.toString(StandardCharsets.UTF_8)).doesNotContain("Shard lease");
+        assertThat(logged).doesNotContain("Shard lease");
     }
 
     @Test

@@ -5,20 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.testing.MutableClock;
+import dev.ringmaster.testing.apiserver.SilentApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -161,32 +155,21 @@ class ShardedReconcilerTest {
     void aSweepCutOffByCloseIsNoWarning() throws Exception {
         sharding.lease().tick();
         informer = sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace));
-        PrintStream standardError = System.err;
-        ByteArrayOutputStream logged = new ByteArrayOutputStream();
+        String logged;
         // an API server that takes the sweep's list and never answers it
-        try (ServerSocket silent = new ServerSocket(0); KubernetesClient unanswered = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder(client.getConfiguration())
-                        .withMasterUrl("http://127.0.0.1:" + silent.getLocalPort()).build()).build()) {
+        try (SilentApiServer silent = new SilentApiServer(client)) {
             reconciler = ShardedReconciler.builder(sharding, informer)
                     .worker(worker)
                     .reconciler(userReconcile)
-                    .drainSweep(unanswered.configMaps().inNamespace(namespace), Duration.ofMillis(50))
+                    .drainSweep(silent.client().configMaps().inNamespace(namespace), Duration.ofMillis(50))
                     .build();
             reconciler.start();
-            silent.setSoTimeout(10_000);
-            try (Socket inFlight = silent.accept()) {
-                System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8)); // slf4j-simple's target
+            logged = silent.loggedWhileCuttingOff(() -> {
                 reconciler.close();
-                for (Thread thread : Thread.getAllStackTraces().keySet()) {
-                    if (thread.getName().equals("drain-sweep-shard-0")) {
-                        thread.join(10_000); // it logs, or not, before it ends
-                    }
-                }
-            } finally {
-                System.setErr(standardError);
-            }
+                SilentApiServer.awaitEnd("drain-sweep-shard-0");
+            });
         }
-        assertThat(logged.toString(StandardCharsets.UTF_8)).doesNotContain("could not list its drained objects");
+        assertThat(logged).doesNotContain("could not list its drained objects");
     }
 
     @Test
