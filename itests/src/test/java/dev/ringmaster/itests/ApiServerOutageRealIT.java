@@ -88,8 +88,7 @@ public class ApiServerOutageRealIT {
     public void anOutageMidRebalanceTakesNoShardForDeadAndTheRebalanceFinishes() throws Exception {
         List<String> four = List.of("shard-0", "shard-1", "shard-2", "shard-3");
         four.forEach(shards::start);
-        Waiting.until(SOON, () -> "four shards ready\n" + shards.logs(),
-                () -> objects.readyShards().containsAll(four));
+        objects.awaitAvailable(Set.copyOf(four), SOON, shards::logs);
         IntStream.range(0, OBJECTS).parallel().forEach(i -> admin.configMaps().inNamespace(NAMESPACE)
                 .resource(new ConfigMapBuilder().withNewMetadata().withName("cm-" + i).endMetadata().build()).create());
         Waiting.until(SOON, () -> "settled on four shards; now " + objects.perShard(),

@@ -79,8 +79,7 @@ public class DrainHandoverRealIT {
     public void objectsMoveBetweenLiveShardsOnlyThroughTheDrainAndNeverHaveTwoShardsAtOnce() throws Exception {
         shards.start("shard-0");
         shards.start("shard-1");
-        Waiting.until(SOON, () -> "two shards ready\n" + shards.logs(),
-                () -> objects.readyShards().equals(Set.of("shard-0", "shard-1")));
+        objects.awaitAvailable(Set.of("shard-0", "shard-1"), SOON, shards::logs);
         for (int i = 0; i < OBJECTS; i++) {
             admin.configMaps().inNamespace(ring).resource(new ConfigMapBuilder().withNewMetadata()
                     .withName("cm-" + i).endMetadata().addToData("key", "value-" + i).build()).create();

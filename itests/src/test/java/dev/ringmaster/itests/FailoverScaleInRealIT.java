@@ -78,7 +78,7 @@ public class FailoverScaleInRealIT {
     @Test
     public void aShardStoppedRightAfterAFailoverHasItsObjectsMovedPromptlyWithoutOverlaps() throws Exception {
         THREE.forEach(shards::start);
-        Waiting.until(SOON, () -> "three shards ready\n" + shards.logs(), () -> objects.readyShards().equals(THREE));
+        objects.awaitAvailable(THREE, SOON, shards::logs);
         IntStream.range(0, OBJECTS).parallel().forEach(i -> admin.configMaps().inNamespace(NAMESPACE)
                 .resource(new ConfigMapBuilder().withNewMetadata().withName("cm-" + i).endMetadata()
                         .addToData("key", "value-" + i).build()).create());

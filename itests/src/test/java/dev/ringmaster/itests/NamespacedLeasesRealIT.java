@@ -120,8 +120,7 @@ public class NamespacedLeasesRealIT {
 
         shards.start("shard-0");
         shards.start("shard-1");
-        Waiting.until(SOON, () -> "two shards ready\n" + shards.logs() + sharder.err(),
-                () -> objects.readyShards().equals(Set.of("shard-0", "shard-1")));
+        objects.awaitAvailable(Set.of("shard-0", "shard-1"), SOON, () -> shards.logs() + sharder.err());
         for (int i = 0; i < OBJECTS; i++) {
             admin.configMaps().inNamespace(SHARDS).resource(new ConfigMapBuilder().withNewMetadata()
                     .withName("cm-" + i).endMetadata().addToData("key", "value-" + i).build()).create();

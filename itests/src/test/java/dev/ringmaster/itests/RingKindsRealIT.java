@@ -85,9 +85,8 @@ public class RingKindsRealIT {
             clusterShards.start(shard);
             controllerShards.start(shard);
         }
-        Waiting.until(SOON, () -> "two shards ready in each ring\n" + clusterShards.logs() + controllerShards.logs(),
-                () -> clusterObjects.readyShards().equals(Set.of("shard-0", "shard-1"))
-                        && controllerObjects.readyShards().equals(Set.of("shard-0", "shard-1")));
+        clusterObjects.awaitAvailable(Set.of("shard-0", "shard-1"), SOON, clusterShards::logs);
+        controllerObjects.awaitAvailable(Set.of("shard-0", "shard-1"), SOON, controllerShards::logs);
         Waiting.until(SOON, () -> "both rings Ready: " + clusterObjects.ready() + ", " + controllerObjects.ready()
                         + "\n" + sharder.err(),
                 () -> "True".equals(clusterObjects.ready().get("status"))

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * The ConfigMaps of a ring over one namespace and the shard Leases there, as the API server has them
@@ -46,14 +47,33 @@ public final class RingObjects {
     /** The ring object's Ready condition, empty while it has none. */
     @SuppressWarnings("unchecked")
     public Map<String, Object> ready() {
-        GenericKubernetesResource object = admin.genericKubernetesResources("sharding.timebertt.dev/v1alpha1", kind.kind())
-                .withName(ring).get();
-        Object status = object == null ? null : object.getAdditionalProperties().get("status");
-        if (!(status instanceof Map<?, ?> fields) || !(fields.get("conditions") instanceof List<?> conditions)) {
+        if (!(status().get("conditions") instanceof List<?> conditions)) {
             return Map.of();
         }
         return conditions.stream().map(condition -> (Map<String, Object>) condition)
                 .filter(condition -> "Ready".equals(condition.get("type"))).findFirst().orElse(Map.of());
+    }
+
+    /** The ring object's status, empty while it has none. */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> status() {
+        GenericKubernetesResource object = admin.genericKubernetesResources("sharding.timebertt.dev/v1alpha1", kind.kind())
+                .withName(ring).get();
+        Object status = object == null ? null : object.getAdditionalProperties().get("status");
+        return status instanceof Map<?, ?> fields ? (Map<String, Object>) fields : Map.of();
+    }
+
+    /**
+     * Waits until exactly {@code shards} are labelled ready and the ring's status counts as many available
+     * shards. The sharder labels a Lease ready before its ring view has the shard; an object created in
+     * between is assigned without that shard and drained to it a moment later, so a test that creates
+     * objects and then expects them settled waits for the view (the status is written from it).
+     */
+    public void awaitAvailable(Set<String> shards, Duration timeout, Supplier<String> context) {
+        Waiting.until(timeout, () -> "shards " + shards + " ready and available in the ring's status; ready "
+                + readyShards() + ", status " + status() + "\n" + context.get(),
+                () -> readyShards().equals(shards) && status().get("availableShards") instanceof Number available
+                        && available.intValue() == shards.size());
     }
 
     public List<ConfigMap> configMaps() {
@@ -89,7 +109,12 @@ public final class RingObjects {
     public void awaitSettledOn(Set<String> available, int objects, Duration timeout, Supplier<String> context) {
         Waiting.until(timeout, () -> "every object on " + available + ", none draining; now " + perShard() + "\n"
                 + context.get(), () -> isSettledOn(available, objects));
-        Waiting.throughout(Duration.ofSeconds(2), "settled on " + available).until(() -> isSettledOn(available, objects));
+        try {
+            Waiting.throughout(Duration.ofSeconds(2), "settled on " + available).until(() -> isSettledOn(available, objects));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("settled on " + available + ", then no longer; now " + perShard()
+                    + (anyDraining() ? ", some draining" : "") + "\n" + context.get(), e);
+        }
     }
 
     /** The checksum controller's Secrets: one per ConfigMap once each has been reconciled. */
