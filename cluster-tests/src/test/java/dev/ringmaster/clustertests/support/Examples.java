@@ -126,8 +126,10 @@ public final class Examples {
     }
 
     /**
-     * {@code kubectl rollout status} of the workload, then a ready Lease for every shard pod: the pod's
-     * own name in a StatefulSet, one slot of the pool per pod in a Deployment.
+     * {@code kubectl rollout status} of the workload, then a ready Lease for every shard pod (the pod's
+     * own name in a StatefulSet, one slot of the pool per pod in a Deployment) and as many available
+     * shards in the ring's status: the sharder labels a Lease ready before its ring has the shard, and
+     * an object created in between is assigned without it, then drained to it (docs/design.md section 5).
      */
     public void awaitRolledOut() {
         Command.Result rollout = cluster.kubectl("-n", namespace, "rollout", "status", workloadRef(), "--timeout=240s");
@@ -135,8 +137,13 @@ public final class Examples {
             throw new AssertionError("the example shards did not roll out:\n" + rollout.describe() + "\n" + diagnostics());
         }
         Waiting.until(Duration.ofSeconds(90), () -> "a ready Lease for every shard pod " + readyPods() + "; ready: "
-                + readyShards() + "\n" + diagnostics(), () -> workload instanceof StatefulSet
-                        ? readyShards().equals(readyPods()) : readyShards().size() == readyPods().size());
+                + readyShards() + "; available in the ring's status: " + ringStatus().get("availableShards") + "\n"
+                + diagnostics(), () -> {
+                    Set<String> ready = readyShards();
+                    return (workload instanceof StatefulSet ? ready.equals(readyPods()) : ready.size() == readyPods().size())
+                            && ringStatus().get("availableShards") instanceof Number available
+                            && available.intValue() == ready.size();
+                });
     }
 
     /** The shards to settle on: the StatefulSet's ready pods, or the pool slots whose Leases are ready. */
@@ -216,14 +223,20 @@ public final class Examples {
     /** The ring object's Ready condition (status, reason, message, …), if it has one. */
     @SuppressWarnings("unchecked")
     public Optional<Map<String, Object>> ringCondition() {
-        GenericKubernetesResource object = admin().genericKubernetesResources(
-                RingContract.API_GROUP + "/" + RingContract.API_VERSION, kind.kind()).withName(ring).get();
-        Object status = object == null ? null : object.getAdditionalProperties().get("status");
-        if (!(status instanceof Map<?, ?> fields) || !(fields.get("conditions") instanceof List<?> conditions)) {
+        if (!(ringStatus().get("conditions") instanceof List<?> conditions)) {
             return Optional.empty();
         }
         return conditions.stream().map(condition -> (Map<String, Object>) condition)
                 .filter(condition -> "Ready".equals(condition.get("type"))).findFirst();
+    }
+
+    /** The ring object's status, empty while it has none. */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> ringStatus() {
+        GenericKubernetesResource object = admin().genericKubernetesResources(
+                RingContract.API_GROUP + "/" + RingContract.API_VERSION, kind.kind()).withName(ring).get();
+        Object status = object == null ? null : object.getAdditionalProperties().get("status");
+        return status instanceof Map<?, ?> fields ? (Map<String, Object>) fields : Map.of();
     }
 
     /** The ring's MutatingWebhookConfiguration as the sharder wrote it, if it exists. */
