@@ -113,7 +113,7 @@ public final class RingObjects {
             Waiting.throughout(Duration.ofSeconds(2), "settled on " + available).until(() -> isSettledOn(available, objects));
         } catch (ConditionTimeoutException e) {
             throw new AssertionError("settled on " + available + ", then no longer; now " + perShard()
-                    + (anyDraining() ? ", some draining" : "") + "\n" + context.get(), e);
+                    + (anyDraining() ? ", some draining" : "") + "; leases " + leaseStates() + "\n" + context.get(), e);
         }
     }
 
@@ -133,6 +133,14 @@ public final class RingObjects {
         return admin.leases().inNamespace(namespace).withLabel(leaseLabel, ring).list().getItems().stream()
                 .filter(lease -> "ready".equals(RealCluster.labels(lease).get(RingContract.STATE_LABEL)))
                 .map(lease -> lease.getMetadata().getName()).collect(Collectors.toSet());
+    }
+
+    /** Each shard Lease's state label and holder, for failure messages. */
+    public Map<String, String> leaseStates() {
+        return admin.leases().inNamespace(namespace).withLabel(leaseLabel, ring).list().getItems().stream()
+                .collect(Collectors.toMap(lease -> lease.getMetadata().getName(), lease -> RealCluster.labels(lease)
+                        .getOrDefault(RingContract.STATE_LABEL, "?") + " held by " + lease.getSpec().getHolderIdentity(),
+                        (a, b) -> a, TreeMap::new));
     }
 
     public String stateOf(String shard) {
