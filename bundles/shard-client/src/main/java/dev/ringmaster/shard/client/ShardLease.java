@@ -346,7 +346,17 @@ public final class ShardLease implements AutoCloseable {
                                 ? " (instance " + LeaseRules.annotation(fresh, RingContract.INSTANCE_ANNOTATION) + ")" : "")));
                 return;
             }
-            written(writer().resource(ours(fresh, now)).update(), now);
+            try {
+                written(writer().resource(ours(fresh, now)).update(), now);
+            } catch (KubernetesClientException again) {
+                if (again.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                    throw again;
+                }
+                // written again meanwhile (in range mode the sharder writes assignments into the Lease):
+                // the next attempt renews; a Lease that stays unwritable fences at the renew deadline
+                LOG.debug("Shard lease {}/{}: written by someone else twice in a row, renewing at the next attempt",
+                        namespace, name);
+            }
         }
     }
 

@@ -12,6 +12,9 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -254,6 +257,34 @@ class ShardLeaseTest {
         assertThat(lease.isHeld()).isTrue();
         assertThat(stored().getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(12));
         assertThat(events).containsExactly("acquired", "lost", "acquired");
+    }
+
+    /**
+     * A renewal that conflicts, re-reads and conflicts again (the sharder writing range assignments into
+     * the Lease while it renews) is no warning: the next attempt renews.
+     */
+    @Test
+    void aRenewalThatConflictsTwiceIsNoWarningAndTheNextOneRenews() {
+        lease.tick();
+        server.expect().put().withPath("/apis/coordination.k8s.io/v1/namespaces/" + namespace + "/leases/" + SHARD)
+                .andReturn(409, "the object has been modified").times(2);
+        clock.set(T0.plusSeconds(2));
+
+        PrintStream standardError = System.err;
+        ByteArrayOutputStream logged = new ByteArrayOutputStream();
+        try {
+            System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8));
+            lease.tick();
+        } finally {
+            System.setErr(standardError);
+        }
+
+        assertThat(logged.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
+        assertThat(lease.isHeld()).isTrue();
+        clock.set(T0.plusSeconds(4));
+        lease.tick();
+        assertThat(stored().getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(4));
+        assertThat(events).containsExactly("acquired");
     }
 
     @Test
