@@ -7,14 +7,12 @@ import static org.awaitility.Awaitility.await;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.testing.apiserver.SilentApiServer;
+import dev.ringmaster.testing.apiserver.StandardError;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -264,22 +262,15 @@ class ShardLeaseTest {
      * the Lease while it renews) is no warning: the next attempt renews.
      */
     @Test
-    void aRenewalThatConflictsTwiceIsNoWarningAndTheNextOneRenews() {
+    void aRenewalThatConflictsTwiceIsNoWarningAndTheNextOneRenews() throws Exception {
         lease.tick();
         server.expect().put().withPath("/apis/coordination.k8s.io/v1/namespaces/" + namespace + "/leases/" + SHARD)
                 .andReturn(409, "the object has been modified").times(2);
         clock.set(T0.plusSeconds(2));
 
-        PrintStream standardError = System.err;
-        ByteArrayOutputStream logged = new ByteArrayOutputStream();
-        try {
-            System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8));
-            lease.tick();
-        } finally {
-            System.setErr(standardError);
-        }
+        String logged = StandardError.loggedWhile(lease::tick);
 
-        assertThat(logged.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
+        assertThat(logged).doesNotContain("WARN");
         assertThat(lease.isHeld()).isTrue();
         clock.set(T0.plusSeconds(4));
         lease.tick();

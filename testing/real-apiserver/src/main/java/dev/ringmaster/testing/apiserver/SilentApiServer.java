@@ -3,12 +3,9 @@ package dev.ringmaster.testing.apiserver;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 
 /**
  * An API server that takes a request and never answers it, for tests of what a component does when a
@@ -43,15 +40,9 @@ public final class SilentApiServer implements AutoCloseable {
      */
     public String loggedWhileCuttingOff(CutOff cutOff) throws Exception {
         socket.setSoTimeout(10_000);
-        PrintStream standardError = System.err;
-        ByteArrayOutputStream logged = new ByteArrayOutputStream();
         try (Socket inFlight = socket.accept()) {
-            System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8));
-            cutOff.run();
-        } finally {
-            System.setErr(standardError);
+            return StandardError.loggedWhile(cutOff::run);
         }
-        return logged.toString(StandardCharsets.UTF_8);
     }
 
     /** Waits up to 10 s for each thread of this name to end: a cut-off thread logs, or not, before it ends. */
