@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 /**
  * Adds the KEP-5866 query parameter {@code shardSelector=<selector>} to the list and watch requests of
  * one resource's collection ({@code GET /api/v1/configmaps}, {@code GET /api/v1/namespaces/ns/configmaps},
- * {@code GET /apis/<group>/<version>/...}), which fabric8 7.8.0 cannot send itself. Other requests
+ * {@code GET /apis/<group>/<version>/...}), which fabric8 7.9.0 cannot send itself. Other requests
  * (gets by name, writes, other resources) pass unchanged. The selector can change at any time
  * ({@link #selector(String)}); null sends none. Thread-safe.
  */

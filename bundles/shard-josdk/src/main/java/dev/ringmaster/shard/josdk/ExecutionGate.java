@@ -4,6 +4,7 @@ import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.ring.ranges.RangeSet;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
+import io.javaoperatorsdk.operator.api.reconciler.RetryInfo;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Mutual exclusion per object between JOSDK's executions and hand-backs. JOSDK calls
- * {@link #reconciliationExecutionStarted} and {@link #reconciliationExecutionFinished} around the
+ * {@link #reconciliationStarted} and {@link #reconciliationFinished} around the
  * whole execution of an object (finalizer added, reconcile, the patch its {@code UpdateControl} asks
  * for), on the executing thread: the only hook that brackets all of it, hence a {@link Metrics}.
  * A hand-back holds the same object's lock, so it never runs while JOSDK executes that object.
@@ -72,14 +73,14 @@ final class ExecutionGate implements Metrics {
     }
 
     @Override
-    public void reconciliationExecutionStarted(HasMetadata resource, Map<String, Object> metadata) {
+    public void reconciliationStarted(HasMetadata resource, Map<String, Object> metadata) {
         lock(resource);
         // recorded before the execution reads the served ranges: see RangeScope
         executing.put(key(resource), resource);
     }
 
     @Override
-    public void reconciliationExecutionFinished(HasMetadata resource, Map<String, Object> metadata) {
+    public void reconciliationFinished(HasMetadata resource, RetryInfo retryInfo, Map<String, Object> metadata) {
         // JOSDK also calls this for an execution it skipped without calling Started (object gone from its cache)
         if (resource != null) {
             executing.remove(key(resource));

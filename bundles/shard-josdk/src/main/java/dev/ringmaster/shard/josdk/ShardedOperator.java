@@ -117,7 +117,7 @@ public final class ShardedOperator implements AutoCloseable {
         this.configuredClient = users.getKubernetesClient();
         KubernetesClient operatorClient = configuredClient;
         if (sharding.rangeMode()) {
-            // fabric8 7.8.0 cannot send shardSelector: an interceptor on a client of the Operator's own adds it
+            // fabric8 7.9.0 cannot send shardSelector: an interceptor on a client of the Operator's own adds it
             this.selectors = new ShardSelectors();
             operatorClient = new KubernetesClientBuilder().withConfig(configuredClient.getConfiguration())
                     .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("ringmaster-shard-selectors", selectors))
