@@ -4,9 +4,9 @@ import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.spi.PartitionKey;
-import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
-import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
-import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
+import dev.ringmaster.sharder.ringcontrol.RingStatusReconciler;
+import dev.ringmaster.sharder.ringcontrol.ValidatingWebhookCa;
+import dev.ringmaster.sharder.ringcontrol.WebhookClientSettings;
 import dev.ringmaster.sharder.interpreter.InvalidKeyEvents;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectEvents;
@@ -105,7 +105,7 @@ final class LeaderControllers implements AutoCloseable {
                 new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER));
         ResourceCatalog catalog = new ResourceCatalog(client);
         LabelWriter writer = new LabelWriter(client);
-        this.ringStatus = new Controller<>("ringstatus", new ClusterRingReconciler(client, registry::compile,
+        this.ringStatus = new Controller<>("ringstatus", new RingStatusReconciler(client, registry::compile,
                 settings.webhook(), settings.clock()), 2, Backoff.DEFAULT);
         this.rebalancer = new Rebalancer(registry, invalidKeys, catalog,
                 new ObjectPages(client, settings.limits().pageSize()), writer, scope, settings.limits(), metrics);

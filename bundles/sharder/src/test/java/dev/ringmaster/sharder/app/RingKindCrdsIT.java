@@ -3,7 +3,7 @@ package dev.ringmaster.sharder.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ringmaster.sharder.clusterring.ClusterRingWatch;
+import dev.ringmaster.sharder.ringcontrol.RingWatch;
 import dev.ringmaster.sharder.testing.StandardErrorLines;
 import dev.ringmaster.sharder.testing.TestLeases;
 import dev.ringmaster.testing.apiserver.RealApiServer;
@@ -66,7 +66,7 @@ class RingKindCrdsIT {
             assertThat(labels("cm-1")).containsEntry(CLUSTER_RING_SHARD_LABEL, "shard-cluster");
             // several looks for the missing CRD later (and more than fabric8's informer retries in that
             // time: after 1, 2, 4, 8 and 16 s), it has been reported once, in one line
-            Thread.sleep(ClusterRingWatch.CRD_RECHECK.multipliedBy(5).dividedBy(2).toMillis());
+            Thread.sleep(RingWatch.CRD_RECHECK.multipliedBy(5).dividedBy(2).toMillis());
             List<String> mentions = mentionsOfControllerRings(log);
             assertThat(mentions).as("lines mentioning ControllerRings").hasSize(1);
             assertThat(mentions.get(0)).contains("WARN").contains("ControllerRings are not served")
@@ -79,7 +79,7 @@ class RingKindCrdsIT {
             installCrd(CONTROLLER_RING_CRD);
             liveShardLease("shard-controller", CONTROLLER_RING_LEASE_LABEL);
             ring("ControllerRing");
-            await().atMost(ClusterRingWatch.CRD_RECHECK.plusSeconds(30))
+            await().atMost(RingWatch.CRD_RECHECK.plusSeconds(30))
                     .until(() -> labels("cm-1").get(CONTROLLER_RING_SHARD_LABEL) != null);
             assertThat(labels("cm-1")).containsEntry(CONTROLLER_RING_SHARD_LABEL, "shard-controller")
                     .containsEntry(CLUSTER_RING_SHARD_LABEL, "shard-cluster");

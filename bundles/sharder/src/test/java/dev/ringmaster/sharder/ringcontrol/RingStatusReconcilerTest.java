@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.ringcontrol;
 
 import static dev.ringmaster.sharder.testing.TestRings.main;
 import static dev.ringmaster.sharder.testing.TestRings.ring;
@@ -59,7 +59,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The ClusterRing controller against fabric8's mock API server in CRUD mode, with a fake clock. */
 @EnableKubernetesMockClient(crud = true)
-class ClusterRingReconcilerTest {
+class RingStatusReconcilerTest {
 
     private static final String RING = "example";
     private static final RingKey KEY = RingKey.clusterRing(RING);
@@ -179,7 +179,7 @@ class ClusterRingReconcilerTest {
     @Test
     void caBundleInjectedByCertManagerSurvivesReconciliation() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults()
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults()
                 .withCertManagerCertificate("sharding-system/webhook-ca"));
         reconciler.reconcile(KEY);
         String injected = Base64.getEncoder().encodeToString("injected by cainjector".getBytes(StandardCharsets.UTF_8));
@@ -215,7 +215,7 @@ class ClusterRingReconcilerTest {
     void caBundleFileModeWritesTheRotatedFile() throws IOException {
         Path ca = Files.writeString(dir.resolve("ca.pem"), WebhookClientSettingsTest.PEM);
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults().withCaBundleFile(ca));
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults().withCaBundleFile(ca));
         reconciler.reconcile(KEY);
         String rotated = WebhookClientSettingsTest.PEM + WebhookClientSettingsTest.PEM;
         Files.writeString(ca, rotated);
@@ -242,7 +242,7 @@ class ClusterRingReconcilerTest {
             return configuration;
         });
         AtomicReference<byte[]> ca = new AtomicReference<>();
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults()
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults()
                 .withCaBundleSource(() -> Optional.ofNullable(ca.get())));
 
         reconciler.reconcile(KEY);
@@ -269,7 +269,7 @@ class ClusterRingReconcilerTest {
     @Test
     void foreignLabelsAnnotationsAndOwnersAreKept() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(KEY);
         webhookConfigurationResource().edit(configuration -> {
             configuration.getMetadata().getLabels().put("team", "platform");
@@ -295,7 +295,7 @@ class ClusterRingReconcilerTest {
     void invalidRingIsNotReadyAndGetsNoWebhookConfiguration() {
         create(ring(RING, main("apps", "deployments", new GroupResource("apps", "replicasets")),
                 main("apps", "replicasets")));
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
         reconciler.reconcile(KEY);
 
@@ -328,7 +328,7 @@ class ClusterRingReconcilerTest {
     @Test
     void invalidSpecLeavesAnExistingWebhookConfigurationAlone() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(KEY);
         MutatingWebhookConfiguration before = webhookConfiguration();
         ringResource().edit(ring -> {
@@ -348,7 +348,7 @@ class ClusterRingReconcilerTest {
         ClusterRing ring = exampleRing();
         ring.getSpec().setStrategy("jump");
         create(ring);
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
         reconciler.reconcile(KEY);
 
@@ -379,7 +379,7 @@ class ClusterRingReconcilerTest {
     @Test
     void aStrategyAskedForThatIsUnavailableLeavesTheRingOnTheOneInForceBefore() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(KEY);
         assertThat(ready(read()).getMessage()).isEqualTo("sharding with strategy \"consistent\" (the sharder's default)");
 
@@ -442,7 +442,7 @@ class ClusterRingReconcilerTest {
     @Test
     void lastTransitionTimeChangesOnlyWithTheStatusValue() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(KEY);
 
         clock.advance(Duration.ofMinutes(1));
@@ -472,7 +472,7 @@ class ClusterRingReconcilerTest {
     @Test
     void unchangedStatusAndConfigurationAreNotRewritten() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(KEY);
         String ringVersion = read().getMetadata().getResourceVersion();
         String configurationVersion = webhookConfiguration().getMetadata().getResourceVersion();
@@ -501,7 +501,7 @@ class ClusterRingReconcilerTest {
     @Test
     void observedGenerationFollowsTheGeneration() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(KEY);
         ringResource().edit(ring -> {
             ring.getSpec().getResources().add(main("batch", "jobs"));
@@ -526,7 +526,7 @@ class ClusterRingReconcilerTest {
                 .andReturn(403, new StatusBuilder().withStatus("Failure").withCode(403).withReason("Forbidden")
                         .withMessage("mutatingwebhookconfigurations is forbidden: the sharder lacks RBAC").build())
                 .once();
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
         assertThatThrownBy(() -> reconciler.reconcile(KEY)).isInstanceOf(KubernetesClientException.class);
 
@@ -547,7 +547,7 @@ class ClusterRingReconcilerTest {
     @Test
     void conflictIsRetriedWithoutFlippingReady() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(KEY);
         ringResource().edit(ring -> {
             ring.getSpec().getResources().add(main("batch", "jobs"));
@@ -624,8 +624,8 @@ class ClusterRingReconcilerTest {
                 main("apps", "deployments", new GroupResource("apps", "replicasets")));
     }
 
-    private ClusterRingReconciler reconciler(WebhookClientSettings settings) {
-        return new ClusterRingReconciler(client, ring -> {
+    private RingStatusReconciler reconciler(WebhookClientSettings settings) {
+        return new RingStatusReconciler(client, ring -> {
             registry.update(inputs -> inputs.withMembership(membership.get()).withDefaultStrategy(defaultStrategy)
                     .withStrategies(strategies.stream().collect(Collectors.toMap(name -> name,
                             name -> new StrategyBinding(new RendezvousStrategy(), Map.of()))))
@@ -737,7 +737,7 @@ class ClusterRingReconcilerTest {
     @Test
     void aRangeModeRingIsReadyWithoutStrategyAndItsWebhookConfigurationGoes() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
         reconciler.reconcile(KEY);
         assertThat(webhookConfigurationResource().get()).isNotNull();
 
