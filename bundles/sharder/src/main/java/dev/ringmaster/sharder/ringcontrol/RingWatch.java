@@ -1,13 +1,13 @@
 package dev.ringmaster.sharder.ringcontrol;
 
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.net.HttpURLConnection;
 import java.time.Duration;
@@ -157,22 +157,7 @@ public final class RingWatch implements AutoCloseable {
             LOG.warn("Watching {}s failed, retrying: {}", kind.kind(), failure.toString());
             return true;
         });
-        informer.addEventHandler(new ResourceEventHandler<RingObject>() {
-            @Override
-            public void onAdd(RingObject ring) {
-                publish(informer);
-            }
-
-            @Override
-            public void onUpdate(RingObject before, RingObject after) {
-                publish(informer);
-            }
-
-            @Override
-            public void onDelete(RingObject ring, boolean finalStateUnknown) {
-                publish(informer);
-            }
-        });
+        informer.addEventHandler(EventHandlers.<RingObject>onEveryEvent(ring -> publish(informer)));
         return informer;
     }
 
