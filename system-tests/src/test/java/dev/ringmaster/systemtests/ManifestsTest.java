@@ -9,7 +9,7 @@ import dev.ringmaster.delivery.DeliveryComponent;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.sharder.app.SharderSettings;
 import dev.ringmaster.sharder.certificates.WebhookCertificates;
-import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
+import dev.ringmaster.sharder.ringcontrol.WebhookClientSettings;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -95,7 +95,7 @@ class ManifestsTest {
     /** Where the image puts the distribution (distribution/Dockerfile). */
     private static final String HOME = "/opt/ringmaster";
     private static final String SHARDER_CFG = "dev.ringmaster.sharder.cfg";
-    /** ClusterRingReconciler writes core/v1 events about rings (cluster-scoped) here. */
+    /** RingStatusReconciler writes core/v1 events about rings (cluster-scoped) here. */
     private static final String CLUSTER_EVENTS_NAMESPACE = "default";
     /** The ClusterRole scrapers of /metrics need (docs/monitoring.md). */
     private static final String METRICS_READER = "ringmaster:metrics-reader";
@@ -109,15 +109,15 @@ class ManifestsTest {
      * every authenticated user by Kubernetes.
      */
     private static final List<Permission> SHARDER_NEEDS = List.of(
-            // ClusterRingReconciler: reads the ring it reconciles, of either kind
+            // RingStatusReconciler: reads the ring it reconciles, of either kind
             cluster("sharding.timebertt.dev", "clusterrings", "get"),
             cluster("sharding.timebertt.dev", "controllerrings", "get"),
-            // ClusterRingWatch: one informer per kind on every replica
+            // RingWatch: one informer per kind on every replica
             cluster("sharding.timebertt.dev", "clusterrings", "list"),
             cluster("sharding.timebertt.dev", "clusterrings", "watch"),
             cluster("sharding.timebertt.dev", "controllerrings", "list"),
             cluster("sharding.timebertt.dev", "controllerrings", "watch"),
-            // ClusterRingReconciler: status through the status subresource (locked JSON patch)
+            // RingStatusReconciler: status through the status subresource (locked JSON patch)
             cluster("sharding.timebertt.dev", "clusterrings/status", "patch"),
             cluster("sharding.timebertt.dev", "controllerrings/status", "patch"),
             // WebhookConfigurations: owner reference to the ring with blockOwnerDeletion
@@ -158,7 +158,7 @@ class ManifestsTest {
             cluster("events.k8s.io", "events", "create"),
             // LeaderElection: LeaseLock creates sharding-system/sharder when it does not exist yet
             namespaced(NS, "coordination.k8s.io", "leases", "create"),
-            // ClusterRingReconciler: core/v1 Warning events about ClusterRings
+            // RingStatusReconciler: core/v1 Warning events about ClusterRings
             namespaced(CLUSTER_EVENTS_NAMESPACE, "", "events", "create"),
             // WebhookCertificates (self-signed mode): the first replica creates each Secret (create cannot be
             // limited to names), every replica reads, watches (by name) and updates (renewals, repairs) them

@@ -4,23 +4,24 @@ import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.spi.PartitionKey;
-import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
-import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
-import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
 import dev.ringmaster.sharder.interpreter.InvalidKeyEvents;
+import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.ranges.RangeAssigner;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
-import dev.ringmaster.sharder.ranges.RangeAssigner;
 import dev.ringmaster.sharder.rebalance.Rebalancer;
 import dev.ringmaster.sharder.ring.RingChange;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
+import dev.ringmaster.sharder.ringcontrol.RingStatusReconciler;
+import dev.ringmaster.sharder.ringcontrol.ValidatingWebhookCa;
+import dev.ringmaster.sharder.ringcontrol.WebhookClientSettings;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
 import dev.ringmaster.sharder.runtime.Reconciler.Result;
@@ -30,10 +31,9 @@ import dev.ringmaster.sharder.unassigned.UnassignedObject;
 import dev.ringmaster.sharder.unassigned.UnassignedWatches;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
 import java.time.Duration;
@@ -105,7 +105,7 @@ final class LeaderControllers implements AutoCloseable {
                 new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER));
         ResourceCatalog catalog = new ResourceCatalog(client);
         LabelWriter writer = new LabelWriter(client);
-        this.ringStatus = new Controller<>("ringstatus", new ClusterRingReconciler(client, registry::compile,
+        this.ringStatus = new Controller<>("ringstatus", new RingStatusReconciler(client, registry::compile,
                 settings.webhook(), settings.clock()), 2, Backoff.DEFAULT);
         this.rebalancer = new Rebalancer(registry, invalidKeys, catalog,
                 new ObjectPages(client, settings.limits().pageSize()), writer, scope, settings.limits(), metrics);
@@ -135,21 +135,7 @@ final class LeaderControllers implements AutoCloseable {
                     .validatingWebhookConfigurations().withName(name).runnableInformer(0)
                     .exceptionHandler((started, failure) -> true);
             Controller<String> controller = validatingCa.get();
-            watch.addEventHandler(new ResourceEventHandler<>() {
-                @Override
-                public void onAdd(ValidatingWebhookConfiguration configuration) {
-                    controller.enqueue(name);
-                }
-
-                @Override
-                public void onUpdate(ValidatingWebhookConfiguration before, ValidatingWebhookConfiguration after) {
-                    controller.enqueue(name);
-                }
-
-                @Override
-                public void onDelete(ValidatingWebhookConfiguration configuration, boolean finalStateUnknown) {
-                }
-            });
+            watch.addEventHandler(EventHandlers.onAddOrUpdate(configuration -> controller.enqueue(name)));
             validatingWatches.add(watch);
         }
     }

@@ -6,9 +6,9 @@ import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.sharder.admission.SharderAdmission;
 import dev.ringmaster.sharder.certificates.WebhookCertificates;
-import dev.ringmaster.sharder.clusterring.ClusterRingWatch;
-import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
-import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
+import dev.ringmaster.sharder.ringcontrol.RingWatch;
+import dev.ringmaster.sharder.ringcontrol.ValidatingWebhookCa;
+import dev.ringmaster.sharder.ringcontrol.WebhookClientSettings;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.leader.LeaderElection;
@@ -174,7 +174,7 @@ public final class SharderReplica implements AutoCloseable {
     /** Every known ring's restart grace, as the shard leases were last judged with. */
     private final AtomicReference<Map<RingKey, Duration>> restartGraces = new AtomicReference<>(Map.of());
     private final ShardLeaseController leases;
-    private final List<ClusterRingWatch> rings;
+    private final List<RingWatch> rings;
     private final SharderAdmission admission;
     private final LeaderElection election;
     /** The webhook's own certificates, on every replica (self-signed mode). */
@@ -202,7 +202,7 @@ public final class SharderReplica implements AutoCloseable {
         // the leader's range assigner looks at a range-mode ring again when one of its Leases changes
         leases.addLeaseListener(this::leaseChanged);
         registry.addListener(changes -> ringStates.rings(registry.inputs().rings().values()));
-        this.rings = ClusterRingWatch.ofEveryKind(client, registry, this::ringKindsChanged);
+        this.rings = RingWatch.ofEveryKind(client, registry, this::ringKindsChanged);
         ringKindsChanged();
         this.admission = new SharderAdmission(registry, metrics);
         this.certificates = options.certificates().map(settings -> new WebhookCertificates(client, settings,
@@ -222,7 +222,7 @@ public final class SharderReplica implements AutoCloseable {
     /** Starts watching rings and leases and campaigning for leadership; returns at once. */
     public void start() {
         certificates.ifPresent(WebhookCertificates::start);
-        rings.forEach(ClusterRingWatch::start);
+        rings.forEach(RingWatch::start);
         leases.start();
         election.start();
     }
@@ -248,7 +248,7 @@ public final class SharderReplica implements AutoCloseable {
 
     /** The ring kinds whose CRD the API server serves, and whose rings this replica therefore watches. */
     public Set<RingKind> servedRingKinds() {
-        return rings.stream().filter(ClusterRingWatch::served).map(ClusterRingWatch::kind)
+        return rings.stream().filter(RingWatch::served).map(RingWatch::kind)
                 .collect(Collectors.toCollection(() -> EnumSet.noneOf(RingKind.class)));
     }
 
@@ -368,7 +368,7 @@ public final class SharderReplica implements AutoCloseable {
     public void close() {
         election.close();
         certificates.ifPresent(WebhookCertificates::close);
-        rings.forEach(ClusterRingWatch::close);
+        rings.forEach(RingWatch::close);
         leases.close();
         fenced.close();
         metrics.close();

@@ -2,6 +2,7 @@ package dev.ringmaster.sharder.lease;
 
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.spi.LeaseDetector;
+import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
@@ -128,22 +129,7 @@ public final class ShardLeaseController implements AutoCloseable {
             }
         };
         this.controller = new Controller<>("shardlease", publishing, workers, backoff);
-        ResourceEventHandler<Lease> enqueue = new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Lease lease) {
-                controller.enqueue(LeaseKey.of(lease));
-            }
-
-            @Override
-            public void onUpdate(Lease oldLease, Lease newLease) {
-                controller.enqueue(LeaseKey.of(newLease));
-            }
-
-            @Override
-            public void onDelete(Lease lease, boolean deletedFinalStateUnknown) {
-                controller.enqueue(LeaseKey.of(lease));
-            }
-        };
+        ResourceEventHandler<Lease> enqueue = EventHandlers.onEveryEvent(lease -> controller.enqueue(LeaseKey.of(lease)));
         informers.forEach(informer -> informer.addEventHandler(enqueue));
     }
 
@@ -256,22 +242,7 @@ public final class ShardLeaseController implements AutoCloseable {
 
     /** {@link #addLeaseListener(Runnable)}, told which Lease (as it is now, or as it was last seen if deleted). */
     public void addLeaseListener(Consumer<Lease> listener) {
-        ResourceEventHandler<Lease> any = new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Lease lease) {
-                listener.accept(lease);
-            }
-
-            @Override
-            public void onUpdate(Lease oldLease, Lease newLease) {
-                listener.accept(newLease);
-            }
-
-            @Override
-            public void onDelete(Lease lease, boolean deletedFinalStateUnknown) {
-                listener.accept(lease);
-            }
-        };
+        ResourceEventHandler<Lease> any = EventHandlers.onEveryEvent(listener);
         informers.forEach(informer -> informer.addEventHandler(any));
     }
 

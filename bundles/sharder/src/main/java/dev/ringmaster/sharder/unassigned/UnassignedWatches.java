@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.unassigned;
 
 import dev.ringmaster.ring.RingResource;
+import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingView;
@@ -8,7 +9,6 @@ import dev.ringmaster.sharder.runtime.Controller;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.Collection;
 import java.util.HashMap;
@@ -95,22 +95,8 @@ public final class UnassignedWatches implements AutoCloseable {
         SharedIndexInformer<GenericKubernetesResource> informer = client
                 .genericKubernetesResources(watched.resource().context()).inAnyNamespace()
                 .withLabelSelector(selector).runnableInformer(0);
-        informer.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(GenericKubernetesResource object) {
-                enqueue(watched, object);
-            }
-
-            @Override
-            public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
-                enqueue(watched, after);
-            }
-
-            @Override
-            public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
-                // labelled or deleted: nothing to assign
-            }
-        });
+        // a delete is an object labelled or deleted: nothing to assign
+        informer.addEventHandler(EventHandlers.onAddOrUpdate(object -> enqueue(watched, object)));
         informer.start();
         return informer;
     }

@@ -70,7 +70,7 @@ class RangeAssignerIT {
 
     @Test
     void assignmentsAreDisjointAtEveryMomentAndFollowThePlacementAndNoObjectIsWritten() throws Exception {
-        RingCrds.installClusterRings(ADMIN);
+        RingCrds.install(ADMIN, RingCrds.CLUSTER_RING_CRD);
         ADMIN.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
                 .serverSideApply();
         for (int i = 0; i < 5; i++) { // objects the ring would label in label mode
@@ -132,11 +132,7 @@ class RangeAssignerIT {
 
     @AfterAll
     static void removeTheRing() {
-        try {
-            ADMIN.genericKubernetesResources(RingCrds.CLUSTER_RINGS).withName(RING).delete();
-        } catch (KubernetesClientException notServed) {
-            // its CRD is not installed
-        }
+        RingCrds.deleteRing(ADMIN, RingCrds.CLUSTER_RING_CRD, RING);
     }
 
     /** Every Lease state the watch delivers is one the API server held: its assigned and served sets are checked. */
@@ -262,21 +258,7 @@ class RangeAssignerIT {
 
     /** The range-mode ClusterRing over the ConfigMaps of {@value #NAMESPACE}. */
     private static void ring() {
-        ADMIN.resource(ADMIN.getKubernetesSerialization().unmarshal("""
-                apiVersion: sharding.timebertt.dev/v1alpha1
-                kind: ClusterRing
-                metadata:
-                  name: %s
-                spec:
-                  resources:
-                  - group: ""
-                    resource: configmaps
-                  namespaceSelector:
-                    matchLabels: {kubernetes.io/metadata.name: %s}
-                  shardRestartGraceSeconds: 0
-                  ranges:
-                    buckets: %d
-                """.formatted(RING, NAMESPACE, BUCKETS), GenericKubernetesResource.class))
-                .forceConflicts().serverSideApply();
+        RingCrds.applyRing(ADMIN, "ClusterRing", RING, NAMESPACE, "shardRestartGraceSeconds: 0",
+                "ranges: {buckets: " + BUCKETS + "}");
     }
 }

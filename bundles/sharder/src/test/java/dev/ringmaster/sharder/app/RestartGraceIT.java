@@ -7,11 +7,9 @@ import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.testing.StandardErrorLines;
 import dev.ringmaster.sharder.testing.TestLeases;
 import dev.ringmaster.testing.apiserver.RealApiServer;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -41,7 +39,7 @@ class RestartGraceIT {
 
     @Test
     void aRestartingShardKeepsItsLeaseForTheGraceAndTheGraceFollowsTheRing() throws Exception {
-        RingCrds.installClusterRings(ADMIN);
+        RingCrds.install(ADMIN, RingCrds.CLUSTER_RING_CRD);
         ADMIN.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
                 .serverSideApply();
         ring(GRACE_SECONDS);
@@ -88,11 +86,7 @@ class RestartGraceIT {
 
     @AfterAll
     static void removeTheRing() {
-        try {
-            ADMIN.genericKubernetesResources(RingCrds.CLUSTER_RINGS).withName(RING).delete();
-        } catch (KubernetesClientException notServed) {
-            // its CRD is not installed
-        }
+        RingCrds.deleteRing(ADMIN, RingCrds.CLUSTER_RING_CRD, RING);
     }
 
     private static SharderReplica replica() {
@@ -101,20 +95,7 @@ class RestartGraceIT {
 
     /** The ClusterRing over the ConfigMaps of {@value #NAMESPACE}, with this restart grace. */
     private static void ring(int graceSeconds) {
-        ADMIN.resource(ADMIN.getKubernetesSerialization().unmarshal("""
-                apiVersion: sharding.timebertt.dev/v1alpha1
-                kind: ClusterRing
-                metadata:
-                  name: %s
-                spec:
-                  resources:
-                  - group: ""
-                    resource: configmaps
-                  namespaceSelector:
-                    matchLabels: {kubernetes.io/metadata.name: %s}
-                  shardRestartGraceSeconds: %d
-                """.formatted(RING, NAMESPACE, graceSeconds), GenericKubernetesResource.class))
-                .forceConflicts().serverSideApply();
+        RingCrds.applyRing(ADMIN, "ClusterRing", RING, NAMESPACE, "shardRestartGraceSeconds: " + graceSeconds);
     }
 
     /**

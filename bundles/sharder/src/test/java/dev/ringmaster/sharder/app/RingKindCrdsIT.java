@@ -1,22 +1,19 @@
 package dev.ringmaster.sharder.app;
 
+import static dev.ringmaster.sharder.app.RingCrds.CLUSTER_RING_CRD;
+import static dev.ringmaster.sharder.app.RingCrds.CONTROLLER_RING_CRD;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ringmaster.sharder.clusterring.ClusterRingWatch;
+import dev.ringmaster.sharder.ringcontrol.RingWatch;
 import dev.ringmaster.sharder.testing.StandardErrorLines;
 import dev.ringmaster.sharder.testing.TestLeases;
 import dev.ringmaster.testing.apiserver.RealApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -34,8 +31,6 @@ class RingKindCrdsIT {
 
     private static final String NAMESPACE = "ring-kinds-it";
     private static final String RING = "kinds-it";
-    private static final String CLUSTER_RING_CRD = "clusterrings.sharding.timebertt.dev";
-    private static final String CONTROLLER_RING_CRD = "controllerrings.sharding.timebertt.dev";
     /** The contract's labels (docs/design.md section 1), written out rather than taken from the code. */
     private static final String CLUSTER_RING_LEASE_LABEL = "alpha.sharding.timebertt.dev/clusterring";
     private static final String CONTROLLER_RING_LEASE_LABEL = "alpha.sharding.timebertt.dev/controllerring";
@@ -49,8 +44,8 @@ class RingKindCrdsIT {
 
     @Test
     void aMissingCrdIsReportedOnceAndPickedUpWhenInstalled() throws Exception {
-        removeCrd(CONTROLLER_RING_CRD);
-        installCrd(CLUSTER_RING_CRD);
+        RingCrds.remove(ADMIN, CONTROLLER_RING_CRD);
+        RingCrds.install(ADMIN, CLUSTER_RING_CRD);
         ADMIN.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
                 .serverSideApply();
         liveShardLease("shard-cluster", CLUSTER_RING_LEASE_LABEL);
@@ -66,7 +61,7 @@ class RingKindCrdsIT {
             assertThat(labels("cm-1")).containsEntry(CLUSTER_RING_SHARD_LABEL, "shard-cluster");
             // several looks for the missing CRD later (and more than fabric8's informer retries in that
             // time: after 1, 2, 4, 8 and 16 s), it has been reported once, in one line
-            Thread.sleep(ClusterRingWatch.CRD_RECHECK.multipliedBy(5).dividedBy(2).toMillis());
+            Thread.sleep(RingWatch.CRD_RECHECK.multipliedBy(5).dividedBy(2).toMillis());
             List<String> mentions = mentionsOfControllerRings(log);
             assertThat(mentions).as("lines mentioning ControllerRings").hasSize(1);
             assertThat(mentions.get(0)).contains("WARN").contains("ControllerRings are not served")
@@ -76,10 +71,10 @@ class RingKindCrdsIT {
             assertThat(served(meters, "ControllerRing")).isEqualTo(0);
 
             // the other kind once its CRD is installed: its ring is served and its objects are assigned
-            installCrd(CONTROLLER_RING_CRD);
+            RingCrds.install(ADMIN, CONTROLLER_RING_CRD);
             liveShardLease("shard-controller", CONTROLLER_RING_LEASE_LABEL);
             ring("ControllerRing");
-            await().atMost(ClusterRingWatch.CRD_RECHECK.plusSeconds(30))
+            await().atMost(RingWatch.CRD_RECHECK.plusSeconds(30))
                     .until(() -> labels("cm-1").get(CONTROLLER_RING_SHARD_LABEL) != null);
             assertThat(labels("cm-1")).containsEntry(CONTROLLER_RING_SHARD_LABEL, "shard-controller")
                     .containsEntry(CLUSTER_RING_SHARD_LABEL, "shard-cluster");
@@ -95,7 +90,7 @@ class RingKindCrdsIT {
             assertThat(served(meters, "ControllerRing")).isEqualTo(1);
 
             // the CRD removed again: its rings are dropped, the other kind stays, and it is said once
-            removeCrd(CONTROLLER_RING_CRD);
+            RingCrds.remove(ADMIN, CONTROLLER_RING_CRD);
             // the watch's thread drops the kind, then its rings, then sets the gauge: awaited together
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 assertThat(sharder.servedRingKinds()).extracting(kind -> kind.kind()).containsExactly("ClusterRing");
@@ -120,11 +115,7 @@ class RingKindCrdsIT {
     @AfterAll
     static void removeTheRings() {
         for (String crd : List.of(CLUSTER_RING_CRD, CONTROLLER_RING_CRD)) {
-            try {
-                ADMIN.genericKubernetesResources(rings(crd)).withName(RING).delete();
-            } catch (KubernetesClientException notServed) {
-                // its CRD is not installed
-            }
+            RingCrds.deleteRing(ADMIN, crd, RING);
         }
     }
 
@@ -134,18 +125,7 @@ class RingKindCrdsIT {
 
     /** A ring of the kind over the ConfigMaps of {@value #NAMESPACE}, and one unlabelled ConfigMap there. */
     private static void ring(String kind) {
-        ADMIN.resource(ADMIN.getKubernetesSerialization().unmarshal("""
-                apiVersion: sharding.timebertt.dev/v1alpha1
-                kind: %s
-                metadata:
-                  name: %s
-                spec:
-                  resources:
-                  - group: ""
-                    resource: configmaps
-                  namespaceSelector:
-                    matchLabels: {kubernetes.io/metadata.name: %s}
-                """.formatted(kind, RING, NAMESPACE), GenericKubernetesResource.class)).forceConflicts().serverSideApply();
+        RingCrds.applyRing(ADMIN, kind, RING, NAMESPACE);
         if (kind.equals("ClusterRing")) {
             createConfigMap("cm-1");
         }
@@ -169,41 +149,6 @@ class RingKindCrdsIT {
 
     private static double served(SimpleMeterRegistry meters, String kind) {
         return meters.get(SERVED_METRIC).tag("kind", kind).gauge().value();
-    }
-
-    /** Installs the CRD as the build generates it and waits until the API server serves its kind. */
-    private static void installCrd(String name) throws Exception {
-        try (InputStream yaml = RingKindCrdsIT.class.getClassLoader()
-                .getResourceAsStream("META-INF/fabric8/" + name + "-v1.yml")) {
-            CustomResourceDefinition crd = ADMIN.getKubernetesSerialization().unmarshal(yaml, CustomResourceDefinition.class);
-            ADMIN.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
-        }
-        await().atMost(Duration.ofSeconds(60)).until(() -> served(name));
-    }
-
-    /** Removes the CRD, if installed, and waits until its kind is no longer served. */
-    private static void removeCrd(String name) {
-        ADMIN.apiextensions().v1().customResourceDefinitions().withName(name).delete();
-        await().atMost(Duration.ofSeconds(60)).until(() -> !served(name));
-    }
-
-    private static boolean served(String crd) {
-        try {
-            ADMIN.genericKubernetesResources(rings(crd)).list();
-            return true;
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == 404) {
-                return false;
-            }
-            throw e;
-        }
-    }
-
-    private static ResourceDefinitionContext rings(String crd) {
-        boolean cluster = crd.equals(CLUSTER_RING_CRD);
-        return new ResourceDefinitionContext.Builder().withGroup("sharding.timebertt.dev").withVersion("v1alpha1")
-                .withPlural(crd.substring(0, crd.indexOf('.'))).withKind(cluster ? "ClusterRing" : "ControllerRing")
-                .withNamespaced(false).build();
     }
 
     private static String sha256Prefix(String text) {

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.sharder.certificates.WebhookCertificates;
-import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
-import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
+import dev.ringmaster.sharder.ringcontrol.ValidatingWebhookCa;
+import dev.ringmaster.sharder.ringcontrol.WebhookClientSettings;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,7 +12,7 @@ import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.AdmissionRequest;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.certificates.WebhookCertificates;
-import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
+import dev.ringmaster.sharder.ringcontrol.ValidatingWebhookCa;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.testing.MutableClock;
-import dev.ringmaster.sharder.clusterring.ValidatingWebhookCa;
-import dev.ringmaster.sharder.clusterring.WebhookClientSettings;
-import dev.ringmaster.sharder.clusterring.WebhookConfigurations;
+import dev.ringmaster.sharder.ringcontrol.ValidatingWebhookCa;
+import dev.ringmaster.sharder.ringcontrol.WebhookClientSettings;
+import dev.ringmaster.sharder.ringcontrol.WebhookConfigurations;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.testing.TestRings;
 import dev.ringmaster.testing.apiserver.AuditLog;

@@ -80,35 +80,29 @@ class ClusterRingCrdIT {
                         "spec.resources[0].controlledResources[0].resource: Required value"),
                 Arguments.of("resources not a list", "crd-it-resources-object",
                         "spec: {resources: {resource: configmaps}}",
-                        "spec.resources: Invalid value: \"object\": spec.resources in body must be of type array"),
+                        wrongType("spec.resources", "object", "array")),
                 Arguments.of("a resource name not a string", "crd-it-resource-number",
                         "spec: {resources: [{resource: 7}]}",
-                        "spec.resources[0].resource: Invalid value: \"integer\": spec.resources[0].resource in body"
-                                + " must be of type string"),
+                        wrongType("spec.resources[0].resource", "integer", "string")),
                 Arguments.of("controlled resources not a list", "crd-it-controlled-string",
                         "spec: {resources: [{resource: configmaps, controlledResources: secrets}]}",
-                        "spec.resources[0].controlledResources: Invalid value: \"string\":"
-                                + " spec.resources[0].controlledResources in body must be of type array"),
+                        wrongType("spec.resources[0].controlledResources", "string", "array")),
                 Arguments.of("an interpreter not a string", "crd-it-interpreter-list",
                         "spec: {resources: [{resource: configmaps, interpreter: [namespace]}]}",
-                        "spec.resources[0].interpreter: Invalid value: \"array\": spec.resources[0].interpreter in"
-                                + " body must be of type string"),
+                        wrongType("spec.resources[0].interpreter", "array", "string")),
                 Arguments.of("a strategy not a string", "crd-it-strategy-number",
                         "spec: {resources: [{resource: configmaps}], strategy: 3}",
-                        "spec.strategy: Invalid value: \"integer\": spec.strategy in body must be of type string"),
+                        wrongType("spec.strategy", "integer", "string")),
                 Arguments.of("a namespace selector not an object", "crd-it-selector-string",
                         "spec: {resources: [{resource: configmaps}], namespaceSelector: role=project}",
-                        "spec.namespaceSelector: Invalid value: \"string\": spec.namespaceSelector in body must be"
-                                + " of type object"),
+                        wrongType("spec.namespaceSelector", "string", "object")),
                 Arguments.of("a selector label value not a string", "crd-it-selector-label-number",
                         "spec: {resources: [{resource: configmaps}], namespaceSelector: {matchLabels: {tier: 1}}}",
-                        "spec.namespaceSelector.matchLabels.tier: Invalid value: \"integer\":"
-                                + " spec.namespaceSelector.matchLabels.tier in body must be of type string"),
+                        wrongType("spec.namespaceSelector.matchLabels.tier", "integer", "string")),
                 Arguments.of("selector expression values not a list", "crd-it-selector-values-string",
                         "spec: {resources: [{resource: configmaps}], namespaceSelector: {matchExpressions:"
                                 + " [{key: tier, operator: In, values: gold}]}}",
-                        "spec.namespaceSelector.matchExpressions[0].values: Invalid value: \"string\":"
-                                + " spec.namespaceSelector.matchExpressions[0].values in body must be of type array"),
+                        wrongType("spec.namespaceSelector.matchExpressions[0].values", "string", "array")),
                 Arguments.of("a range bucket count not a power of two", "crd-it-ranges-buckets",
                         "spec: {resources: [{resource: configmaps}], ranges: {buckets: 48}}",
                         "spec.ranges.buckets must be a power of two from 1 to 4096"),
@@ -119,6 +113,11 @@ class ClusterRingCrdIT {
                 Arguments.of("a range key neither uid nor namespace", "crd-it-ranges-key",
                         "spec: {resources: [{resource: configmaps}], ranges: {key: name}}",
                         "spec.ranges.key: Unsupported value: \"name\""));
+    }
+
+    /** The API server's message for a field of the wrong JSON type. */
+    private static String wrongType(String path, String given, String expected) {
+        return path + ": Invalid value: \"" + given + "\": " + path + " in body must be of type " + expected;
     }
 
     @Test

@@ -55,6 +55,19 @@ class RingRegistryTest {
         return notifications.stream().flatMap(List::stream).map(change -> change.ring().name()).toList();
     }
 
+    /** Ring a's shards a-0 and a-1 now in these states, ring b's one shard expired as before. */
+    private void shardsOfRingA(ShardState a0, ShardState a1) {
+        registry.update(inputs -> inputs.withMembership(membership(Map.of(
+                "a", List.of(shard("a-0", a0), shard("a-1", a1)),
+                "b", List.of(shard("b-0", ShardState.EXPIRED))))));
+    }
+
+    /** The one change of the one notification the test caused. */
+    private RingChange theOnlyChange() {
+        assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).hasSize(1));
+        return notifications.get(0).get(0);
+    }
+
     @BeforeEach
     void twoRingsOnTheDefaultStrategy() {
         registry.addListener(notifications::add);
@@ -95,26 +108,20 @@ class RingRegistryTest {
     @Test
     void aChangeOfUnavailableShardsKeepsTheStrategyRingAndMovesNothing() {
         ShardRing before = shardRing("a");
-        registry.update(inputs -> inputs.withMembership(membership(Map.of(
-                "a", List.of(shard("a-0", ShardState.EXPIRED), shard("a-1", ShardState.ORPHANED)),
-                "b", List.of(shard("b-0", ShardState.EXPIRED))))));
+        shardsOfRingA(ShardState.EXPIRED, ShardState.ORPHANED);
         assertThat(shardRing("a")).isSameAs(before);
         assertThat(builds.get()).isZero();
         // the shard states are news for the ring's status, not for its objects
-        assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).singleElement()
-                .satisfies(change -> {
-                    assertThat(change.ring()).isEqualTo(RingKey.clusterRing("a"));
-                    assertThat(change.movesObjects()).isFalse();
-                    assertThat(change.resourcesChanged()).isFalse();
-                }));
+        RingChange change = theOnlyChange();
+        assertThat(change.ring()).isEqualTo(RingKey.clusterRing("a"));
+        assertThat(change.movesObjects()).isFalse();
+        assertThat(change.resourcesChanged()).isFalse();
     }
 
     @Test
     void aMembershipChangeRebuildsOnlyItsRingOnceAndNotifiesOnce() {
         ShardRing b = shardRing("b");
-        registry.update(inputs -> inputs.withMembership(membership(Map.of(
-                "a", List.of(shard("a-0", ShardState.READY), shard("a-1", ShardState.READY)),
-                "b", List.of(shard("b-0", ShardState.EXPIRED))))));
+        shardsOfRingA(ShardState.READY, ShardState.READY);
         assertThat(changedRings()).containsExactly("a");
         assertThat(notifications.get(0).get(0).movesObjects()).isTrue();
         assertThat(builds.get()).isEqualTo(1);
@@ -179,11 +186,9 @@ class RingRegistryTest {
         ClusterRing a = configMapRing("a");
         a.getStatus().setShards(2);
         registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, rings(a, registry.view(RingKey.clusterRing("b")).orElseThrow().ring())));
-        assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).singleElement()
-                .satisfies(change -> {
-                    assertThat(change.ring()).isEqualTo(RingKey.clusterRing("a"));
-                    assertThat(change.movesObjects()).isFalse();
-                }));
+        RingChange change = theOnlyChange();
+        assertThat(change.ring()).isEqualTo(RingKey.clusterRing("a"));
+        assertThat(change.movesObjects()).isFalse();
         assertThat(builds.get()).isZero();
     }
 
@@ -191,12 +196,10 @@ class RingRegistryTest {
     void removedRingsAreForgottenAndReported() {
         registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, rings(registry.view(RingKey.clusterRing("a")).orElseThrow().ring())));
         assertThat(registry.view(RingKey.clusterRing("b"))).isEmpty();
-        assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).singleElement()
-                .satisfies(change -> {
-                    assertThat(change.ring()).isEqualTo(RingKey.clusterRing("b"));
-                    assertThat(change.after()).isEmpty();
-                    assertThat(change.resourcesChanged()).isTrue();
-                    assertThat(change.movesObjects()).isFalse();
-                }));
+        RingChange change = theOnlyChange();
+        assertThat(change.ring()).isEqualTo(RingKey.clusterRing("b"));
+        assertThat(change.after()).isEmpty();
+        assertThat(change.resourcesChanged()).isTrue();
+        assertThat(change.movesObjects()).isFalse();
     }
 }

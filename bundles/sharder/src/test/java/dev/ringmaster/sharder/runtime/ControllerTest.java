@@ -34,20 +34,15 @@ class ControllerTest {
     /** A reconciliation blocked on an API server that never answers must not hold a shutdown up. */
     @Test
     void stoppingInterruptsAReconciliationStillRunningAfterTheGrace() throws InterruptedException {
-        CountDownLatch started = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
-        Controller<String> controller = new Controller<>("test", key -> {
-            started.countDown();
+        Controller<String> controller = reconcilingOneKey("stuck", key -> {
             try {
                 new CountDownLatch(1).await();
             } catch (InterruptedException e) {
                 interrupted.countDown();
             }
             return Reconciler.Result.done();
-        }, 1, FAST);
-        controller.start();
-        controller.enqueue("stuck");
-        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        });
 
         controller.stop();
         assertThat(controller.awaitStopped(Duration.ofMillis(50))).as("finished on its own").isFalse();
@@ -56,16 +51,11 @@ class ControllerTest {
 
     @Test
     void stoppingWaitsForAReconciliationThatFinishesWithinTheGrace() throws InterruptedException {
-        CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Controller<String> controller = new Controller<>("test", key -> {
-            started.countDown();
+        Controller<String> controller = reconcilingOneKey("quick", key -> {
             release.await(5, TimeUnit.SECONDS);
             return Reconciler.Result.done();
-        }, 1, FAST);
-        controller.start();
-        controller.enqueue("quick");
-        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        });
 
         controller.stop();
         release.countDown();
@@ -148,5 +138,19 @@ class ControllerTest {
         assertThat(backoff.delay(4)).isEqualTo(Duration.ofMillis(800));
         assertThat(backoff.delay(5)).isEqualTo(Duration.ofSeconds(1));
         assertThat(backoff.delay(500)).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    /** A started controller of one worker, once its reconciliation of {@code key} by {@code reconciler} has begun. */
+    private static Controller<String> reconcilingOneKey(String key, Reconciler<String> reconciler)
+            throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        Controller<String> controller = new Controller<>("test", any -> {
+            started.countDown();
+            return reconciler.reconcile(any);
+        }, 1, FAST);
+        controller.start();
+        controller.enqueue(key);
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        return controller;
     }
 }

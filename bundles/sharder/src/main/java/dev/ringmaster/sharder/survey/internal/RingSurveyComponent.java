@@ -31,7 +31,7 @@ public class RingSurveyComponent implements RingSurveyor {
         synchronized (interpreters) {
             deployed = Map.copyOf(interpreters);
         }
-        return new ClusterRingSurvey(client, deployed, new DefaultLeaseDetector(), Clock.systemUTC()).survey(kind, name);
+        return new LiveRingSurvey(client, deployed, new DefaultLeaseDetector(), Clock.systemUTC()).survey(kind, name);
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,

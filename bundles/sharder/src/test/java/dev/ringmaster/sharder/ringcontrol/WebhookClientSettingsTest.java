@@ -1,9 +1,9 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.ringcontrol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ringmaster.sharder.clusterring.WebhookClientSettings.ServiceEndpoint;
+import dev.ringmaster.sharder.ringcontrol.WebhookClientSettings.ServiceEndpoint;
 import dev.ringmaster.sharder.model.RingKey;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.ringcontrol;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.sharder.model.RingKey;

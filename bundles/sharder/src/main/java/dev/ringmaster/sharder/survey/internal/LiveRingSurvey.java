@@ -8,7 +8,7 @@ import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
-import dev.ringmaster.sharder.clusterring.ClusterRingReconciler;
+import dev.ringmaster.sharder.ringcontrol.RingStatusReconciler;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
@@ -47,14 +47,14 @@ import java.util.function.Predicate;
  * lease detector's verdicts ({@link ShardInfo#judge}), the rebalancer's listing in pages
  * ({@link ObjectPages}, {@link ResourceCatalog}) and namespace scope ({@link NamespaceScope}).
  */
-final class ClusterRingSurvey {
+final class LiveRingSurvey {
 
     private final KubernetesClient client;
     private final Map<String, ResourceInterpreter> interpreters;
     private final LeaseDetector detector;
     private final Clock clock;
 
-    ClusterRingSurvey(KubernetesClient client, Map<String, ResourceInterpreter> interpreters, LeaseDetector detector,
+    LiveRingSurvey(KubernetesClient client, Map<String, ResourceInterpreter> interpreters, LeaseDetector detector,
             Clock clock) {
         this.client = client;
         this.interpreters = interpreters;
@@ -150,7 +150,7 @@ final class ClusterRingSurvey {
             return Optional.empty();
         }
         return ring.getStatus().getConditions().stream()
-                .filter(condition -> ClusterRingReconciler.CONDITION_READY.equals(condition.getType()))
+                .filter(condition -> RingStatusReconciler.CONDITION_READY.equals(condition.getType()))
                 .map(Condition::getMessage)
                 .findFirst()
                 .flatMap(RingView::strategyOfReadyMessage);

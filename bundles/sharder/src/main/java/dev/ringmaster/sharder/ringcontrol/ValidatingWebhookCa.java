@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.ringcontrol;
 
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhook;

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.ringcontrol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ringmaster.sharder.kube.WriteFence;
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * deleted ring needs nothing: its webhook configuration carries a controller owner reference, so the
  * garbage collector removes it.
  */
-public final class ClusterRingReconciler implements Reconciler<RingKey> {
+public final class RingStatusReconciler implements Reconciler<RingKey> {
 
     public static final String CONDITION_READY = "Ready";
     public static final String REASON_SUCCEEDED = "ReconciliationSucceeded";
@@ -42,7 +42,7 @@ public final class ClusterRingReconciler implements Reconciler<RingKey> {
     /** Reporting component of the sharder's events. */
     public static final String COMPONENT = LockedJsonPatch.FIELD_MANAGER;
 
-    private static final Logger LOG = LoggerFactory.getLogger(ClusterRingReconciler.class);
+    private static final Logger LOG = LoggerFactory.getLogger(RingStatusReconciler.class);
     /** Events of cluster-scoped objects live here, as client-go's recorder puts them. */
     private static final String EVENT_NAMESPACE = "default";
     private static final int MAX_CONDITION_MESSAGE = 32768;
@@ -62,7 +62,7 @@ public final class ClusterRingReconciler implements Reconciler<RingKey> {
      *                        is switched off (the unassigned-object watch then assigns every object)
      * @param clock           for condition and event timestamps
      */
-    public ClusterRingReconciler(KubernetesClient client, Function<RingObject, RingView> compile,
+    public RingStatusReconciler(KubernetesClient client, Function<RingObject, RingView> compile,
             Optional<WebhookClientSettings> webhookSettings, Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
         this.compile = Objects.requireNonNull(compile, "compile");

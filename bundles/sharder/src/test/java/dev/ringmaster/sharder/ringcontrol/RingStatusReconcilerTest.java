@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.ringcontrol;
 
 import static dev.ringmaster.sharder.testing.TestRings.main;
 import static dev.ringmaster.sharder.testing.TestRings.ring;
@@ -15,6 +15,8 @@ import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingRanges;
+import dev.ringmaster.sharder.model.RingSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -52,6 +54,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,7 +62,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The ClusterRing controller against fabric8's mock API server in CRUD mode, with a fake clock. */
 @EnableKubernetesMockClient(crud = true)
-class ClusterRingReconcilerTest {
+class RingStatusReconcilerTest {
 
     private static final String RING = "example";
     private static final RingKey KEY = RingKey.clusterRing(RING);
@@ -179,7 +182,7 @@ class ClusterRingReconcilerTest {
     @Test
     void caBundleInjectedByCertManagerSurvivesReconciliation() {
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults()
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults()
                 .withCertManagerCertificate("sharding-system/webhook-ca"));
         reconciler.reconcile(KEY);
         String injected = Base64.getEncoder().encodeToString("injected by cainjector".getBytes(StandardCharsets.UTF_8));
@@ -195,10 +198,7 @@ class ClusterRingReconcilerTest {
         assertThat(webhookConfiguration().getMetadata().getResourceVersion()).isEqualTo(injectedVersion);
 
         // A spec change rewrites the rules and still keeps the injected CA.
-        ringResource().edit(ring -> {
-            ring.getSpec().getResources().add(main("batch", "jobs"));
-            return ring;
-        });
+        editSpec(spec -> spec.getResources().add(main("batch", "jobs")));
         reconciler.reconcile(KEY);
 
         MutatingWebhook webhook = singleWebhook(webhookConfiguration());
@@ -215,7 +215,7 @@ class ClusterRingReconcilerTest {
     void caBundleFileModeWritesTheRotatedFile() throws IOException {
         Path ca = Files.writeString(dir.resolve("ca.pem"), WebhookClientSettingsTest.PEM);
         create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults().withCaBundleFile(ca));
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults().withCaBundleFile(ca));
         reconciler.reconcile(KEY);
         String rotated = WebhookClientSettingsTest.PEM + WebhookClientSettingsTest.PEM;
         Files.writeString(ca, rotated);
@@ -242,7 +242,7 @@ class ClusterRingReconcilerTest {
             return configuration;
         });
         AtomicReference<byte[]> ca = new AtomicReference<>();
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults()
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults()
                 .withCaBundleSource(() -> Optional.ofNullable(ca.get())));
 
         reconciler.reconcile(KEY);
@@ -268,9 +268,7 @@ class ClusterRingReconcilerTest {
 
     @Test
     void foreignLabelsAnnotationsAndOwnersAreKept() {
-        create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(KEY);
+        RingStatusReconciler reconciler = exampleRingReconciledOnce();
         webhookConfigurationResource().edit(configuration -> {
             configuration.getMetadata().getLabels().put("team", "platform");
             configuration.getMetadata().setAnnotations(Map.of("note", "kept"));
@@ -295,7 +293,7 @@ class ClusterRingReconcilerTest {
     void invalidRingIsNotReadyAndGetsNoWebhookConfiguration() {
         create(ring(RING, main("apps", "deployments", new GroupResource("apps", "replicasets")),
                 main("apps", "replicasets")));
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
         reconciler.reconcile(KEY);
 
@@ -327,14 +325,9 @@ class ClusterRingReconcilerTest {
 
     @Test
     void invalidSpecLeavesAnExistingWebhookConfigurationAlone() {
-        create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(KEY);
+        RingStatusReconciler reconciler = exampleRingReconciledOnce();
         MutatingWebhookConfiguration before = webhookConfiguration();
-        ringResource().edit(ring -> {
-            ring.getSpec().getResources().add(main("", "configmaps"));
-            return ring;
-        });
+        editSpec(spec -> spec.getResources().add(main("", "configmaps")));
 
         reconciler.reconcile(KEY);
 
@@ -348,7 +341,7 @@ class ClusterRingReconcilerTest {
         ClusterRing ring = exampleRing();
         ring.getSpec().setStrategy("jump");
         create(ring);
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
         reconciler.reconcile(KEY);
 
@@ -378,15 +371,10 @@ class ClusterRingReconcilerTest {
      */
     @Test
     void aStrategyAskedForThatIsUnavailableLeavesTheRingOnTheOneInForceBefore() {
-        create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(KEY);
+        RingStatusReconciler reconciler = exampleRingReconciledOnce();
         assertThat(ready(read()).getMessage()).isEqualTo("sharding with strategy \"consistent\" (the sharder's default)");
 
-        ringResource().edit(ring -> {
-            ring.getSpec().setStrategy("jump-hsh");
-            return ring;
-        });
+        editSpec(spec -> spec.setStrategy("jump-hsh"));
         reconciler.reconcile(KEY);
 
         Condition ready = ready(read());
@@ -441,9 +429,7 @@ class ClusterRingReconcilerTest {
 
     @Test
     void lastTransitionTimeChangesOnlyWithTheStatusValue() {
-        create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(KEY);
+        RingStatusReconciler reconciler = exampleRingReconciledOnce();
 
         clock.advance(Duration.ofMinutes(1));
         membership.set(new Membership(Map.of(KEY, List.of(new ShardInfo("shard-a", ShardState.READY, 1)))));
@@ -458,10 +444,7 @@ class ClusterRingReconcilerTest {
         assertThat(ready(read()).getLastTransitionTime()).isEqualTo("2030-01-02T03:06:05Z");
 
         clock.advance(Duration.ofMinutes(1));
-        ringResource().edit(ring -> {
-            ring.getSpec().setStrategy("Invalid");
-            return ring;
-        });
+        editSpec(spec -> spec.setStrategy("Invalid"));
         reconciler.reconcile(KEY);
         Condition ready = ready(read());
         assertThat(ready.getReason()).as("reason changed, status did not").isEqualTo("InvalidSpec");
@@ -471,9 +454,7 @@ class ClusterRingReconcilerTest {
 
     @Test
     void unchangedStatusAndConfigurationAreNotRewritten() {
-        create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(KEY);
+        RingStatusReconciler reconciler = exampleRingReconciledOnce();
         String ringVersion = read().getMetadata().getResourceVersion();
         String configurationVersion = webhookConfiguration().getMetadata().getResourceVersion();
         clock.advance(Duration.ofHours(1));
@@ -500,13 +481,8 @@ class ClusterRingReconcilerTest {
 
     @Test
     void observedGenerationFollowsTheGeneration() {
-        create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(KEY);
-        ringResource().edit(ring -> {
-            ring.getSpec().getResources().add(main("batch", "jobs"));
-            return ring;
-        });
+        RingStatusReconciler reconciler = exampleRingReconciledOnce();
+        editSpec(spec -> spec.getResources().add(main("batch", "jobs")));
         assertThat(read().getMetadata().getGeneration()).isEqualTo(2L);
 
         reconciler.reconcile(KEY);
@@ -526,7 +502,7 @@ class ClusterRingReconcilerTest {
                 .andReturn(403, new StatusBuilder().withStatus("Failure").withCode(403).withReason("Forbidden")
                         .withMessage("mutatingwebhookconfigurations is forbidden: the sharder lacks RBAC").build())
                 .once();
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
 
         assertThatThrownBy(() -> reconciler.reconcile(KEY)).isInstanceOf(KubernetesClientException.class);
 
@@ -546,13 +522,8 @@ class ClusterRingReconcilerTest {
 
     @Test
     void conflictIsRetriedWithoutFlippingReady() {
-        create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(KEY);
-        ringResource().edit(ring -> {
-            ring.getSpec().getResources().add(main("batch", "jobs"));
-            return ring;
-        });
+        RingStatusReconciler reconciler = exampleRingReconciledOnce();
+        editSpec(spec -> spec.getResources().add(main("batch", "jobs")));
         server.expect().patch()
                 .withPath("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/" + WEBHOOK_CONFIGURATION
                         + "?fieldManager=ringmaster-sharder")
@@ -585,10 +556,7 @@ class ClusterRingReconcilerTest {
     void writesAreLockedToTheResourceVersionTheyWereComputedFrom() {
         create(exampleRing());
         String stale = read().getMetadata().getResourceVersion();
-        ringResource().edit(ring -> {
-            ring.getSpec().setStrategy("rendezvous");
-            return ring;
-        });
+        editSpec(spec -> spec.setStrategy("rendezvous"));
         String patch = new LockedJsonPatch(stale).set("/status", Map.of("shards", 7))
                 .toJson(client.getKubernetesSerialization());
 
@@ -624,8 +592,8 @@ class ClusterRingReconcilerTest {
                 main("apps", "deployments", new GroupResource("apps", "replicasets")));
     }
 
-    private ClusterRingReconciler reconciler(WebhookClientSettings settings) {
-        return new ClusterRingReconciler(client, ring -> {
+    private RingStatusReconciler reconciler(WebhookClientSettings settings) {
+        return new RingStatusReconciler(client, ring -> {
             registry.update(inputs -> inputs.withMembership(membership.get()).withDefaultStrategy(defaultStrategy)
                     .withStrategies(strategies.stream().collect(Collectors.toMap(name -> name,
                             name -> new StrategyBinding(new RendezvousStrategy(), Map.of()))))
@@ -633,6 +601,22 @@ class ClusterRingReconcilerTest {
                             name -> new DefaultResourceInterpreter()))));
             return registry.compile(ring);
         }, Optional.ofNullable(settings), clock);
+    }
+
+    /** The example ring created and reconciled once with the default webhook settings; the reconciler for more. */
+    private RingStatusReconciler exampleRingReconciledOnce() {
+        create(exampleRing());
+        RingStatusReconciler reconciler = reconciler(WebhookClientSettings.defaults());
+        reconciler.reconcile(KEY);
+        return reconciler;
+    }
+
+    /** Changes the ring's spec on the server, as a user would. */
+    private void editSpec(Consumer<RingSpec> change) {
+        ringResource().edit(ring -> {
+            change.accept(ring.getSpec());
+            return ring;
+        });
     }
 
     private ClusterRing create(ClusterRing ring) {
@@ -736,16 +720,11 @@ class ClusterRingReconcilerTest {
 
     @Test
     void aRangeModeRingIsReadyWithoutStrategyAndItsWebhookConfigurationGoes() {
-        create(exampleRing());
-        ClusterRingReconciler reconciler = reconciler(WebhookClientSettings.defaults());
-        reconciler.reconcile(KEY);
+        RingStatusReconciler reconciler = exampleRingReconciledOnce();
         assertThat(webhookConfigurationResource().get()).isNotNull();
 
         // switched to range mode, with no strategy deployed at all: Ready, and no webhook labels objects
-        ringResource().edit(ring -> {
-            ring.getSpec().setRanges(new dev.ringmaster.sharder.model.RingRanges("namespace", 16));
-            return ring;
-        });
+        editSpec(spec -> spec.setRanges(new RingRanges("namespace", 16)));
         strategies.clear();
         reconciler.reconcile(KEY);
         Condition ready = ready(read());
@@ -762,7 +741,7 @@ class ClusterRingReconcilerTest {
     @Test
     void anInvalidRangeSpecMakesTheRingNotReady() {
         ClusterRing ring = exampleRing();
-        ring.getSpec().setRanges(new dev.ringmaster.sharder.model.RingRanges("uid", 100));
+        ring.getSpec().setRanges(new RingRanges("uid", 100));
         create(ring);
         reconciler(WebhookClientSettings.defaults()).reconcile(KEY);
         Condition ready = ready(read());

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.ringcontrol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.ringcontrol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ringmaster.ring.RingContract;

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.ringcontrol;
 
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;

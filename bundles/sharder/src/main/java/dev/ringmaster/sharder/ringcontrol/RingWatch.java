@@ -1,13 +1,13 @@
-package dev.ringmaster.sharder.clusterring;
+package dev.ringmaster.sharder.ringcontrol;
 
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.net.HttpURLConnection;
 import java.time.Duration;
@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
  * and if the CRD is removed, the kind's rings are dropped and that is said once too. The other kind is
  * served meanwhile, each watch being on its own.
  */
-public final class ClusterRingWatch implements AutoCloseable {
+public final class RingWatch implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ClusterRingWatch.class);
+    private static final Logger LOG = LoggerFactory.getLogger(RingWatch.class);
     /** How often the watch asks the API server whether its kind is served (its CRD installed). */
     public static final Duration CRD_RECHECK = Duration.ofSeconds(10);
     /** How soon a probe that could not tell (API server unreachable) is repeated. */
@@ -67,7 +67,7 @@ public final class ClusterRingWatch implements AutoCloseable {
      * @param servedChanged told (on the watch's thread) when {@link #served()} changes
      * @param recheck       how often a kind whose CRD is missing is looked for again
      */
-    public ClusterRingWatch(KubernetesClient client, RingRegistry registry, Class<? extends RingObject> type,
+    public RingWatch(KubernetesClient client, RingRegistry registry, Class<? extends RingObject> type,
             Duration recheck, Runnable servedChanged) {
         this.client = Objects.requireNonNull(client, "client");
         this.registry = Objects.requireNonNull(registry, "registry");
@@ -83,9 +83,9 @@ public final class ClusterRingWatch implements AutoCloseable {
     }
 
     /** A watch of each ring kind, looking for a missing CRD every {@link #CRD_RECHECK}. */
-    public static List<ClusterRingWatch> ofEveryKind(KubernetesClient client, RingRegistry registry,
+    public static List<RingWatch> ofEveryKind(KubernetesClient client, RingRegistry registry,
             Runnable servedChanged) {
-        return Arrays.stream(RingKind.values()).map(kind -> new ClusterRingWatch(client, registry,
+        return Arrays.stream(RingKind.values()).map(kind -> new RingWatch(client, registry,
                 RingObject.typeOf(kind), CRD_RECHECK, servedChanged)).toList();
     }
 
@@ -157,22 +157,7 @@ public final class ClusterRingWatch implements AutoCloseable {
             LOG.warn("Watching {}s failed, retrying: {}", kind.kind(), failure.toString());
             return true;
         });
-        informer.addEventHandler(new ResourceEventHandler<RingObject>() {
-            @Override
-            public void onAdd(RingObject ring) {
-                publish(informer);
-            }
-
-            @Override
-            public void onUpdate(RingObject before, RingObject after) {
-                publish(informer);
-            }
-
-            @Override
-            public void onDelete(RingObject ring, boolean finalStateUnknown) {
-                publish(informer);
-            }
-        });
+        informer.addEventHandler(EventHandlers.<RingObject>onEveryEvent(ring -> publish(informer)));
         return informer;
     }
 

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 
 /** A ring read as the sharder reads it, on the mock server: its strategy, Leases judged, objects in scope keyed. */
 @EnableKubernetesMockClient(crud = true)
-class ClusterRingSurveyTest {
+class LiveRingSurveyTest {
 
     private static final String RING = "example";
     private static final Instant NOW = Instant.parse("2026-11-26T09:00:00Z");
@@ -78,7 +78,7 @@ class ClusterRingSurveyTest {
     }
 
     private RingSurvey survey() throws RingSurveyException {
-        return new ClusterRingSurvey(client, interpreters, new DefaultLeaseDetector(), Clock.fixed(NOW, ZoneOffset.UTC))
+        return new LiveRingSurvey(client, interpreters, new DefaultLeaseDetector(), Clock.fixed(NOW, ZoneOffset.UTC))
                 .survey(RingKind.CLUSTER_RING, RING);
     }
 
@@ -171,7 +171,7 @@ class ClusterRingSurveyTest {
     void aControllerRingIsReadByItsOwnLabels() throws RingSurveyException {
         client.resources(dev.ringmaster.sharder.model.ControllerRing.class)
                 .resource(dev.ringmaster.sharder.testing.TestRings.configMapControllerRing(RING)).create();
-        RingSurvey survey = new ClusterRingSurvey(client, interpreters, new DefaultLeaseDetector(),
+        RingSurvey survey = new LiveRingSurvey(client, interpreters, new DefaultLeaseDetector(),
                 Clock.fixed(NOW, ZoneOffset.UTC)).survey(RingKind.CONTROLLER_RING, RING);
         // the Leases carry the ClusterRing label only, and the objects its labels
         assertThat(survey.shards()).isEmpty();
