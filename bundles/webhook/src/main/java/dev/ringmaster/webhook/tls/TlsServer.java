@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The port opens only once the files hold a valid pair; until then {@link #problem()} says why, and
  * every poll tries again. Files (or a whole directory) that are not there yet are waited for quietly:
- * a warning, no rejection counted. A valid new pair replaces the served one in place: connections open at that
+ * an INFO line, no rejection counted, and one WARN if they are still missing after
+ * {@link #WAITING_GRACE}. A valid new pair replaces the served one in place: connections open at that
  * moment keep their session, new ones get the new certificate. An invalid new pair is logged and
  * ignored, so the last good certificate stays in use. A served certificate that expires is logged and
  * reported by {@link #problem()}, still served (nothing better is at hand).
@@ -30,6 +31,12 @@ import org.slf4j.LoggerFactory;
  * (up to the stop timeout).
  */
 public final class TlsServer implements AutoCloseable {
+
+    /**
+     * How long missing certificate files are normal: a replica in self-signed mode writes its own within
+     * seconds of starting, a mounted Secret arrives with its pod. Waiting longer is worth a warning.
+     */
+    public static final Duration WAITING_GRACE = Duration.ofSeconds(30);
 
     /**
      * Where to listen, which files to serve, and the server's sizes.
@@ -98,6 +105,9 @@ public final class TlsServer implements AutoCloseable {
     private boolean closed;
     private boolean expiryLogged;
     private String lastListenProblem;
+    /** Since when files that are not there are waited for, with nothing served; null otherwise. */
+    private Instant waitingSince;
+    private boolean waitingWarned;
 
     // read by problem() without the lock (a stop can hold it for the stop timeout)
     private volatile KeyMaterial serving;
@@ -169,6 +179,7 @@ public final class TlsServer implements AutoCloseable {
                 if (server == null && serving != null) {
                     listen();
                 }
+                checkWaiting();
                 checkExpiry();
             }
         } catch (RuntimeException | LinkageError e) {
@@ -191,6 +202,7 @@ public final class TlsServer implements AutoCloseable {
             LOG.info("{} TLS certificate: {}", name, material.describe());
         }
         serving = material;
+        waitingSince = null;
         expiryLogged = false;
         endpoint.certificateAccepted(material);
     }
@@ -201,16 +213,34 @@ public final class TlsServer implements AutoCloseable {
         if (current == null && rejected.missing()) {
             // nothing served and nothing to judge yet: the files are still to come (the sharder writes them
             // in self-signed mode, the kubelet mounts a Secret that is not there yet); not a rejection
-            LOG.warn("{} not listening yet: {}; waiting for the certificate files (checked every {} ms)", name,
+            if (waitingSince == null) {
+                waitingSince = clock.instant();
+                waitingWarned = false;
+            }
+            LOG.info("{} not listening yet: {}; waiting for the certificate files (checked every {} ms)", name,
                     problem, settings.reloadInterval().toMillis());
             return;
         }
+        waitingSince = null;
         endpoint.certificateRejected();
         if (current == null) {
             LOG.error("{} not listening, its TLS certificate cannot be used: {}", name, problem);
         } else {
             LOG.error("{} TLS certificate files changed but cannot be used: {}; still serving {}", name, problem,
                     current.describe());
+        }
+    }
+
+    /** Missing files past the grace: said once per wait. */
+    private void checkWaiting() {
+        if (waitingSince == null || waitingWarned || serving != null) {
+            return;
+        }
+        Duration waited = Duration.between(waitingSince, clock.instant());
+        if (waited.compareTo(WAITING_GRACE) >= 0) {
+            waitingWarned = true;
+            LOG.warn("{} still not listening after {} s: {}; waiting for the certificate files", name,
+                    waited.toSeconds(), files.problem().orElse("the certificate files are missing"));
         }
     }
 
