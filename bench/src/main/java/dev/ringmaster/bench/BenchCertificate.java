@@ -1,57 +1,48 @@
 package dev.ringmaster.bench;
 
+import dev.ringmaster.webhook.tls.CertificateBuilder;
+import dev.ringmaster.webhook.tls.ClientTls;
+import dev.ringmaster.webhook.tls.Pem;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.Key;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.util.Base64;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
- * A self-signed RSA 2048 certificate for {@code 127.0.0.1}, made with the JDK's {@code keytool} (no
- * other library) and written as the PEM pair {@code tls.crt} / {@code tls.key} (PKCS#8) the webhook reads.
+ * A self-signed RSA 2048 certificate for {@code 127.0.0.1}, valid for two days, made with the webhook's
+ * {@link CertificateBuilder} (the JDK alone) and written as the PEM pair {@code tls.crt} / {@code tls.key}
+ * (PKCS#8) the webhook reads.
  */
 public final class BenchCertificate {
 
-    private static final String PASSWORD = "bench-only";
-
     private final Path directory;
-    private final Certificate certificate;
+    private final X509Certificate certificate;
 
-    private BenchCertificate(Path directory, Certificate certificate) {
+    private BenchCertificate(Path directory, X509Certificate certificate) {
         this.directory = directory;
         this.certificate = certificate;
     }
 
-    public static BenchCertificate create(Path directory) throws IOException, GeneralSecurityException, InterruptedException {
+    public static BenchCertificate create(Path directory) throws IOException, GeneralSecurityException {
+        KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+        generator.initialize(2048);
+        KeyPair keys = generator.generateKeyPair();
+        Instant now = Instant.now();
+        X509Certificate certificate = new CertificateBuilder(new SecureRandom()).build(new CertificateBuilder.Spec(
+                "127.0.0.1", keys.getPublic(), null, keys.getPrivate(), now.minus(Duration.ofMinutes(5)),
+                now.plus(Duration.ofDays(2)), false, List.of(), List.of(InetAddress.getByName("127.0.0.1"))));
         Files.createDirectories(directory);
-        Path store = directory.resolve("bench.p12");
-        Files.deleteIfExists(store);
-        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-        Process process = new ProcessBuilder(keytool, "-genkeypair", "-alias", "webhook", "-keyalg", "RSA",
-                "-keysize", "2048", "-dname", "CN=127.0.0.1", "-ext", "san=ip:127.0.0.1", "-validity", "2",
-                "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", PASSWORD)
-                .redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            throw new IOException("keytool failed: " + output);
-        }
-        KeyStore keys = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(store)) {
-            keys.load(in, PASSWORD.toCharArray());
-        }
-        Key key = keys.getKey("webhook", PASSWORD.toCharArray());
-        Certificate certificate = keys.getCertificate("webhook");
-        Files.writeString(directory.resolve("tls.crt"), pem("CERTIFICATE", certificate.getEncoded()));
-        Files.writeString(directory.resolve("tls.key"), pem("PRIVATE KEY", key.getEncoded()));
+        Files.writeString(directory.resolve("tls.crt"), Pem.certificates(List.of(certificate)));
+        Files.writeString(directory.resolve("tls.key"), Pem.privateKey(keys.getPrivate()));
         return new BenchCertificate(directory, certificate);
     }
 
@@ -60,19 +51,7 @@ public final class BenchCertificate {
     }
 
     /** A client context trusting this certificate only. */
-    public SSLContext clientContext() throws GeneralSecurityException, IOException {
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        trust.setCertificateEntry("webhook", certificate);
-        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        factory.init(trust);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, factory.getTrustManagers(), null);
-        return context;
-    }
-
-    private static String pem(String label, byte[] der) {
-        return String.join("\n", List.of("-----BEGIN " + label + "-----",
-                Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der), "-----END " + label + "-----", ""));
+    public SSLContext clientContext() {
+        return ClientTls.trusting(List.of(certificate));
     }
 }

@@ -6,13 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.ops.MetricsExposition;
+import dev.ringmaster.webhook.tls.CertificateBuilder;
+import dev.ringmaster.webhook.tls.ClientTls;
+import dev.ringmaster.webhook.tls.Pem;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.StringWriter;
-import java.math.BigInteger;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,27 +24,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
-import java.security.KeyStore;
+import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
-import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.Extension;
-import org.bouncycastle.asn1.x509.GeneralName;
-import org.bouncycastle.asn1.x509.GeneralNames;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
-import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -155,15 +145,9 @@ class SecureMetricsServerTest {
     }
 
     /** A client that trusts exactly the served certificate (its own CA). */
-    private HttpClient client() throws Exception {
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        trust.setCertificateEntry("server", certificate);
-        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        factory.init(trust);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, factory.getTrustManagers(), null);
-        return HttpClient.newBuilder().sslContext(context).connectTimeout(Duration.ofSeconds(5)).build();
+    private HttpClient client() {
+        return HttpClient.newBuilder().sslContext(ClientTls.trusting(List.of(certificate)))
+                .connectTimeout(Duration.ofSeconds(5)).build();
     }
 
     /** A self-signed EC certificate for localhost, as tls.crt and tls.key (PKCS#8). */
@@ -172,26 +156,13 @@ class SecureMetricsServerTest {
         generator.initialize(new ECGenParameterSpec("secp256r1"));
         KeyPair keys = generator.generateKeyPair();
         Instant now = Instant.now();
-        X500Name name = new X500Name("CN=localhost");
-        JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(name, BigInteger.valueOf(now.toEpochMilli()),
-                Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))), name, keys.getPublic());
-        builder.addExtension(Extension.subjectAlternativeName, false,
-                new GeneralNames(new GeneralName(GeneralName.dNSName, "localhost")));
-        X509Certificate certificate = new JcaX509CertificateConverter()
-                .getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate())));
+        X509Certificate certificate = new CertificateBuilder(new SecureRandom()).build(new CertificateBuilder.Spec(
+                "localhost", keys.getPublic(), null, keys.getPrivate(), now.minus(Duration.ofHours(1)),
+                now.plus(Duration.ofDays(1)), false, List.of("localhost"), List.of()));
         Files.createDirectories(directory);
-        Files.writeString(directory.resolve("tls.key"), pem(keys.getPrivate()));
-        Files.writeString(directory.resolve("tls.crt"), pem(certificate));
+        Files.writeString(directory.resolve("tls.key"), Pem.privateKey(keys.getPrivate()));
+        Files.writeString(directory.resolve("tls.crt"), Pem.certificates(List.of(certificate)));
         return certificate;
-    }
-
-    private static String pem(Object object) throws IOException {
-        StringWriter text = new StringWriter();
-        try (JcaPEMWriter writer = new JcaPEMWriter(text)) {
-            writer.writeObject(object instanceof java.security.PrivateKey key
-                    ? new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(key, null) : object);
-        }
-        return text.toString();
     }
 
     private static final class FixedScrape implements MetricsExposition {

@@ -1,13 +1,14 @@
 package dev.ringmaster.sharder.certificates;
 
+import dev.ringmaster.webhook.tls.CertificateBuilder;
+import dev.ringmaster.webhook.tls.KeyMaterial;
+import dev.ringmaster.webhook.tls.Pem;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
-import java.security.PublicKey;
 import java.security.SecureRandom;
-import java.security.Signature;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
@@ -152,7 +153,7 @@ public final class SelfSignedPki {
         if (certificate.getBasicConstraints() < 0) {
             return Optional.of("the certificate is not a CA certificate (no basicConstraints cA)");
         }
-        if (!belongTogether(certificate.getPublicKey(), key)) {
+        if (!KeyMaterial.belongTogether(certificate.getPublicKey(), key)) {
             return Optional.of("the key does not belong to the certificate");
         }
         if (expired(certificate, now)) {
@@ -167,7 +168,7 @@ public final class SelfSignedPki {
      */
     public static Optional<String> unusableServing(X509Certificate certificate, PrivateKey key, List<String> dnsNames,
             List<X509Certificate> bundle, Instant now) {
-        if (!belongTogether(certificate.getPublicKey(), key)) {
+        if (!KeyMaterial.belongTogether(certificate.getPublicKey(), key)) {
             return Optional.of("the key does not belong to the certificate");
         }
         if (expired(certificate, now)) {
@@ -209,27 +210,6 @@ public final class SelfSignedPki {
             // no names it can read: none
         }
         return names;
-    }
-
-    /** Whether the private key is the public key's: a signature made with one verifies with the other. */
-    static boolean belongTogether(PublicKey publicKey, PrivateKey privateKey) {
-        if (!publicKey.getAlgorithm().equals(privateKey.getAlgorithm())) {
-            return false;
-        }
-        String algorithm = "RSA".equals(publicKey.getAlgorithm()) ? "SHA256withRSA" : "SHA256withECDSA";
-        byte[] challenge = "ringmaster key check".getBytes(StandardCharsets.US_ASCII);
-        try {
-            Signature signer = Signature.getInstance(algorithm);
-            signer.initSign(privateKey);
-            signer.update(challenge);
-            byte[] signature = signer.sign();
-            Signature verifier = Signature.getInstance(algorithm);
-            verifier.initVerify(publicKey);
-            verifier.update(challenge);
-            return verifier.verify(signature);
-        } catch (GeneralSecurityException | RuntimeException e) {
-            return false;
-        }
     }
 
     private KeyPair newKeyPair() throws GeneralSecurityException {

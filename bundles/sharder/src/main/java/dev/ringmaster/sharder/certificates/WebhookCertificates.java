@@ -1,12 +1,13 @@
 package dev.ringmaster.sharder.certificates;
 
-import dev.ringmaster.sharder.certificates.Pem.BadPemException;
 import dev.ringmaster.sharder.certificates.SelfSignedPki.Authority;
 import dev.ringmaster.sharder.certificates.SelfSignedPki.Serving;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
 import dev.ringmaster.sharder.runtime.Reconciler;
+import dev.ringmaster.webhook.tls.KeyMaterialException;
+import dev.ringmaster.webhook.tls.Pem;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -366,14 +367,14 @@ public final class WebhookCertificates implements AutoCloseable {
 
     private ParsedAuthority parseAuthority(Secret secret, Instant now) {
         try {
-            List<X509Certificate> bundle = Pem.readCertificates(data(secret, CA_CERT));
-            PrivateKey key = Pem.readPrivateKey(data(secret, CA_KEY));
+            List<X509Certificate> bundle = Pem.readCertificates(data(secret, CA_CERT), CA_CERT);
+            PrivateKey key = Pem.readPrivateKey(data(secret, CA_KEY), CA_KEY, bundle.get(0).getPublicKey());
             Optional<String> unusable = SelfSignedPki.unusableAuthority(bundle.get(0), key, now);
             if (unusable.isPresent()) {
                 return new ParsedAuthority(null, unusable.get());
             }
             return new ParsedAuthority(new Authority(bundle.get(0), key, bundle), null);
-        } catch (BadPemException e) {
+        } catch (KeyMaterialException e) {
             return new ParsedAuthority(null, e.getMessage());
         }
     }
@@ -414,12 +415,12 @@ public final class WebhookCertificates implements AutoCloseable {
                 String problem;
                 Serving served = null;
                 try {
-                    List<X509Certificate> chain = Pem.readCertificates(data(current, TLS_CERT));
-                    PrivateKey key = Pem.readPrivateKey(data(current, TLS_KEY));
+                    List<X509Certificate> chain = Pem.readCertificates(data(current, TLS_CERT), TLS_CERT);
+                    PrivateKey key = Pem.readPrivateKey(data(current, TLS_KEY), TLS_KEY, chain.get(0).getPublicKey());
                     problem = SelfSignedPki.unusableServing(chain.get(0), key, settings.dnsNames(), authority.bundle(),
                             now).orElse(null);
                     served = new Serving(chain.get(0), key);
-                } catch (BadPemException e) {
+                } catch (KeyMaterialException e) {
                     problem = e.getMessage();
                 }
                 if (problem != null) {
@@ -534,10 +535,10 @@ public final class WebhookCertificates implements AutoCloseable {
         return client.secrets().inNamespace(settings.namespace());
     }
 
-    private static byte[] data(Secret secret, String key) throws BadPemException {
+    private static byte[] data(Secret secret, String key) throws KeyMaterialException {
         byte[] value = dataOrNull(secret, key);
         if (value == null) {
-            throw new BadPemException("no " + key + " in the Secret");
+            throw new KeyMaterialException("no " + key + " in the Secret");
         }
         return value;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.sharder.certificates.SelfSignedPki.Authority;
 import dev.ringmaster.sharder.certificates.SelfSignedPki.Serving;
+import dev.ringmaster.webhook.tls.Pem;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,6 +26,7 @@ class SelfSignedPkiTest {
         Serving serving = pki.issue(ca, NAMES, NOW);
         assertThat(ca.certificate().getNotBefore().toInstant()).isEqualTo(NOW.minus(SelfSignedPki.BACKDATE));
         assertThat(serving.certificate().getNotAfter().toInstant()).isEqualTo(NOW.plus(Duration.ofDays(365)));
+        assertThat(SelfSignedPki.dnsNames(serving.certificate())).containsExactlyInAnyOrderElementsOf(NAMES);
 
         Instant renewal = SelfSignedPki.renewalTime(serving.certificate());
         Duration lifetime = Duration.ofDays(365).plus(SelfSignedPki.BACKDATE);
@@ -57,7 +59,7 @@ class SelfSignedPkiTest {
         assertThat(third.bundle()).as("the expired first CA is dropped").containsExactly(third.certificate(),
                 second.certificate());
         assertThat(new String(third.bundlePem()).split("-----BEGIN CERTIFICATE-----", -1)).hasSize(3);
-        assertThat(Pem.readCertificates(third.bundlePem())).isEqualTo(third.bundle());
+        assertThat(Pem.readCertificates(third.bundlePem(), "ca.crt")).isEqualTo(third.bundle());
     }
 
     @Test

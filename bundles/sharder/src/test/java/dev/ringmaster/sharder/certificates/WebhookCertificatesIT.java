@@ -11,6 +11,8 @@ import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.testing.TestRings;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import dev.ringmaster.testing.apiserver.RealApiServer;
+import dev.ringmaster.webhook.tls.CertificateBuilder;
+import dev.ringmaster.webhook.tls.Pem;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -214,7 +216,7 @@ class WebhookCertificatesIT {
             assertThat(guard.getMetadata().getAnnotations()).doesNotContainKey(WebhookConfigurations.INJECT_CA_FROM_ANNOTATION);
 
             // a year later less a third: replica A renews; B's watch sees it and B serves it within seconds
-            X509Certificate before = Pem.readCertificates(data(SERVICE_RENEWAL + "-webhook-tls", "tls.crt")).get(0);
+            X509Certificate before = Pem.readCertificates(data(SERVICE_RENEWAL + "-webhook-tls", "tls.crt"), "tls.crt").get(0);
             String caVersion = ADMIN.secrets().inNamespace(NAMESPACE).withName(SERVICE_RENEWAL + "-webhook-ca").get()
                     .getMetadata().getResourceVersion();
             Instant renewed = Instant.now();
@@ -222,7 +224,7 @@ class WebhookCertificatesIT {
             a.check();
             await().atMost(Duration.ofSeconds(10)).ignoreExceptions().untilAsserted(() -> {
                 byte[] current = data(SERVICE_RENEWAL + "-webhook-tls", "tls.crt");
-                assertThat(Pem.readCertificates(current).get(0)).isNotEqualTo(before);
+                assertThat(Pem.readCertificates(current, "tls.crt").get(0)).isNotEqualTo(before);
                 assertThat(Files.readAllBytes(filesA.resolve("tls.crt"))).isEqualTo(current);
                 assertThat(Files.readAllBytes(filesB.resolve("tls.crt"))).isEqualTo(current);
                 assertThat(Files.readAllBytes(filesB.resolve("tls.key"))).isEqualTo(data(SERVICE_RENEWAL + "-webhook-tls", "tls.key"));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.ring.testing.MutableClock;
+import dev.ringmaster.webhook.tls.Pem;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
@@ -74,8 +75,8 @@ class WebhookCertificatesTest {
         assertThat(serving.getData()).containsOnlyKeys("tls.crt", "tls.key", "ca.crt");
         assertThat(data(serving, "ca.crt")).isEqualTo(data(ca, "ca.crt"));
 
-        X509Certificate caCertificate = Pem.readCertificates(data(ca, "ca.crt")).get(0);
-        X509Certificate certificate = Pem.readCertificates(data(serving, "tls.crt")).get(0);
+        X509Certificate caCertificate = Pem.readCertificates(data(ca, "ca.crt"), "ca.crt").get(0);
+        X509Certificate certificate = Pem.readCertificates(data(serving, "tls.crt"), "tls.crt").get(0);
         certificate.verify(caCertificate.getPublicKey());
         assertThat(SelfSignedPki.dnsNames(certificate)).containsExactlyInAnyOrderElementsOf(NAMES);
         assertThat(certificate.getNotAfter().toInstant()).isEqualTo(START.plus(Duration.ofDays(365)));
@@ -120,7 +121,7 @@ class WebhookCertificatesTest {
         certificates.reconcile();
         byte[] firstCertificate = Files.readAllBytes(tls.resolve("tls.crt"));
         byte[] bundle = certificates.caBundle().orElseThrow();
-        X509Certificate first = Pem.readCertificates(firstCertificate).get(0);
+        X509Certificate first = Pem.readCertificates(firstCertificate, "tls.crt").get(0);
         Instant renewal = SelfSignedPki.renewalTime(first);
 
         clock.set(renewal.minusSeconds(2));
@@ -153,7 +154,7 @@ class WebhookCertificatesTest {
 
         assertThat(renewed.authority().certificate()).isNotEqualTo(oldCa);
         assertThat(renewed.authority().bundle()).containsExactly(renewed.authority().certificate(), oldCa);
-        assertThat(Pem.readCertificates(certificates.caBundle().orElseThrow())).containsExactly(
+        assertThat(Pem.readCertificates(certificates.caBundle().orElseThrow(), "ca.crt")).containsExactly(
                 renewed.authority().certificate(), oldCa);
         assertThat(caChanges).hasValue(2);
         assertThat(renewed.serving().certificate()).as("still trusted: kept until its own renewal")
@@ -184,7 +185,7 @@ class WebhookCertificatesTest {
         assertThat(warnings()).anySatisfy(event -> {
             assertThat(event.getReason()).isEqualTo("InvalidWebhookCA");
             assertThat(event.getRegarding().getName()).isEqualTo("sharder-webhook-ca");
-            assertThat(event.getNote()).contains("a CERTIFICATE block is not an X.509 certificate");
+            assertThat(event.getNote()).contains("ca.crt: certificate 1 cannot be read");
         });
     }
 

@@ -1,8 +1,6 @@
 package dev.ringmaster.webhook.tls;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -12,12 +10,9 @@ import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.Signature;
-import java.security.cert.CertificateException;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.interfaces.RSAKey;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -51,10 +46,10 @@ public final class KeyMaterial {
     /** As {@link #load}, from the files' contents. */
     public static KeyMaterial parse(byte[] certificatePem, String certificateFile, byte[] keyPem, String keyFile,
             Instant now) throws KeyMaterialException {
-        List<X509Certificate> chain = certificates(certificatePem, certificateFile);
+        List<X509Certificate> chain = Pem.readCertificates(certificatePem, certificateFile);
         X509Certificate leaf = chain.get(0);
-        PrivateKey key = PrivateKeys.read(Pem.blocks(text(keyPem), keyFile), keyFile, leaf.getPublicKey());
-        if (!matches(key, leaf.getPublicKey())) {
+        PrivateKey key = Pem.readPrivateKey(keyPem, keyFile, leaf.getPublicKey());
+        if (!belongTogether(leaf.getPublicKey(), key)) {
             throw new KeyMaterialException(keyFile + " does not belong to the certificate in " + certificateFile
                     + " (" + describe(leaf) + ")");
         }
@@ -107,39 +102,20 @@ public final class KeyMaterial {
                 + certificate.getSerialNumber().toString(16) + ", valid until " + certificate.getNotAfter().toInstant();
     }
 
-    private static List<X509Certificate> certificates(byte[] pem, String file) throws KeyMaterialException {
-        List<Pem.Block> blocks = Pem.blocks(text(pem), file).stream()
-                .filter(block -> block.label().equals("CERTIFICATE")).toList();
-        if (blocks.isEmpty()) {
-            throw new KeyMaterialException(file + ": no PEM certificate (BEGIN CERTIFICATE)");
-        }
-        List<X509Certificate> chain = new ArrayList<>();
-        try {
-            CertificateFactory factory = CertificateFactory.getInstance("X.509");
-            for (Pem.Block block : blocks) {
-                chain.add((X509Certificate) factory.generateCertificate(new ByteArrayInputStream(block.der())));
-            }
-        } catch (CertificateException e) {
-            throw new KeyMaterialException(file + ": certificate " + (chain.size() + 1) + " cannot be read: "
-                    + e.getMessage(), e);
-        }
-        return chain;
-    }
-
     /**
-     * Whether the private key pairs with the public key: RSA keys share their modulus; other keys
-     * (EC, EdDSA) must produce a signature the public key verifies.
+     * Whether the private key is the public key's: RSA keys share their modulus; other keys (EC, EdDSA)
+     * must make a signature the public key verifies. False for keys of other algorithms.
      */
-    private static boolean matches(PrivateKey key, PublicKey publicKey) throws KeyMaterialException {
+    public static boolean belongTogether(PublicKey publicKey, PrivateKey key) {
         if (key instanceof RSAKey rsa) {
             return publicKey instanceof RSAKey certificateRsa && rsa.getModulus().equals(certificateRsa.getModulus());
         }
         String algorithm = switch (key.getAlgorithm()) {
             case "EC" -> "SHA256withECDSA";
             case "Ed25519", "Ed448", "EdDSA" -> key.getAlgorithm();
-            default -> throw new KeyMaterialException("unsupported private key algorithm " + key.getAlgorithm());
+            default -> null;
         };
-        if (!publicKey.getAlgorithm().equals(key.getAlgorithm())) {
+        if (algorithm == null || !publicKey.getAlgorithm().equals(key.getAlgorithm())) {
             return false;
         }
         try {
@@ -153,7 +129,7 @@ public final class KeyMaterial {
             verifier.initVerify(publicKey);
             verifier.update(challenge);
             return verifier.verify(signature);
-        } catch (GeneralSecurityException e) {
+        } catch (GeneralSecurityException | RuntimeException e) {
             return false; // e.g. a key of another curve than the certificate's
         }
     }
@@ -166,10 +142,6 @@ public final class KeyMaterial {
         } catch (IOException e) {
             throw new KeyMaterialException(file + ": cannot be read: " + e, e);
         }
-    }
-
-    private static String text(byte[] pem) {
-        return new String(pem, StandardCharsets.US_ASCII);
     }
 
     @Override

@@ -1,6 +1,9 @@
 package dev.ringmaster.webhook.tls;
 
-/** The certificate or key files cannot serve TLS; the message says which file and why, in one line. */
+/**
+ * Certificate or key files (or PEM read from elsewhere, e.g. a Secret) cannot serve TLS; the message says
+ * which source and why, in one line.
+ */
 public final class KeyMaterialException extends Exception {
 
     private static final long serialVersionUID = 1L;

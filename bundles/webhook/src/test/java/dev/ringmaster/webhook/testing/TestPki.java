@@ -1,5 +1,7 @@
 package dev.ringmaster.webhook.testing;
 
+import dev.ringmaster.webhook.tls.ClientTls;
+import dev.ringmaster.webhook.tls.Pem;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -11,18 +13,16 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
-import java.security.KeyStore;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.security.interfaces.ECPrivateKey;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.Date;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
 import org.bouncycastle.asn1.DERBitString;
 import org.bouncycastle.asn1.sec.SECObjectIdentifiers;
@@ -149,18 +149,7 @@ public final class TestPki {
 
     /** A client TLS context trusting this CA only. */
     public SSLContext clientContext() {
-        try {
-            KeyStore trust = KeyStore.getInstance("PKCS12");
-            trust.load(null, null);
-            trust.setCertificateEntry("ca", ca);
-            TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            factory.init(trust);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(null, factory.getTrustManagers(), RANDOM);
-            return context;
-        } catch (GeneralSecurityException | IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return ClientTls.trusting(List.of(ca));
     }
 
     public static String pem(Object object) {
@@ -178,7 +167,7 @@ public final class TestPki {
             // Bouncy Castle writes a bare RSA private key in its traditional encoding, PKCS#1
             case RSA_PKCS1 -> pem(keys.getPrivate());
             case EC_SEC1 -> ecWithParameters(keys);
-            case RSA_PKCS8, EC_PKCS8 -> block("PRIVATE KEY", keys.getPrivate().getEncoded());
+            case RSA_PKCS8, EC_PKCS8 -> Pem.encode("PRIVATE KEY", keys.getPrivate().getEncoded());
             case EC_SEC1_SEPARATE_PARAMETERS -> ecWithSeparateParameters((ECPrivateKey) keys.getPrivate());
         };
     }
@@ -191,7 +180,7 @@ public final class TestPki {
                     SubjectPublicKeyInfo.getInstance(keys.getPublic().getEncoded()).getPublicKeyData().getOctets());
             org.bouncycastle.asn1.sec.ECPrivateKey sec1 = new org.bouncycastle.asn1.sec.ECPrivateKey(256, key.getS(),
                     point, SECObjectIdentifiers.secp256r1);
-            return block("EC PRIVATE KEY", sec1.getEncoded());
+            return Pem.encode("EC PRIVATE KEY", sec1.getEncoded());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -202,16 +191,10 @@ public final class TestPki {
             ASN1ObjectIdentifier curve = SECObjectIdentifiers.secp256r1;
             // ECPrivateKey ::= SEQUENCE { version 1, privateKey OCTET STRING } without [0] parameters
             org.bouncycastle.asn1.sec.ECPrivateKey sec1 = new org.bouncycastle.asn1.sec.ECPrivateKey(256, key.getS());
-            return block("EC PARAMETERS", curve.getEncoded()) + block("EC PRIVATE KEY", sec1.getEncoded());
+            return Pem.encode("EC PARAMETERS", curve.getEncoded()) + Pem.encode("EC PRIVATE KEY", sec1.getEncoded());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    public static String block(String label, byte[] der) {
-        return "-----BEGIN " + label + "-----\n"
-                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
-                + "\n-----END " + label + "-----\n";
     }
 
     private static KeyPair keyPair(boolean ec) {

@@ -109,13 +109,13 @@ class KeyMaterialTest {
         Issued issued = pki.issue(KeyFormat.RSA_PKCS1);
         assertRefused("not a certificate", issued.keyPem(), "tls.crt: no PEM certificate");
         assertRefused(issued.certificatePem(), "", "tls.key: no PEM private key");
-        assertRefused(TestPki.block("CERTIFICATE", new byte[] {1, 2, 3}), issued.keyPem(),
+        assertRefused(Pem.encode("CERTIFICATE", new byte[] {1, 2, 3}), issued.keyPem(),
                 "tls.crt: certificate 1 cannot be read");
-        assertRefused(issued.certificatePem(), TestPki.block("RSA PRIVATE KEY", new byte[] {0x30, 0x03, 1, 2, 3}),
+        assertRefused(issued.certificatePem(), Pem.encode("RSA PRIVATE KEY", new byte[] {0x30, 0x03, 1, 2, 3}),
                 "tls.key: the RSA PRIVATE KEY cannot be read");
         assertRefused(issued.certificatePem(), "-----BEGIN PRIVATE KEY-----\n!!!!\n-----END PRIVATE KEY-----\n",
                 "tls.key: the PRIVATE KEY block is not valid base64");
-        assertRefused(issued.certificatePem(), TestPki.block("ENCRYPTED PRIVATE KEY", new byte[] {0x30, 0}),
+        assertRefused(issued.certificatePem(), Pem.encode("ENCRYPTED PRIVATE KEY", new byte[] {0x30, 0}),
                 "tls.key: the private key is encrypted");
         assertRefused(issued.certificatePem(), "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n"
                 + "DEK-Info: AES-128-CBC,00\n\nAAAA\n-----END RSA PRIVATE KEY-----\n", "is encrypted");

@@ -1,4 +1,4 @@
-package dev.ringmaster.sharder.certificates;
+package dev.ringmaster.webhook.tls;
 
 import java.io.ByteArrayInputStream;
 import java.math.BigInteger;
@@ -113,12 +113,10 @@ public final class CertificateBuilder {
 
     /** The key identifier of a public key: SHA-1 of its subjectPublicKey bits (RFC 5280 4.2.1.2, method 1). */
     public static byte[] keyIdentifier(PublicKey key) {
-        Der.Element info = Der.read(key.getEncoded());
-        List<Der.Element> parts = info.children();
-        if (info.tag() != Der.SEQUENCE || parts.size() != 2 || parts.get(1).tag() != Der.BIT_STRING) {
-            throw new IllegalArgumentException("not a SubjectPublicKeyInfo: " + key.getFormat());
-        }
-        byte[] bits = parts.get(1).contents();
+        // SubjectPublicKeyInfo ::= SEQUENCE { AlgorithmIdentifier, subjectPublicKey BIT STRING }
+        Der.Reader info = new Der.Reader(key.getEncoded()).next(Der.SEQUENCE, "SubjectPublicKeyInfo").children();
+        info.next(Der.SEQUENCE, "SubjectPublicKeyInfo algorithm");
+        byte[] bits = info.next(Der.BIT_STRING, "SubjectPublicKeyInfo subjectPublicKey").content();
         try {
             MessageDigest sha1 = MessageDigest.getInstance("SHA-1");
             sha1.update(bits, 1, bits.length - 1); // without the unused-bits byte
