@@ -3,6 +3,7 @@ package dev.ringmaster.examples.checksum;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ringmaster.flags.Flags;
 import dev.ringmaster.ring.RingKind;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -85,7 +86,7 @@ class CommandLineTest {
                 .isInstanceOf(CommandLine.UsageException.class)
                 .hasMessage("--ring-kind 'ring' is not a ring kind: use clusterring or controllerring");
         assertThatThrownBy(() -> parse(complete("--ring-kind", "controllerring", "--ring-kind=clusterring")))
-                .hasMessage("flag --ring-kind is given twice");
+                .hasMessage("--ring-kind is given twice");
     }
 
     @Test
@@ -227,13 +228,13 @@ class CommandLineTest {
     @Test
     void unknownRepeatedEmptyAndStrayArgumentsAreRejected() {
         assertThatThrownBy(() -> parse(complete("--shard", "x"))).hasMessage("unknown flag --shard");
-        assertThatThrownBy(() -> parse(complete("--ring=other"))).hasMessage("flag --ring is given twice");
+        assertThatThrownBy(() -> parse(complete("--ring=other"))).hasMessage("--ring is given twice");
         assertThatThrownBy(() -> parse(complete("--watch-namespace")))
-                .hasMessage("flag --watch-namespace needs a value");
+                .hasMessage("--watch-namespace needs a value");
         assertThatThrownBy(() -> parse(List.of("--ring", "--shard-name", "s")))
-                .hasMessage("flag --ring needs a value");
+                .hasMessage("--ring needs a value");
         assertThatThrownBy(() -> parse(complete("--watch-namespace=")))
-                .hasMessage("flag --watch-namespace needs a non-empty value");
+                .hasMessage("--watch-namespace needs a value");
         assertThatThrownBy(() -> parse(complete("run"))).hasMessage("unexpected argument 'run'");
     }
 
@@ -261,9 +262,9 @@ class CommandLineTest {
 
     @Test
     void helpIsRecognizedAnywhere() {
-        assertThat(CommandLine.wantsHelp(List.of("--ring", "x", "--help"))).isTrue();
-        assertThat(CommandLine.wantsHelp(List.of("-h"))).isTrue();
-        assertThat(CommandLine.wantsHelp(complete())).isFalse();
+        assertThat(Flags.wantsHelp(List.of("--ring", "x", "--help"))).isTrue();
+        assertThat(Flags.wantsHelp(List.of("-h"))).isTrue();
+        assertThat(Flags.wantsHelp(complete())).isFalse();
     }
 
     @Test
@@ -274,9 +275,9 @@ class CommandLineTest {
                 "--namespace", "default", "--watch-namespace", "ns"));
         assertThat(before.shard().rangeMode()).isTrue();
         assertThat(before.shard().watchNamespaces()).containsExactly("ns");
-        assertThatThrownBy(() -> parse(complete("--range-mode=true"))).hasMessage("flag --range-mode takes no value");
+        assertThatThrownBy(() -> parse(complete("--range-mode=true"))).hasMessage("--range-mode takes no value");
         assertThatThrownBy(() -> parse(complete("--range-mode", "--range-mode")))
-                .hasMessage("flag --range-mode is given twice");
+                .hasMessage("--range-mode is given twice");
         assertThat(CommandLine.USAGE).contains("[--range-mode]").contains("--range-mode                 for a ring");
         assertThat(CommandLine.usage("other", "Does things.")).doesNotContain("--range-mode");
     }
