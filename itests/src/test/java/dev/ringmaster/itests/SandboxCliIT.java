@@ -123,11 +123,13 @@ public class SandboxCliIT {
         Cli.run(home, List.of("sandbox", "--scenario", "explode"))
                 .assertUsageError("unknown scenario 'explode'; scenarios: scale-out|scale-in|kill-shard|swap-strategy");
         Cli.run(home, List.of("sandbox", "--json")).assertUsageError("--json needs --exit");
+        Cli.run(home, List.of("sandbox", "--shards=0")).assertUsageError("--shards must be a whole number from 1 to 20");
+        Cli.run(home, List.of("sandbox", "--exit=yes")).assertUsageError("--exit takes no value (see ringmaster sandbox --help)");
         Cli.run(home, List.of("sandbox", "--shards", "1", "--scenario", "kill-shard", "--exit"))
                 .assertUsageError("--scenario kill-shard needs --shards 2 or more");
         Cli.run(home, List.of("sandbox", "--ranges", "--scenario", "swap-strategy", "--exit"))
                 .assertUsageError("--scenario swap-strategy does not go with --ranges");
-        Cli.Result help = Cli.run(home, List.of("sandbox", "--help"));
+        Cli.Result help = Cli.run(home, List.of("sandbox", "--shards=2", "--help"));
         help.assertSucceeded();
         assertTrue(help.toString(), help.out().startsWith("usage: ringmaster sandbox"));
         Cli.Result commands = Cli.run(home, List.of("--help"));
