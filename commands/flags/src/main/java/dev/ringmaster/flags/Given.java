@@ -1,5 +1,6 @@
 package dev.ringmaster.flags;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,7 +23,7 @@ public final class Given {
 
     /** The flags given, in the order they were given first. */
     public Set<String> flags() {
-        return values.keySet();
+        return Collections.unmodifiableSet(values.keySet());
     }
 
     /** The value of a valued flag, or of a flag with an optional value given with one; empty otherwise. */
