@@ -1,6 +1,7 @@
 package dev.ringmaster.examples.checksum;
 
 import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.UsageException;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -172,8 +173,8 @@ public final class ChecksumController {
         CommandLine commandLine;
         try {
             commandLine = CommandLine.parse(args, environment);
-        } catch (CommandLine.UsageException e) {
-            if (!e.showUsage()) {
+        } catch (UsageException e) {
+            if (e instanceof CommandLine.EnvironmentException) {
                 return e.report(name, err);
             }
             err.println(name + ": " + e.getMessage());

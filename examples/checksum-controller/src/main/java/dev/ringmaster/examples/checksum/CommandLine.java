@@ -2,6 +2,7 @@ package dev.ringmaster.examples.checksum;
 
 import dev.ringmaster.flags.Flags;
 import dev.ringmaster.flags.Given;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.shard.client.Sharding;
 import java.io.IOException;
@@ -140,29 +141,16 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                 """;
     }
 
-    /** The arguments were not usable; the message says why, in one line. */
-    public static final class UsageException extends dev.ringmaster.flags.UsageException {
+    /**
+     * A setting the environment lacks or has wrong, not a flag: the message says where it was looked
+     * for, and the usage text would not help.
+     */
+    public static final class EnvironmentException extends UsageException {
 
         private static final long serialVersionUID = 1L;
-        private final boolean showUsage;
 
-        /** A problem with the arguments: the usage text helps. */
-        public UsageException(String message) {
-            this(message, true);
-        }
-
-        /**
-         * @param showUsage whether the usage text helps; not for a value the environment lacks or
-         *     has wrong, which the message explains
-         */
-        public UsageException(String message, boolean showUsage) {
+        public EnvironmentException(String message) {
             super(message);
-            this.showUsage = showUsage;
-        }
-
-        /** Whether to print the usage text below the message. */
-        public boolean showUsage() {
-            return showUsage;
         }
     }
 
@@ -197,16 +185,11 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
      *
      * @throws UsageException for a missing, unknown, repeated or empty flag, a stray argument, an
      *     invalid name, an unreadable kubeconfig, or a shard name or Lease namespace that is neither
-     *     given nor found in the environment (then without the usage text)
+     *     given nor found in the environment (then an {@link EnvironmentException})
      */
     public static CommandLine parse(List<String> args, Environment environment) throws UsageException {
         Objects.requireNonNull(environment, "environment");
-        Given given;
-        try {
-            given = FLAGS.parse(args);
-        } catch (dev.ringmaster.flags.UsageException e) {
-            throw new UsageException(e.getMessage());
-        }
+        Given given = FLAGS.parse(args);
         if (!given.has(RING)) {
             throw new UsageException("missing required flag " + RING);
         }
@@ -300,7 +283,7 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
 
         UsageException invalid(IllegalArgumentException problem) {
             return source == null ? new UsageException(problem.getMessage())
-                    : new UsageException(problem.getMessage() + " (from " + source + ")", false);
+                    : new EnvironmentException(problem.getMessage() + " (from " + source + ")");
         }
     }
 
@@ -315,9 +298,8 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                 return new Value(value.get(), "$" + variable);
             }
         }
-        throw new UsageException("no shard name: give " + SHARD_NAME + " NAME, or set $" + POD_NAME_ENV + " or $"
-                + Sharding.HOSTNAME_ENV + " (in a pod: " + POD_NAME_ENV + " from the downward API, fieldRef metadata.name)",
-                false);
+        throw new EnvironmentException("no shard name: give " + SHARD_NAME + " NAME, or set $" + POD_NAME_ENV + " or $"
+                + Sharding.HOSTNAME_ENV + " (in a pod: " + POD_NAME_ENV + " from the downward API, fieldRef metadata.name)");
     }
 
     /** {@code --namespace}, else {@code $POD_NAMESPACE}, else the ServiceAccount's namespace file. */
@@ -335,16 +317,16 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
             try {
                 content = Files.readString(file, StandardCharsets.UTF_8).strip();
             } catch (IOException e) {
-                throw new UsageException("no Lease namespace: cannot read " + file + " (" + e.getMessage()
-                        + "): give " + NAMESPACE + " LEASE_NAMESPACE or set $" + Sharding.POD_NAMESPACE_ENV, false);
+                throw new EnvironmentException("no Lease namespace: cannot read " + file + " (" + e.getMessage()
+                        + "): give " + NAMESPACE + " LEASE_NAMESPACE or set $" + Sharding.POD_NAMESPACE_ENV);
             }
             if (!content.isEmpty()) {
                 return new Value(content, file.toString());
             }
         }
-        throw new UsageException("no Lease namespace: give " + NAMESPACE + " LEASE_NAMESPACE, or set $"
+        throw new EnvironmentException("no Lease namespace: give " + NAMESPACE + " LEASE_NAMESPACE, or set $"
                 + Sharding.POD_NAMESPACE_ENV + " (in a pod: from the downward API, fieldRef metadata.namespace), or run"
-                + " in a pod with " + file, false);
+                + " in a pod with " + file);
     }
 
     /** The kind by its Kind name, case ignored: {@code clusterring} as the usage spells it, or {@code ClusterRing}. */

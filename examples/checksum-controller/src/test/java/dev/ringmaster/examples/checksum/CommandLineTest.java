@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.RingKind;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,11 +27,11 @@ class CommandLineTest {
     private Path kubeconfig;
 
     /** Parses without this process's environment (a developer's $HOSTNAME must not matter). */
-    private static CommandLine parse(List<String> args) throws CommandLine.UsageException {
+    private static CommandLine parse(List<String> args) throws UsageException {
         return CommandLine.parse(args, NOTHING);
     }
 
-    private static CommandLine parse(List<String> args, Map<String, String> variables) throws CommandLine.UsageException {
+    private static CommandLine parse(List<String> args, Map<String, String> variables) throws UsageException {
         return CommandLine.parse(args, CommandLine.Environment.of(variables));
     }
 
@@ -83,7 +84,7 @@ class CommandLineTest {
     @Test
     void anUnknownRingKindIsRejected() {
         assertThatThrownBy(() -> parse(complete("--ring-kind", "ring")))
-                .isInstanceOf(CommandLine.UsageException.class)
+                .isInstanceOf(UsageException.class)
                 .hasMessage("--ring-kind 'ring' is not a ring kind: use clusterring or controllerring");
         assertThatThrownBy(() -> parse(complete("--ring-kind", "controllerring", "--ring-kind=clusterring")))
                 .hasMessage("--ring-kind is given twice");
@@ -92,8 +93,8 @@ class CommandLineTest {
     @Test
     void onlyTheRingIsRequired() {
         assertThatThrownBy(() -> parse(List.of("--shard-name", "shard-0", "--namespace", "default")))
-                .isInstanceOf(CommandLine.UsageException.class).hasMessage("missing required flag --ring")
-                .satisfies(e -> assertThat(((CommandLine.UsageException) e).showUsage()).isTrue());
+                .isInstanceOf(UsageException.class).hasMessage("missing required flag --ring")
+                .isNotInstanceOf(CommandLine.EnvironmentException.class);
         assertThatThrownBy(() -> parse(List.of(), Map.of("POD_NAME", "shard-0", "POD_NAMESPACE", "default")))
                 .hasMessage("missing required flag --ring");
     }
@@ -131,10 +132,10 @@ class CommandLineTest {
     @Test
     void anIdentityPoolAndAShardNameExcludeEachOther() {
         assertThatThrownBy(() -> parse(complete("--identity-pool", "workers")))
-                .isInstanceOf(CommandLine.UsageException.class)
+                .isInstanceOf(UsageException.class)
                 .hasMessage("--identity-pool and --shard-name exclude each other: the pool names the shard");
         assertThatThrownBy(() -> parse(List.of("--ring", "checksums", "--identity-pool", "Workers", "--namespace", "d")))
-                .isInstanceOf(CommandLine.UsageException.class).hasMessageStartingWith("--identity-pool: pool name 'Workers' is invalid");
+                .isInstanceOf(UsageException.class).hasMessageStartingWith("--identity-pool: pool name 'Workers' is invalid");
     }
 
     @Test
@@ -144,7 +145,7 @@ class CommandLineTest {
         assertThat(parse(complete("--on-stop=leave")).shard().onStop()).isEqualTo(ChecksumShard.OnStop.LEAVE);
         assertThat(parse(complete("--on-stop", "auto")).shard().onStop()).isEqualTo(ChecksumShard.OnStop.AUTO);
         assertThatThrownBy(() -> parse(complete("--on-stop", "stay")))
-                .isInstanceOf(CommandLine.UsageException.class)
+                .isInstanceOf(UsageException.class)
                 .hasMessage("--on-stop 'stay' is not a mode: use auto, restart or leave");
     }
 
@@ -196,16 +197,16 @@ class CommandLineTest {
     @Test
     void aValueFoundNowhereIsOneLineWithoutTheUsage() {
         assertThatThrownBy(() -> parse(List.of("--ring", "checksums", "--namespace", "default")))
-                .isInstanceOf(CommandLine.UsageException.class)
+                .isInstanceOf(UsageException.class)
                 .hasMessage("no shard name: give --shard-name NAME, or set $POD_NAME or $HOSTNAME"
                         + " (in a pod: POD_NAME from the downward API, fieldRef metadata.name)")
-                .satisfies(e -> assertThat(((CommandLine.UsageException) e).showUsage()).isFalse());
+                .isInstanceOf(CommandLine.EnvironmentException.class);
         Path missing = dir.resolve("no-serviceaccount/namespace");
         assertThatThrownBy(() -> CommandLine.parse(List.of("--ring", "checksums", "--shard-name", "shard-0"),
                 new CommandLine.Environment(Map.<String, String>of()::get, missing)))
                 .hasMessage("no Lease namespace: give --namespace LEASE_NAMESPACE, or set $POD_NAMESPACE"
                         + " (in a pod: from the downward API, fieldRef metadata.namespace), or run in a pod with " + missing)
-                .satisfies(e -> assertThat(((CommandLine.UsageException) e).showUsage()).isFalse());
+                .isInstanceOf(CommandLine.EnvironmentException.class);
     }
 
     @Test
@@ -214,7 +215,7 @@ class CommandLineTest {
                 Map.of("HOSTNAME", "Dev_Laptop")))
                 .hasMessageStartingWith("shard name 'Dev_Laptop' is invalid")
                 .hasMessageEndingWith("(from $HOSTNAME)")
-                .satisfies(e -> assertThat(((CommandLine.UsageException) e).showUsage()).isFalse());
+                .isInstanceOf(CommandLine.EnvironmentException.class);
         Path serviceAccountNamespace = Files.writeString(dir.resolve("namespace"), "Not_A_Namespace");
         assertThatThrownBy(() -> CommandLine.parse(List.of("--ring", "checksums", "--shard-name", "shard-0"),
                 new CommandLine.Environment(Map.<String, String>of()::get, serviceAccountNamespace)))
@@ -222,7 +223,7 @@ class CommandLineTest {
                 .hasMessageEndingWith("(from " + serviceAccountNamespace + ")");
         assertThatThrownBy(() -> parse(List.of("--ring", "checksums", "--shard-name", "Shard-0", "--namespace", "default")))
                 .hasMessageStartingWith("shard name 'Shard-0' is invalid")
-                .satisfies(e -> assertThat(((CommandLine.UsageException) e).showUsage()).as("a flag's: with usage").isTrue());
+                .as("a flag's: with usage").isNotInstanceOf(CommandLine.EnvironmentException.class);
     }
 
     @Test
