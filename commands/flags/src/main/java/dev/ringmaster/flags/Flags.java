@@ -8,8 +8,9 @@ import java.util.Map;
 /**
  * The flags one command takes, and the syntax every command shares: a valued flag is written
  * {@code --x value} or {@code --x=value}, a switch {@code --x}, a flag with an optional value {@code --x}
- * or {@code --x=value}; a flag is given once unless it is repeatable; {@code --help} or {@code -h}
- * anywhere asks for the usage. Immutable: each method that adds flags returns a new instance.
+ * or {@code --x=value}; a flag is given once unless it is repeatable, or the command lets the last one
+ * given win; {@code --help} or {@code -h} anywhere asks for the usage. Immutable: each method that
+ * changes the flags returns a new instance.
  */
 public final class Flags {
 
@@ -19,14 +20,24 @@ public final class Flags {
     private enum Kind { VALUED, REPEATABLE, SWITCH, OPTIONAL_VALUE }
 
     private final Map<String, Kind> kinds;
+    private final boolean lastGivenWins;
 
-    private Flags(Map<String, Kind> kinds) {
+    private Flags(Map<String, Kind> kinds, boolean lastGivenWins) {
         this.kinds = kinds;
+        this.lastGivenWins = lastGivenWins;
     }
 
     /** No flags yet. */
     public static Flags of() {
-        return new Flags(Map.of());
+        return new Flags(Map.of(), false);
+    }
+
+    /**
+     * A flag given again replaces its value instead of being an error, so that a command line can be
+     * extended by appending flags (as kustomize patches append to {@code ringmaster run}'s).
+     */
+    public Flags lastGivenWins() {
+        return new Flags(kinds, true);
     }
 
     /** These flags take a value: {@code --x value} or {@code --x=value}. */
@@ -56,7 +67,7 @@ public final class Flags {
                 throw new IllegalArgumentException("not a new flag name: " + name);
             }
         }
-        return new Flags(more);
+        return new Flags(more, lastGivenWins);
     }
 
     /** Whether the arguments ask for the usage: {@code --help} or {@code -h} anywhere. */
@@ -67,7 +78,8 @@ public final class Flags {
     /**
      * @return the flags given and their values
      * @throws UsageException for an argument that is not a flag, an unknown flag, a missing or empty
-     *     value, a value given to a switch, or a flag given twice that is not repeatable
+     *     value, a value given to a switch, or a flag given twice that is not repeatable (unless the
+     *     last one given wins)
      */
     public Given parse(List<String> args) throws UsageException {
         Map<String, List<String>> given = new LinkedHashMap<>();
@@ -83,10 +95,14 @@ public final class Flags {
             if (kind == null) {
                 throw new UsageException("unknown flag " + flag);
             }
-            if (given.containsKey(flag) && kind != Kind.REPEATABLE) {
+            boolean again = given.containsKey(flag) && kind != Kind.REPEATABLE;
+            if (again && !lastGivenWins) {
                 throw new UsageException(flag + " is given twice");
             }
             List<String> values = given.computeIfAbsent(flag, name -> new ArrayList<>());
+            if (again) {
+                values.clear();
+            }
             switch (kind) {
                 case SWITCH -> {
                     if (inline != null) {

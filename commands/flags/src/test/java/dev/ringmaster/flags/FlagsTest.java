@@ -70,6 +70,17 @@ class FlagsTest {
     }
 
     @Test
+    void aCommandMayLetTheLastFlagGivenWin() throws UsageException {
+        Given given = FLAGS.lastGivenWins().parse(List.of("--ring", "a", "--json", "--ring=b", "--json", "--ranges=8",
+                "--ranges", "--watch-namespace", "x", "--watch-namespace", "y"));
+        assertThat(given.value("--ring")).contains("b");
+        assertThat(given.has("--json")).isTrue();
+        assertThat(given.value("--ranges")).as("the last --ranges has no value").isEmpty();
+        assertThat(given.values("--watch-namespace")).containsExactly("x", "y");
+        assertThat(given.flags()).containsExactly("--ring", "--json", "--ranges", "--watch-namespace");
+    }
+
+    @Test
     void helpIsAskedForAnywhere() {
         assertThat(Flags.wantsHelp(List.of("--ring", "x", "--help"))).isTrue();
         assertThat(Flags.wantsHelp(List.of("-h"))).isTrue();

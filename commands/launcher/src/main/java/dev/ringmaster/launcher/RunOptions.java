@@ -99,7 +99,8 @@ final class RunOptions {
     }
 
     private static Flags flags() {
-        Flags flags = Flags.of();
+        // the manifests' components append flags to the base's (manifests/cert-manager/args-patch.yaml)
+        Flags flags = Flags.of().lastGivenWins();
         for (RunFlag flag : RunFlag.values()) {
             Optional<String> option = flag.option();
             if (option.isPresent()) {

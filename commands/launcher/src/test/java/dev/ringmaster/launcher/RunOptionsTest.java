@@ -57,6 +57,15 @@ class RunOptionsTest {
     }
 
     @Test
+    void theLastFlagGivenWinsSoThatComponentsCanAppendFlags() throws Exception {
+        assertThat(RunOptions.parse(List.of("--webhook-certificates", "self-signed", "--metrics-auth", "kubernetes",
+                "--webhook-certificates=cert-manager", "--shell", "--shell")))
+                .containsEntry("ringmaster.run.webhookCertificates", "cert-manager")
+                .containsEntry("ringmaster.run.shell", "true")
+                .containsEntry("ringmaster.run.given", "webhookCertificates,metricsAuth,shell");
+    }
+
+    @Test
     void everyValueMayFollowAnEqualsSign() throws Exception {
         Path ca = Files.writeString(dir.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----");
         assertThat(RunOptions.parse(List.of("--namespace=ops", "--tls-dir=/tls", "--webhook-url=https://sharder.example:9443",
@@ -87,8 +96,6 @@ class RunOptionsTest {
                 .hasMessage("unknown flag --verbose");
         assertThatThrownBy(() -> RunOptions.parse(List.of("--shell=true")))
                 .hasMessage("--shell takes no value");
-        assertThatThrownBy(() -> RunOptions.parse(List.of("--namespace", "a", "--namespace=b")))
-                .hasMessage("--namespace is given twice");
         assertThatThrownBy(() -> RunOptions.parse(List.of("--webhook-mode", "url")))
                 .as("a setting no flag gives").hasMessage("unknown flag --webhook-mode");
         assertThatThrownBy(() -> RunOptions.parse(List.of("--namespace")))
