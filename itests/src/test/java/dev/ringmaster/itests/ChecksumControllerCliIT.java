@@ -26,6 +26,18 @@ public class ChecksumControllerCliIT {
     }
 
     @Test
+    public void flagsTakeTheirValueAfterAnEqualsSignAndHelpPrintsTheUsage() {
+        Cli.Result unknown = Cli.runScript(Distribution.home(), "checksum-controller",
+                List.of("--ring=checksums", "--shard-name=shard-0", "--namespace=default", "--frobnicate"));
+        assertEquals(unknown.toString(), 2, unknown.exit());
+        assertTrue(unknown.toString(), unknown.err().startsWith("checksum-controller: unknown flag --frobnicate\n"));
+        assertTrue(unknown.toString(), unknown.err().contains("Usage: checksum-controller --ring NAME"));
+        Cli.Result help = Cli.runScript(Distribution.home(), "josdk-checksum-operator", List.of("--ring=checksums", "--help"));
+        assertEquals(help.toString(), 0, help.exit());
+        assertTrue(help.toString(), help.out().startsWith("Usage: josdk-checksum-operator --ring NAME"));
+    }
+
+    @Test
     public void anUnreachableApiServerIsOneLineAndExitCodeOne() throws IOException {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {

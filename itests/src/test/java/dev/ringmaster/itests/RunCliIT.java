@@ -151,7 +151,11 @@ public class RunCliIT {
                 .assertUsageError("--kubeconfig " + home.resolve("missing.yaml") + ": no such readable file");
         Cli.run(home, List.of("run", "--webhook-ca", home.resolve("etc/dev.ringmaster.sharder.cfg").toString()))
                 .assertUsageError("--webhook-ca is only used with --webhook-url");
-        Cli.run(home, List.of("run", "--frobnicate")).assertUsageError("unknown option '--frobnicate'");
+        Cli.run(home, List.of("run", "--frobnicate")).assertUsageError("unknown flag --frobnicate (see ringmaster run --help)");
+        Cli.run(home, List.of("run", "--metrics-auth=basic")).assertUsageError("--metrics-auth must be none or kubernetes");
+        Cli.Result help = Cli.run(home, List.of("run", "--namespace=ops", "-h"));
+        help.assertSucceeded();
+        assertTrue(help.toString(), help.out().startsWith("usage: ringmaster run"));
     }
 
     /**

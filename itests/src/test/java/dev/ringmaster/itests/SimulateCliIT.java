@@ -84,6 +84,20 @@ public class SimulateCliIT {
                 .assertUsageError("unknown strategy 'no-such-strategy'");
     }
 
+    @Test
+    public void flagsTakeTheirValueAfterAnEqualsSignAndHelpPrintsTheUsage() {
+        Cli.Result result = ringmaster(Distribution.home(), "simulate", "--strategy=rendezvous", "--shards=4",
+                "--objects=1000", "--json");
+        result.assertSucceeded();
+        assertEquals(1000, Json.parse(result.out()).integer("objects"));
+        ringmaster(Distribution.home(), "simulate", "--strategy=rendezvous", "--shards=4", "--objects=lots")
+                .assertUsageError("--objects must be a whole number from 1 to 100000000, not 'lots'"
+                        + " (see ringmaster simulate --help)");
+        Cli.Result help = ringmaster(Distribution.home(), "simulate", "--shards=4", "-h");
+        help.assertSucceeded();
+        assertTrue(help.toString(), help.out().startsWith("usage: ringmaster simulate"));
+    }
+
     /** --tokens goes through Config Admin to the strategy service: the placement must change. */
     @Test
     public void tokensReconfigureConsistentHashing() {

@@ -106,7 +106,7 @@ public class StrategyHotSwapIT {
                 distributionFolder("bundle", 2),
                 // what the launcher exports from its class path to the bundles
                 systemPackage(Command.class.getPackageName() + ";version=1.0.0"),
-                systemPackage(RunFlag.class.getPackageName() + ";version=1.0.0"),
+                systemPackage(RunFlag.class.getPackageName() + ";version=1.1.0"),
                 workingDirectory(work.toString()),
                 frameworkProperty(Constants.FRAMEWORK_STORAGE).value(work.resolve("felix-cache").toString()),
                 frameworkProperty(Constants.FRAMEWORK_STORAGE_CLEAN).value(Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT),

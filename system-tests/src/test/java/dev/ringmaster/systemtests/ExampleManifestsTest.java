@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ringmaster.examples.checksum.ChecksumController;
 import dev.ringmaster.examples.checksum.ChecksumShard;
 import dev.ringmaster.examples.checksum.CommandLine;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.shard.client.Sharding;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -217,7 +218,7 @@ class ExampleManifestsTest {
             CommandLine parsed;
             try {
                 parsed = CommandLine.parse(args, new CommandLine.Environment(environment::get, serviceAccountNamespace));
-            } catch (CommandLine.UsageException e) {
+            } catch (UsageException e) {
                 throw new AssertionError(variant + ": " + args + " is not a command line of " + container.getCommand()
                         + ": " + e.getMessage(), e);
             }

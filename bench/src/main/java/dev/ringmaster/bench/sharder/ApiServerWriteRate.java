@@ -1,5 +1,6 @@
 package dev.ringmaster.bench.sharder;
 
+import dev.ringmaster.bench.BenchArgs;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.testing.apiserver.RealApiServer;
@@ -51,7 +52,7 @@ public final class ApiServerWriteRate {
     }
 
     public static void main(String[] args) throws Exception {
-        MockCluster.Args options = new MockCluster.Args(args);
+        BenchArgs options = BenchArgs.parse(ApiServerWriteRate.class, args, "objects", "rounds", "in-flight");
         int objects = options.integer("objects", 5000);
         int rounds = options.integer("rounds", 2);
         RealApiServer real = RealApiServer.shared();

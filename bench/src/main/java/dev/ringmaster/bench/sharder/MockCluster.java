@@ -1,6 +1,7 @@
 package dev.ringmaster.bench.sharder;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ringmaster.bench.BenchArgs;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.sharder.model.ClusterRing;
@@ -23,7 +24,6 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -82,15 +82,12 @@ public final class MockCluster {
     }
 
     public static void main(String[] args) throws Exception {
-        Args options = new Args(args);
+        BenchArgs options = BenchArgs.parse(MockCluster.class, args, "objects", "minutes", "ack-delay-ms", "initial", "port");
         MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
         int objects = options.integer("objects", 10_000);
         int minutes = options.integer("minutes", 15);
         long ackDelayMillis = options.integer("ack-delay-ms", 0);
-        String initial = options.string("initial", "3-shards");
-        if (!initial.equals("3-shards") && !initial.equals("unlabelled")) {
-            throw new IllegalArgumentException("--initial must be 3-shards or unlabelled");
-        }
+        String initial = options.oneOf("initial", "3-shards", "unlabelled");
 
         ScheduledExecutorService background = Executors.newScheduledThreadPool(2, runnable -> {
             Thread thread = new Thread(runnable, "bench-cluster");
@@ -266,32 +263,5 @@ public final class MockCluster {
     private static synchronized void print(Map<String, Object> line) throws Exception {
         System.out.println(JSON.writeValueAsString(line));
         System.out.flush();
-    }
-
-    /** {@code --name value} options. */
-    static final class Args {
-
-        private final Map<String, String> values = new HashMap<>();
-
-        Args(String[] args) {
-            for (int i = 0; i < args.length; i++) {
-                if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                    throw new IllegalArgumentException("expected --name value, got " + args[i]);
-                }
-                values.put(args[i].substring(2), args[++i]);
-            }
-        }
-
-        String string(String name, String fallback) {
-            return values.getOrDefault(name, fallback);
-        }
-
-        int integer(String name, int fallback) {
-            return values.containsKey(name) ? Integer.parseInt(values.get(name).replace("_", "")) : fallback;
-        }
-
-        Duration millis(String name, long fallback) {
-            return Duration.ofMillis(values.containsKey(name) ? Long.parseLong(values.get(name)) : fallback);
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.ringmaster.bench.sharder;
 
+import dev.ringmaster.bench.BenchArgs;
 import dev.ringmaster.bench.BenchCluster;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardRing;
@@ -69,7 +70,7 @@ public final class RealScaleBench {
     private static final String PASS = "rebalanced ClusterRing/" + RING + ": ";
     private static final String FAILED_PASS = "rebalancer: reconciling ClusterRing/" + RING + " failed";
 
-    private final MockCluster.Args options;
+    private final BenchArgs options;
     private final BenchCluster cluster;
     private final KubernetesClient admin;
     private final Map<Integer, Process> shards = new TreeMap<>();
@@ -88,24 +89,23 @@ public final class RealScaleBench {
     private Instant serverBack;
     private final StringBuilder outageRows = new StringBuilder();
 
-    private RealScaleBench(MockCluster.Args options, BenchCluster cluster) {
+    private RealScaleBench(BenchArgs options, BenchCluster cluster) {
         this.options = options;
         this.cluster = cluster;
         this.admin = cluster.admin();
-        String shardKind = options.string("shards", "processes");
-        if (!List.of("processes", "bench").contains(shardKind)) {
-            throw new IllegalArgumentException("--shards processes|bench, not " + shardKind);
-        }
+        String shardKind = options.oneOf("shards", "processes", "bench");
         this.benchShards = shardKind.equals("bench")
                 ? new BenchShards(cluster, RING, NAMESPACE, options.integer("hand-back-threads", 16)) : null;
         this.controlled = Boolean.parseBoolean(options.string("controlled", "false"));
         if (controlled && benchShards != null) {
-            throw new IllegalArgumentException("--controlled true needs --shards processes (bench shards write no Secrets)");
+            throw options.usageError("--controlled true needs --shards processes (bench shards write no Secrets)");
         }
     }
 
     public static void main(String[] args) throws Exception {
-        MockCluster.Args options = new MockCluster.Args(args);
+        BenchArgs options = BenchArgs.parse(RealScaleBench.class, args, "objects", "dist", "work", "sharder-set",
+                "sharder-jvm", "shard-jvm", "create-threads", "settle-minutes", "failover", "shards", "hand-back-threads",
+                "outage", "controlled");
         boolean settled = false;
         try (BenchCluster cluster = new BenchCluster(Path.of(options.string("dist", "distribution/target/ringmaster")),
                 Path.of(options.string("work", "bench/target/real-scale")),
@@ -124,10 +124,7 @@ public final class RealScaleBench {
     private boolean run() throws Exception {
         int objects = options.integer("objects", 10_000);
         // none: one replica; after: two, the scale-in once the standby leads; with: two, the scale-in as the leader dies
-        String failover = options.string("failover", "none");
-        if (!List.of("none", "after", "with").contains(failover)) {
-            throw new IllegalArgumentException("--failover none|after|with, not " + failover);
-        }
+        String failover = options.oneOf("failover", "none", "after", "with");
         cluster.configMapRing(RING, NAMESPACE, controlled);
         int outage = options.integer("outage", 0);
         if (outage > 0) {

@@ -2,6 +2,7 @@ package dev.ringmaster.bench.sharder;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ringmaster.bench.BenchArgs;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
@@ -46,14 +47,16 @@ public final class ScaleBench {
     }
 
     public static void main(String[] args) throws Exception {
-        MockCluster.Args options = new MockCluster.Args(args);
+        BenchArgs options = BenchArgs.parse(ScaleBench.class, args, "sizes", "sharder-heap", "cluster-heap", "goal-mib",
+                "move-budget", "pending-retry-ms", "concurrent-moves", "page-size", "ack-delay-ms", "initial", "logs",
+                "max-seconds", "cluster-minutes", "sharder-jvm", "cluster-jvm", "http1", "sharder-cp-prefix");
         List<Integer> sizes = new ArrayList<>();
         for (String size : options.string("sizes", "10000,100000").split(",")) {
             sizes.add(Integer.parseInt(size.trim().replace("_", "")));
         }
         String sharderHeap = options.string("sharder-heap", "96m");
         String clusterHeap = options.string("cluster-heap", "2g");
-        double goal = Double.parseDouble(options.string("goal-mib", "16"));
+        double goal = options.decimal("goal-mib", 16);
         Path jarDirectory = Path.of(ScaleBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParent();
         Path logs = Path.of(options.string("logs", jarDirectory.resolve("sharder-bench").toString()));
         Files.createDirectories(logs);

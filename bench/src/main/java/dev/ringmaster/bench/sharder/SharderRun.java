@@ -2,6 +2,7 @@ package dev.ringmaster.bench.sharder;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.management.GarbageCollectionNotificationInfo;
+import dev.ringmaster.bench.BenchArgs;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.consistent.ConsistentHashStrategy;
 import dev.ringmaster.ring.spi.LeaseDetector;
@@ -103,11 +104,9 @@ public final class SharderRun {
     }
 
     public static void main(String[] args) throws Exception {
-        MockCluster.Args options = new MockCluster.Args(args);
-        String url = options.string("url", null);
-        if (url == null) {
-            throw new IllegalArgumentException("--url is required");
-        }
+        BenchArgs options = BenchArgs.parse(SharderRun.class, args, "url", "move-budget", "page-size", "concurrent-moves",
+                "pending-retry-ms", "max-seconds", "http1");
+        String url = options.required("url");
         int moveBudget = options.integer("move-budget", Integer.MAX_VALUE);
         RebalanceLimits limits = new RebalanceLimits(options.integer("page-size", RebalanceLimits.DEFAULT.pageSize()),
                 options.integer("concurrent-moves", RebalanceLimits.DEFAULT.concurrentMoves()), moveBudget,

@@ -1,5 +1,6 @@
 package dev.ringmaster.bench.webhook;
 
+import dev.ringmaster.bench.BenchArgs;
 import dev.ringmaster.bench.BenchCertificate;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.spi.AdmissionHandler;
@@ -19,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -65,17 +65,18 @@ public final class AdmissionLoad {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = options(args);
+        BenchArgs options = BenchArgs.parse(AdmissionLoad.class, args, "rates", "seconds", "warmup-seconds",
+                "saturate-seconds", "rounds", "connections", "p99-ms", "distribution", "work");
         List<Integer> rates = new ArrayList<>();
-        for (String rate : options.getOrDefault("rates", "250,500,1000,2000,4000,6000,8000,10000,12000,15000,20000,25000").split(",")) {
+        for (String rate : options.string("rates", "250,500,1000,2000,4000,6000,8000,10000,12000,15000,20000,25000").split(",")) {
             rates.add(Integer.parseInt(rate.trim()));
         }
-        double seconds = Double.parseDouble(options.getOrDefault("seconds", "5"));
-        double warmup = Double.parseDouble(options.getOrDefault("warmup-seconds", "5"));
-        double saturate = Double.parseDouble(options.getOrDefault("saturate-seconds", "3"));
-        int connections = Integer.parseInt(options.getOrDefault("connections", "8"));
-        int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
-        double p99Limit = Double.parseDouble(options.getOrDefault("p99-ms", "5"));
+        double seconds = options.decimal("seconds", 5);
+        double warmup = options.decimal("warmup-seconds", 5);
+        double saturate = options.decimal("saturate-seconds", 3);
+        int connections = options.integer("connections", 8);
+        int rounds = options.integer("rounds", 5);
+        double p99Limit = options.decimal("p99-ms", 5);
 
         Path directory = Files.createTempDirectory("webhook-bench");
         BenchCertificate certificate = BenchCertificate.create(directory);
@@ -87,13 +88,13 @@ public final class AdmissionLoad {
                 new PatchOperation("add", "/metadata/labels/" + RingContract.shardLabel(ShardingHandler.RING).replace("/", "~1"),
                         "shard-1"))));
 
-        String distribution = options.get("distribution");
+        String distribution = options.string("distribution", null);
         System.out.printf(Locale.ROOT, "webhook load (%s): %d connections, steps of %.0f s, p99 limit %.1f ms, %d cores, %s%n",
                 distribution == null ? "in this JVM" : "bin/ringmaster run of " + distribution, connections, seconds,
                 p99Limit, Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.version"));
         List<Outcome> outcomes = new ArrayList<>();
         try (WebhookUnderTest webhook = distribution == null ? inThisJvm(directory, tls)
-                : InDistribution.start(Path.of(distribution), Path.of(options.getOrDefault("work", "bench/target/webhook-load")),
+                : InDistribution.start(Path.of(distribution), Path.of(options.string("work", "bench/target/webhook-load")),
                         requests.get(0));
                 BareServer bare = new BareServer(material, fixed)) {
             try (LoadClient webhookClient = new LoadClient(webhook.tls(), webhook.port(), connections, requests, true);
@@ -272,16 +273,5 @@ public final class AdmissionLoad {
             requests.add(request);
         }
         return requests;
-    }
-
-    private static Map<String, String> options(String[] args) {
-        Map<String, String> options = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("expected --name value, got " + args[i]);
-            }
-            options.put(args[i].substring(2), args[++i]);
-        }
-        return options;
     }
 }

@@ -1,5 +1,7 @@
 package dev.ringmaster.launcher;
 
+import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.launcher.command.Command;
 import dev.ringmaster.launcher.run.RunFlag;
 import java.io.PrintStream;
@@ -54,15 +56,14 @@ public final class Main {
         boolean serve = args[0].equals("run");
         Map<String, String> runProperties = Map.of();
         if (serve) {
-            if (commandArgs.contains("--help") || commandArgs.contains("-h")) {
+            if (Flags.wantsHelp(commandArgs)) {
                 out.println(RunOptions.USAGE);
                 return 0;
             }
             try {
                 runProperties = RunOptions.parse(commandArgs);
-            } catch (RunOptions.UsageException e) {
-                err.println("ringmaster run: " + e.getMessage() + " (see ringmaster run --help)");
-                return Command.USAGE_ERROR;
+            } catch (UsageException e) {
+                return e.report("ringmaster run", err);
             }
         }
         try (Ringmaster ringmaster = serve

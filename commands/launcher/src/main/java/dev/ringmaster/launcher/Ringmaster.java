@@ -107,7 +107,7 @@ public final class Ringmaster implements AutoCloseable {
                 "org.osgi.framework.storage.clean", "onFirstInit",
                 "org.osgi.framework.system.packages.extra",
                 // the types shared with bundles: commands, and the flag table the run-flags bundle reads
-                Command.class.getPackageName() + ";version=1.0.0," + RunFlag.class.getPackageName() + ";version=1.0.0",
+                Command.class.getPackageName() + ";version=1.0.0," + RunFlag.class.getPackageName() + ";version=1.1.0",
                 "felix.log.level", "0", // Felix logs to stdout; errors reach stderr via the framework listener
                 "ds.loglevel", "warn");
     }

@@ -1,13 +1,18 @@
 package dev.ringmaster.launcher;
 
+import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.Given;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.launcher.run.RunFlag;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -45,6 +50,9 @@ final class RunOptions {
                                        ring:strategies); end of input stops ringmaster""".formatted(
             RunFlag.NAMESPACE.defaultValue(), RunFlag.TLS_DIR.defaultValue(), RunFlag.DEFAULT_STRATEGY.defaultValue());
 
+    /** The command-line options of {@link RunFlag}'s table. */
+    private static final Flags FLAGS = flags();
+
     private RunOptions() {
     }
 
@@ -58,31 +66,12 @@ final class RunOptions {
      * @throws UsageException for an unknown flag, a missing value or a file that cannot be read
      */
     static Map<String, String> parse(List<String> args) throws UsageException {
+        Given flags = FLAGS.parse(args);
         Map<RunFlag, String> values = defaultValues();
         Set<RunFlag> given = new LinkedHashSet<>();
-        for (int i = 0; i < args.size(); i++) {
-            String option = args.get(i);
-            if (option.equals("--shell")) {
-                values.put(RunFlag.SHELL, "true");
-                given.add(RunFlag.SHELL);
-                continue;
-            }
-            RunFlag flag = switch (option) {
-                case "--kubeconfig" -> RunFlag.KUBECONFIG;
-                case "--namespace" -> RunFlag.NAMESPACE;
-                case "--tls-dir" -> RunFlag.TLS_DIR;
-                case "--webhook-certificates" -> RunFlag.WEBHOOK_CERTIFICATES;
-                case "--webhook-url" -> RunFlag.WEBHOOK_URL;
-                case "--webhook-ca" -> RunFlag.WEBHOOK_CA;
-                case "--default-strategy" -> RunFlag.DEFAULT_STRATEGY;
-                case "--metrics-auth" -> RunFlag.METRICS_AUTH;
-                case "--shard-lease-namespaces" -> RunFlag.SHARD_LEASE_NAMESPACES;
-                default -> throw new UsageException("unknown option '" + option + "'");
-            };
-            if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
-                throw new UsageException(option + " needs a value");
-            }
-            values.put(flag, args.get(++i));
+        for (String option : flags.flags()) {
+            RunFlag flag = withOption(option);
+            values.put(flag, flag.isSwitch() ? "true" : flags.value(option).orElseThrow());
             given.add(flag);
         }
         String certificates = values.get(RunFlag.WEBHOOK_CERTIFICATES);
@@ -109,6 +98,23 @@ final class RunOptions {
         return properties(values, given);
     }
 
+    private static Flags flags() {
+        // the manifests' components append flags to the base's (manifests/cert-manager/args-patch.yaml)
+        Flags flags = Flags.of().lastGivenWins();
+        for (RunFlag flag : RunFlag.values()) {
+            Optional<String> option = flag.option();
+            if (option.isPresent()) {
+                flags = flag.isSwitch() ? flags.switches(option.get()) : flags.valued(option.get());
+            }
+        }
+        return flags;
+    }
+
+    private static RunFlag withOption(String option) {
+        return Arrays.stream(RunFlag.values()).filter(flag -> flag.option().equals(Optional.of(option))).findFirst()
+                .orElseThrow();
+    }
+
     private static Map<RunFlag, String> defaultValues() {
         Map<RunFlag, String> values = new EnumMap<>(RunFlag.class);
         for (RunFlag flag : RunFlag.values()) {
@@ -128,13 +134,6 @@ final class RunOptions {
     private static void readable(String flag, String file) throws UsageException {
         if (!file.isEmpty() && !Files.isReadable(Path.of(file))) {
             throw new UsageException(flag + " " + file + ": no such readable file");
-        }
-    }
-
-    /** Bad flags, said in one line. */
-    static final class UsageException extends Exception {
-        UsageException(String message) {
-            super(message);
         }
     }
 }

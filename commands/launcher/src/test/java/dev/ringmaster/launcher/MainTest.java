@@ -58,6 +58,15 @@ class MainTest {
     }
 
     @Test
+    void runTakesValuesAfterAnEqualsSignAndHelpAnywhere() {
+        assertThat(run("run", "--namespace=ops", "-h")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(RunOptions.USAGE + System.lineSeparator());
+        assertThat(run("run", "--metrics-auth=basic")).isEqualTo(2);
+        assertThat(err()).isEqualTo("ringmaster run: --metrics-auth must be none or kubernetes, not basic"
+                + " (see ringmaster run --help)" + System.lineSeparator());
+    }
+
+    @Test
     void anUnknownCommandIsAOneLineError() {
         assertThat(run("frobnicate")).isEqualTo(2);
         assertThat(err()).isEqualTo("ringmaster: unknown command 'frobnicate'; commands: " + System.lineSeparator());

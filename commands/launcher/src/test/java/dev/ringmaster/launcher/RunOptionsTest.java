@@ -57,6 +57,31 @@ class RunOptionsTest {
     }
 
     @Test
+    void theLastFlagGivenWinsSoThatComponentsCanAppendFlags() throws Exception {
+        assertThat(RunOptions.parse(List.of("--webhook-certificates", "self-signed", "--metrics-auth", "kubernetes",
+                "--webhook-certificates=cert-manager", "--shell", "--shell")))
+                .containsEntry("ringmaster.run.webhookCertificates", "cert-manager")
+                .containsEntry("ringmaster.run.shell", "true")
+                .containsEntry("ringmaster.run.given", "webhookCertificates,metricsAuth,shell");
+    }
+
+    @Test
+    void everyValueMayFollowAnEqualsSign() throws Exception {
+        Path ca = Files.writeString(dir.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----");
+        assertThat(RunOptions.parse(List.of("--namespace=ops", "--tls-dir=/tls", "--webhook-url=https://sharder.example:9443",
+                "--webhook-ca=" + ca, "--webhook-certificates=self-signed", "--metrics-auth=kubernetes",
+                "--default-strategy=rendezvous", "--shard-lease-namespaces=team-a")))
+                .containsEntry("ringmaster.run.namespace", "ops")
+                .containsEntry("ringmaster.run.tlsDir", "/tls")
+                .containsEntry("ringmaster.run.webhookUrl", "https://sharder.example:9443")
+                .containsEntry("ringmaster.run.webhookCaBundleFile", ca.toString())
+                .containsEntry("ringmaster.run.webhookCertificates", "self-signed")
+                .containsEntry("ringmaster.run.metricsAuth", "kubernetes")
+                .containsEntry("ringmaster.run.defaultStrategy", "rendezvous")
+                .containsEntry("ringmaster.run.shardLeaseNamespaces", "team-a");
+    }
+
+    @Test
     void shardLeaseNamespacesAreOneValueForTheSharder() throws Exception {
         assertThat(RunOptions.parse(List.of("--shard-lease-namespaces", "team-a,team-b")))
                 .containsEntry("ringmaster.run.shardLeaseNamespaces", "team-a,team-b")
@@ -68,7 +93,11 @@ class RunOptionsTest {
     @Test
     void badFlagsSayWhatIsWrong() {
         assertThatThrownBy(() -> RunOptions.parse(List.of("--verbose")))
-                .hasMessage("unknown option '--verbose'");
+                .hasMessage("unknown flag --verbose");
+        assertThatThrownBy(() -> RunOptions.parse(List.of("--shell=true")))
+                .hasMessage("--shell takes no value");
+        assertThatThrownBy(() -> RunOptions.parse(List.of("--webhook-mode", "url")))
+                .as("a setting no flag gives").hasMessage("unknown flag --webhook-mode");
         assertThatThrownBy(() -> RunOptions.parse(List.of("--namespace")))
                 .hasMessage("--namespace needs a value");
         assertThatThrownBy(() -> RunOptions.parse(List.of("--namespace", "--tls-dir", "x")))

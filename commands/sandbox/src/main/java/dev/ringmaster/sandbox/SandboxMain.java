@@ -1,5 +1,7 @@
 package dev.ringmaster.sandbox;
 
+import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.launcher.LaunchException;
 import dev.ringmaster.launcher.LogDefaults;
 import java.io.IOException;
@@ -27,7 +29,7 @@ public final class SandboxMain {
 
     static final int OK = 0;
     static final int FAILED = 1;
-    static final int USAGE_ERROR = 2;
+    static final int USAGE_ERROR = Flags.USAGE_ERROR;
     private static final String NAME = "ringmaster sandbox";
     /** How long a signal waits for the sandbox to take itself down. */
     private static final long SHUTDOWN_SECONDS = 60;
@@ -91,16 +93,15 @@ public final class SandboxMain {
      * @return the exit code
      */
     int run(List<String> args, CountDownLatch stop) {
-        if (SandboxOptions.wantsHelp(args)) {
+        if (Flags.wantsHelp(args)) {
             out.println(SandboxOptions.USAGE);
             return OK;
         }
         SandboxOptions options;
         try {
             options = SandboxOptions.parse(args);
-        } catch (SandboxOptions.UsageException e) {
-            err.println(NAME + ": " + e.getMessage() + " (see ringmaster sandbox --help)");
-            return USAGE_ERROR;
+        } catch (UsageException e) {
+            return e.report(NAME, err);
         }
         long startNanos = System.nanoTime();
         LiveView view = new LiveView(out, options.liveView(), terminal, terminal ? terminalWidth() : 0,

@@ -1,5 +1,8 @@
 package dev.ringmaster.sandbox;
 
+import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.Given;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ranges.RangePlacement;
 import java.time.Duration;
@@ -76,78 +79,37 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
     static final int DEFAULT_TIMEOUT_SECONDS = 120;
     private static final int MAX_TIMEOUT_SECONDS = 3600;
 
-    /** Whether the arguments ask for the usage. */
-    static boolean wantsHelp(List<String> args) {
-        return args.contains("--help") || args.contains("-h");
-    }
+    private static final Flags FLAGS = Flags.of()
+            .valued("--shards", "--objects", "--scenario", "--timeout", "--ring-kind", "--shard-impl")
+            .switches("--exit", "--json", "--quiet")
+            .optionalValue("--ranges");
 
     /**
      * @throws UsageException for an unknown flag, a missing or malformed value, or flags that do not
      *     go together
      */
     static SandboxOptions parse(List<String> args) throws UsageException {
-        int shards = DEFAULT_SHARDS;
-        int objects = DEFAULT_OBJECTS;
+        Given given = FLAGS.parse(args);
+        int shards = given.number("--shards", 1, MAX_SHARDS).orElse(DEFAULT_SHARDS);
+        int objects = given.number("--objects", 1, MAX_OBJECTS).orElse(DEFAULT_OBJECTS);
+        int timeout = given.number("--timeout", 1, MAX_TIMEOUT_SECONDS).orElse(DEFAULT_TIMEOUT_SECONDS);
         Optional<Scenario> scenario = Optional.empty();
-        boolean exit = false;
-        boolean json = false;
-        boolean quiet = false;
-        int timeout = DEFAULT_TIMEOUT_SECONDS;
-        RingKind ringKind = RingKind.CLUSTER_RING;
-        ShardImpl shardImpl = ShardImpl.CHECKSUM;
-        int rangeBuckets = 0;
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            String flag = arg;
-            String inline = null;
-            int equals = arg.indexOf('=');
-            if (arg.startsWith("--") && equals > 0) {
-                flag = arg.substring(0, equals);
-                inline = arg.substring(equals + 1);
-            }
-            switch (flag) {
-                case "--exit", "--json", "--quiet" -> {
-                    if (inline != null) {
-                        throw new UsageException(flag + " takes no value");
-                    }
-                    exit |= flag.equals("--exit");
-                    json |= flag.equals("--json");
-                    quiet |= flag.equals("--quiet");
-                }
-                case "--shards", "--objects", "--scenario", "--timeout", "--ring-kind", "--shard-impl" -> {
-                    String value = inline;
-                    if (value == null) {
-                        if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
-                            throw new UsageException(flag + " needs a value");
-                        }
-                        value = args.get(++i);
-                    }
-                    switch (flag) {
-                        case "--shards" -> shards = number(flag, value, 1, MAX_SHARDS);
-                        case "--objects" -> objects = number(flag, value, 1, MAX_OBJECTS);
-                        case "--timeout" -> timeout = number(flag, value, 1, MAX_TIMEOUT_SECONDS);
-                        case "--ring-kind" -> ringKind = ringKind(value);
-                        case "--shard-impl" -> {
-                            String name = value;
-                            shardImpl = ShardImpl.named(name).orElseThrow(() -> new UsageException(
-                                    "unknown shard implementation '" + name + "'; use " + ShardImpl.names()));
-                        }
-                        default -> {
-                            String name = value;
-                            scenario = Optional.of(Scenario.named(name).orElseThrow(() -> new UsageException(
-                                    "unknown scenario '" + name + "'; scenarios: " + Scenario.names())));
-                        }
-                    }
-                }
-                case "--ranges" -> {
-                    if (rangeBuckets != 0) {
-                        throw new UsageException("--ranges is given twice");
-                    }
-                    rangeBuckets = inline == null ? RangePlacement.DEFAULT_BUCKETS : buckets(inline);
-                }
-                default -> throw new UsageException("unknown option '" + arg + "'");
-            }
+        if (given.has("--scenario")) {
+            String name = given.value("--scenario").get();
+            scenario = Optional.of(Scenario.named(name).orElseThrow(() -> new UsageException(
+                    "unknown scenario '" + name + "'; scenarios: " + Scenario.names())));
         }
+        RingKind ringKind = given.has("--ring-kind") ? ringKind(given.value("--ring-kind").get()) : RingKind.CLUSTER_RING;
+        ShardImpl shardImpl = ShardImpl.CHECKSUM;
+        if (given.has("--shard-impl")) {
+            String name = given.value("--shard-impl").get();
+            shardImpl = ShardImpl.named(name).orElseThrow(() -> new UsageException(
+                    "unknown shard implementation '" + name + "'; use " + ShardImpl.names()));
+        }
+        int rangeBuckets = !given.has("--ranges") ? 0
+                : given.value("--ranges").isEmpty() ? RangePlacement.DEFAULT_BUCKETS : buckets(given.value("--ranges").get());
+        boolean exit = given.has("--exit");
+        boolean json = given.has("--json");
         if (json && !exit) {
             throw new UsageException("--json needs --exit");
         }
@@ -159,8 +121,8 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
             throw new UsageException("--scenario " + scenario.get() + " does not go with --ranges: a range-mode ring has"
                     + " no strategy");
         }
-        return new SandboxOptions(shards, objects, scenario, exit, json, quiet, Duration.ofSeconds(timeout), ringKind,
-                shardImpl, rangeBuckets);
+        return new SandboxOptions(shards, objects, scenario, exit, json, given.has("--quiet"), Duration.ofSeconds(timeout),
+                ringKind, shardImpl, rangeBuckets);
     }
 
     /** Whether the ring is in range mode ({@code --ranges}). */
@@ -192,26 +154,6 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
             return RingKind.ofKind(value);
         } catch (IllegalArgumentException e) {
             throw new UsageException("--ring-kind must be clusterring or controllerring, not '" + value + "'");
-        }
-    }
-
-    private static int number(String flag, String value, int min, int max) throws UsageException {
-        int number;
-        try {
-            number = Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            number = Integer.MIN_VALUE;
-        }
-        if (number < min || number > max) {
-            throw new UsageException(flag + " must be a whole number from " + min + " to " + max + ", not '" + value + "'");
-        }
-        return number;
-    }
-
-    /** Bad flags, said in one line. */
-    static final class UsageException extends Exception {
-        UsageException(String message) {
-            super(message);
         }
     }
 }

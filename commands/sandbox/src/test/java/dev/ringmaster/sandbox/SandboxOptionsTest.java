@@ -3,6 +3,8 @@ package dev.ringmaster.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.RingKind;
 import java.time.Duration;
 import java.util.List;
@@ -33,7 +35,7 @@ class SandboxOptionsTest {
     @Test
     void anUnknownRingKindIsAUsageError() {
         assertThatThrownBy(() -> SandboxOptions.parse(List.of("--ring-kind", "ring")))
-                .isInstanceOf(SandboxOptions.UsageException.class)
+                .isInstanceOf(UsageException.class)
                 .hasMessage("--ring-kind must be clusterring or controllerring, not 'ring'");
     }
 
@@ -56,8 +58,9 @@ class SandboxOptionsTest {
 
     @Test
     void badArgumentsAreOneLineUsageErrors() {
-        assertUsageError(List.of("--frobnicate"), "unknown option '--frobnicate'");
-        assertUsageError(List.of("run"), "unknown option 'run'");
+        assertUsageError(List.of("--frobnicate"), "unknown flag --frobnicate");
+        assertUsageError(List.of("run"), "unexpected argument 'run'");
+        assertUsageError(List.of("--shards", "2", "--shards=3"), "--shards is given twice");
         assertUsageError(List.of("--shards"), "--shards needs a value");
         assertUsageError(List.of("--shards", "--exit"), "--shards needs a value");
         assertUsageError(List.of("--shards", "abc"), "--shards must be a whole number from 1 to 20, not 'abc'");
@@ -101,16 +104,16 @@ class SandboxOptionsTest {
 
     @Test
     void helpIsAskedForAnywhere() {
-        assertThat(SandboxOptions.wantsHelp(List.of("--shards", "3", "--help"))).isTrue();
-        assertThat(SandboxOptions.wantsHelp(List.of("-h"))).isTrue();
-        assertThat(SandboxOptions.wantsHelp(List.of("--exit"))).isFalse();
+        assertThat(Flags.wantsHelp(List.of("--shards", "3", "--help"))).isTrue();
+        assertThat(Flags.wantsHelp(List.of("-h"))).isTrue();
+        assertThat(Flags.wantsHelp(List.of("--exit"))).isFalse();
         assertThat(SandboxOptions.USAGE).startsWith("usage: ringmaster sandbox")
                 .contains("--scenario scale-out|scale-in|kill-shard|swap-strategy", "--json", "--timeout SECONDS");
     }
 
     private static void assertUsageError(List<String> args, String message) {
         assertThatThrownBy(() -> SandboxOptions.parse(args))
-                .isInstanceOf(SandboxOptions.UsageException.class)
+                .isInstanceOf(UsageException.class)
                 .hasMessageContaining(message)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }

@@ -1,5 +1,6 @@
 package dev.ringmaster.cli.simulate;
 
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.kubernetes.client.KubernetesClients;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;

@@ -1,8 +1,9 @@
 package dev.ringmaster.cli.simulate;
 
+import dev.ringmaster.flags.Given;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.RingKind;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -24,36 +25,17 @@ record RingPreviewOptions(RingKind kind, String ring, Optional<Path> kubeconfig,
 
     static final String RING = "--ring";
 
-    /** Whether the arguments ask for a preview against a cluster rather than a synthetic fleet. */
-    static boolean isRequested(List<String> args) {
-        return args.contains(RING);
-    }
-
-    static RingPreviewOptions parse(List<String> args) throws UsageException {
-        String ring = null;
-        Path kubeconfig = null;
-        String strategy = null;
-        String currentStrategy = null;
-        OptionalInt tokens = OptionalInt.empty();
-        boolean json = false;
-        for (Iterator<String> it = args.iterator(); it.hasNext(); ) {
-            String option = it.next();
-            switch (option) {
-                case RING -> ring = SimulationOptions.value(option, it);
-                case "--kubeconfig" -> kubeconfig = Path.of(SimulationOptions.value(option, it));
-                case "--strategy" -> strategy = SimulationOptions.value(option, it);
-                case "--current-strategy" -> currentStrategy = SimulationOptions.value(option, it);
-                case "--tokens" -> tokens = OptionalInt.of(SimulationOptions.number(option,
-                        SimulationOptions.value(option, it), 1, SimulationOptions.MAX_TOKENS_PER_SHARD));
-                case "--json" -> json = true;
-                case "--shards", "--objects", "--add", "--remove", "--weights" -> throw new UsageException(
-                        option + " does not go with --ring: the ring's shards and objects are read from the cluster");
-                default -> throw new UsageException("unknown option " + option);
+    /** The options of a preview: the flags given with {@code --ring}. */
+    static RingPreviewOptions of(Given given) throws UsageException {
+        for (String flag : List.of("--shards", "--objects", "--add", "--remove", "--weights", "--ranges", "--range-key")) {
+            if (given.has(flag)) {
+                throw new UsageException(flag + " does not go with --ring: the ring's shards and objects are read from"
+                        + " the cluster");
             }
         }
-        if (ring == null || strategy == null) {
-            throw new UsageException("--ring and --strategy are required");
-        }
+        String ring = given.value(RING).orElseThrow();
+        String strategy = given.value("--strategy").orElseThrow(
+                () -> new UsageException("--ring and --strategy are required"));
         int slash = ring.indexOf('/');
         if (slash <= 0 || slash == ring.length() - 1 || ring.indexOf('/', slash + 1) >= 0) {
             throw new UsageException("--ring must be KIND/NAME (clusterring/NAME or controllerring/NAME), got '" + ring + "'");
@@ -64,8 +46,8 @@ record RingPreviewOptions(RingKind kind, String ring, Optional<Path> kubeconfig,
         } catch (IllegalArgumentException e) {
             throw new UsageException("--ring " + ring + ": the kind must be clusterring or controllerring");
         }
-        return new RingPreviewOptions(kind, ring.substring(slash + 1), Optional.ofNullable(kubeconfig), strategy,
-                Optional.ofNullable(currentStrategy), tokens, json);
+        return new RingPreviewOptions(kind, ring.substring(slash + 1), given.value("--kubeconfig").map(Path::of), strategy,
+                given.value("--current-strategy"), SimulationOptions.tokensPerShard(given), given.has("--json"));
     }
 
     /** {@code ClusterRing/name}, as the sharder names a ring. */

@@ -1,5 +1,8 @@
 package dev.ringmaster.cli.simulate;
 
+import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.Given;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.launcher.command.Command;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
@@ -39,6 +42,7 @@ import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 @Component(property = Command.NAME + "=simulate")
 public class SimulateCommand implements Command {
 
+    private static final String NAME = "ringmaster simulate";
     /** The service property through which strategies publish their tokens-per-shard setting. */
     static final String TOKENS_PER_SHARD = "tokensPerShard";
     private static final Duration RECONFIGURATION_TIMEOUT = Duration.ofSeconds(10);
@@ -68,24 +72,27 @@ public class SimulateCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) {
-        if (args.contains("--help") || args.contains("-h")) {
+        if (Flags.wantsHelp(args)) {
             out.println(SimulationOptions.USAGE);
             return 0;
         }
-        if (RingPreviewOptions.isRequested(args)) {
-            return previewRing(args, out, err);
-        }
         try {
-            SimulationOptions options = SimulationOptions.parse(args);
+            Given given = SimulationOptions.FLAGS.parse(args);
+            return given.has(RingPreviewOptions.RING) ? previewRing(RingPreviewOptions.of(given), out, err)
+                    : simulate(SimulationOptions.of(given), out, err);
+        } catch (UsageException e) {
+            return e.report(NAME, err);
+        }
+    }
+
+    private int simulate(SimulationOptions options, PrintStream out, PrintStream err) throws UsageException {
+        try {
             SimulationResult result = Simulation.run(options.ranges().isPresent() ? options.ranges().get()
                     : deployedStrategy(options), options);
             out.print(options.json() ? result.toJson() + System.lineSeparator() : result.toTable());
             return 0;
-        } catch (UsageException e) {
-            err.println("ringmaster simulate: " + e.getMessage());
-            return USAGE_ERROR;
         } catch (RuntimeException e) {
-            err.println("ringmaster simulate: the strategy failed: " + e);
+            err.println(NAME + ": the strategy failed: " + e);
             return 1;
         }
     }
@@ -103,9 +110,8 @@ public class SimulateCommand implements Command {
      * {@code simulate --ring}: reads the ring from the cluster (read-only) and places its objects with
      * the strategy in force and with the candidate.
      */
-    private int previewRing(List<String> args, PrintStream out, PrintStream err) {
+    private int previewRing(RingPreviewOptions options, PrintStream out, PrintStream err) throws UsageException {
         try {
-            RingPreviewOptions options = RingPreviewOptions.parse(args);
             ServiceReference<PartitioningStrategy> candidate = strategy(options.strategy());
             RingSurvey survey = survey(options);
             Map.Entry<String, String> inForce = RingPreview.strategyInForce(options.currentStrategy(), survey);
@@ -122,14 +128,11 @@ public class SimulateCommand implements Command {
                     new RingPreview.Placement(options.strategy(), "candidate", build(candidate, survey)));
             out.print(options.json() ? result.toJson() + System.lineSeparator() : result.toTable());
             return 0;
-        } catch (UsageException e) {
-            err.println("ringmaster simulate: " + e.getMessage());
-            return USAGE_ERROR;
         } catch (RingSurveyException e) {
-            err.println("ringmaster simulate: " + e.getMessage());
+            err.println(NAME + ": " + e.getMessage());
             return 1;
         } catch (RuntimeException e) {
-            err.println("ringmaster simulate: the strategy failed: " + e);
+            err.println(NAME + ": the strategy failed: " + e);
             return 1;
         }
     }

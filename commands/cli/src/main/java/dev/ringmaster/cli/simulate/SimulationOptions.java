@@ -1,12 +1,14 @@
 package dev.ringmaster.cli.simulate;
 
+import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.Given;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.ring.ranges.RangePlacement;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,50 +59,45 @@ record SimulationOptions(
     private static final int MAX_SHARDS = 10_000;
     private static final int MAX_OBJECTS = 100_000_000;
     // the consistent-hash strategy's upper bound
-    static final int MAX_TOKENS_PER_SHARD = 10_000;
+    private static final int MAX_TOKENS_PER_SHARD = 10_000;
 
-    static SimulationOptions parse(List<String> args) throws UsageException {
-        String strategy = null;
-        Integer shards = null;
-        Integer objects = null;
-        Integer added = null;
-        Integer removed = null;
-        Map<String, Integer> weights = Map.of();
-        OptionalInt tokens = OptionalInt.empty();
-        boolean json = false;
-        Integer buckets = null;
-        RangeKey rangeKey = null;
-        for (Iterator<String> it = args.iterator(); it.hasNext(); ) {
-            String option = it.next();
-            switch (option) {
-                case "--strategy" -> strategy = value(option, it);
-                case "--shards" -> shards = number(option, value(option, it), 1, MAX_SHARDS);
-                case "--objects" -> objects = number(option, value(option, it), 1, MAX_OBJECTS);
-                case "--add" -> added = number(option, value(option, it), 1, MAX_SHARDS);
-                case "--remove" -> removed = number(option, value(option, it), 1, MAX_SHARDS);
-                case "--weights" -> weights = weights(value(option, it));
-                case "--tokens" -> tokens = OptionalInt.of(number(option, value(option, it), 1, MAX_TOKENS_PER_SHARD));
-                case "--json" -> json = true;
-                case "--ranges" -> buckets = number(option, value(option, it), 1, RangePlacement.MAX_BUCKETS);
-                case "--range-key" -> rangeKey = rangeKey(value(option, it));
-                default -> throw new UsageException("unknown option " + option);
+    /** The flags of both forms: over a synthetic fleet, and with {@code --ring} over a ring in a cluster. */
+    static final Flags FLAGS = Flags.of()
+            .valued("--strategy", "--shards", "--objects", "--add", "--remove", "--weights", "--tokens", "--ranges",
+                    "--range-key", RingPreviewOptions.RING, "--kubeconfig", "--current-strategy")
+            .switches("--json");
+
+    /** The options of a simulation over a synthetic fleet: the flags given without {@code --ring}. */
+    static SimulationOptions of(Given given) throws UsageException {
+        for (String flag : List.of("--kubeconfig", "--current-strategy")) {
+            if (given.has(flag)) {
+                throw new UsageException(flag + " needs " + RingPreviewOptions.RING);
             }
         }
+        String strategy = given.value("--strategy").orElse(null);
+        OptionalInt shards = given.number("--shards", 1, MAX_SHARDS);
+        OptionalInt objects = given.number("--objects", 1, MAX_OBJECTS);
+        OptionalInt added = given.number("--add", 1, MAX_SHARDS);
+        OptionalInt removed = given.number("--remove", 1, MAX_SHARDS);
+        Map<String, Integer> weights = given.has("--weights") ? weights(given.value("--weights").get()) : Map.of();
+        OptionalInt tokens = tokensPerShard(given);
+        OptionalInt buckets = given.number("--ranges", 1, RangePlacement.MAX_BUCKETS);
+        RangeKey rangeKey = given.has("--range-key") ? rangeKey(given.value("--range-key").get()) : null;
         Optional<RangeModeStrategy> ranges = rangeMode(buckets, rangeKey, strategy, weights, tokens);
         if (ranges.isPresent()) {
             strategy = ranges.get().displayName();
         }
-        if (strategy == null || shards == null || objects == null) {
+        if (strategy == null || shards.isEmpty() || objects.isEmpty()) {
             throw new UsageException("--strategy (or --ranges), --shards and --objects are required");
         }
-        if (added != null && removed != null) {
+        if (added.isPresent() && removed.isPresent()) {
             throw new UsageException("--add and --remove cannot be combined");
         }
-        if (removed != null && removed >= shards) {
-            throw new UsageException("--remove " + removed + " would leave no shard of " + shards);
+        if (removed.orElse(0) >= shards.getAsInt()) {
+            throw new UsageException("--remove " + removed.getAsInt() + " would leave no shard of " + shards.getAsInt());
         }
-        var options = new SimulationOptions(strategy, shards, objects, added == null ? 0 : added,
-                removed == null ? 0 : removed, weights, tokens, json, ranges);
+        var options = new SimulationOptions(strategy, shards.getAsInt(), objects.getAsInt(), added.orElse(0),
+                removed.orElse(0), weights, tokens, given.has("--json"), ranges);
         options.checkWeightsNameFleetShards();
         return options;
     }
@@ -143,21 +140,21 @@ record SimulationOptions(
     }
 
     /** The range-mode ring {@code --ranges} asks for, which replaces a strategy and has no weights or tokens. */
-    private static Optional<RangeModeStrategy> rangeMode(Integer buckets, RangeKey key, String strategy,
+    private static Optional<RangeModeStrategy> rangeMode(OptionalInt buckets, RangeKey key, String strategy,
             Map<String, Integer> weights, OptionalInt tokens) throws UsageException {
-        if (buckets == null) {
+        if (buckets.isEmpty()) {
             if (key != null) {
                 throw new UsageException("--range-key needs --ranges");
             }
             return Optional.empty();
         }
-        if (Integer.bitCount(buckets) != 1) {
-            throw new UsageException("--ranges must be a power of two, got " + buckets);
+        if (Integer.bitCount(buckets.getAsInt()) != 1) {
+            throw new UsageException("--ranges must be a power of two, got " + buckets.getAsInt());
         }
         if (strategy != null || !weights.isEmpty() || tokens.isPresent()) {
             throw new UsageException("--ranges replaces --strategy and takes no --weights or --tokens");
         }
-        return Optional.of(new RangeModeStrategy(buckets, key == null ? RangeKey.UID : key));
+        return Optional.of(new RangeModeStrategy(buckets.getAsInt(), key == null ? RangeKey.UID : key));
     }
 
     private static RangeKey rangeKey(String value) throws UsageException {
@@ -168,23 +165,9 @@ record SimulationOptions(
         }
     }
 
-    static String value(String option, Iterator<String> it) throws UsageException {
-        if (!it.hasNext()) {
-            throw new UsageException(option + " needs a value");
-        }
-        return it.next();
-    }
-
-    static int number(String option, String value, int min, int max) throws UsageException {
-        try {
-            int number = Integer.parseInt(value);
-            if (number >= min && number <= max) {
-                return number;
-            }
-        } catch (NumberFormatException e) {
-            // reported below with the allowed range
-        }
-        throw new UsageException(option + " must be a whole number from " + min + " to " + max + ", got '" + value + "'");
+    /** {@code --tokens}, for either form. */
+    static OptionalInt tokensPerShard(Given given) throws UsageException {
+        return given.number("--tokens", 1, MAX_TOKENS_PER_SHARD);
     }
 
     private static Map<String, Integer> weights(String list) throws UsageException {
@@ -195,7 +178,7 @@ record SimulationOptions(
                 throw new UsageException("--weights entries are NAME=WEIGHT, got '" + entry + "'");
             }
             String name = entry.substring(0, equals);
-            int weight = number("--weights " + name, entry.substring(equals + 1), 1, Shard.MAX_WEIGHT);
+            int weight = Flags.wholeNumber("--weights " + name, entry.substring(equals + 1), 1, Shard.MAX_WEIGHT);
             if (weights.put(name, weight) != null) {
                 throw new UsageException("--weights names " + name + " twice");
             }

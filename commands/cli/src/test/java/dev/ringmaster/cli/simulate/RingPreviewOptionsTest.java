@@ -3,6 +3,7 @@ package dev.ringmaster.cli.simulate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.RingKind;
 import java.nio.file.Path;
 import java.util.List;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class RingPreviewOptionsTest {
 
     private static RingPreviewOptions parse(String line) throws UsageException {
-        return RingPreviewOptions.parse(List.of(line.split(" ")));
+        return RingPreviewOptions.of(SimulationOptions.FLAGS.parse(List.of(line.split(" "))));
     }
 
     @Test
@@ -28,18 +29,12 @@ class RingPreviewOptionsTest {
         assertThat(options.tokensPerShard()).hasValue(200);
         assertThat(options.json()).isTrue();
 
-        RingPreviewOptions minimal = parse("--strategy rendezvous --ring ClusterRing/example");
+        RingPreviewOptions minimal = parse("--strategy=rendezvous --ring=ClusterRing/example");
         assertThat(minimal.kind()).isEqualTo(RingKind.CLUSTER_RING);
         assertThat(minimal.kubeconfig()).isEmpty();
         assertThat(minimal.currentStrategy()).isEqualTo(Optional.empty());
         assertThat(minimal.tokensPerShard()).isEmpty();
         assertThat(minimal.json()).isFalse();
-    }
-
-    @Test
-    void onlyRingArgumentsAskForAPreview() {
-        assertThat(RingPreviewOptions.isRequested(List.of("--strategy", "x", "--ring", "clusterring/a"))).isTrue();
-        assertThat(RingPreviewOptions.isRequested(List.of("--strategy", "x", "--shards", "3"))).isFalse();
     }
 
     @Test
@@ -55,9 +50,11 @@ class RingPreviewOptionsTest {
                 .hasMessage("--ring shardring/a: the kind must be clusterring or controllerring");
         assertThatThrownBy(() -> parse("--strategy x --ring clusterring/a --shards 3"))
                 .hasMessage("--shards does not go with --ring: the ring's shards and objects are read from the cluster");
+        assertThatThrownBy(() -> parse("--strategy x --ring clusterring/a --ranges 64"))
+                .hasMessageStartingWith("--ranges does not go with --ring");
         assertThatThrownBy(() -> parse("--strategy x --ring clusterring/a --tokens 0"))
-                .hasMessage("--tokens must be a whole number from 1 to 10000, got '0'");
-        assertThatThrownBy(() -> parse("--strategy x --ring clusterring/a --verbose")).hasMessage("unknown option --verbose");
+                .hasMessage("--tokens must be a whole number from 1 to 10000, not '0'");
+        assertThatThrownBy(() -> parse("--strategy x --ring clusterring/a --verbose")).hasMessage("unknown flag --verbose");
         assertThatThrownBy(() -> parse("--strategy x --ring")).hasMessage("--ring needs a value");
     }
 }

@@ -3,6 +3,7 @@ package dev.ringmaster.cli.simulate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.Shard;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class SimulationOptionsTest {
 
     private static SimulationOptions parse(String line) throws UsageException {
-        return SimulationOptions.parse(List.of(line.split(" ")));
+        return SimulationOptions.of(SimulationOptions.FLAGS.parse(List.of(line.split(" "))));
     }
 
     @Test
@@ -34,7 +35,7 @@ class SimulationOptionsTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "--shards 3 --objects 10 | --strategy (or --ranges), --shards and --objects are required",
-        "--strategy x --shards three --objects 10 | --shards must be a whole number from 1 to 10000, got 'three'",
+        "--strategy x --shards three --objects 10 | --shards must be a whole number from 1 to 10000, not 'three'",
         "--strategy x --shards 0 --objects 10 | --shards must be a whole number from 1",
         "--strategy x --shards 3 --objects -5 | --objects must be a whole number",
         "--strategy x --shards 3 --objects 10 --add 1 --remove 1 | --add and --remove cannot be combined",
@@ -45,8 +46,10 @@ class SimulationOptionsTest {
         "--strategy x --shards 3 --objects 10 --weights shard-7=2 | --weights names shard-7, which is not in the fleet",
         "--strategy x --shards 3 --objects 10 --weights shard-1=2,shard-1=3 | --weights names shard-1 twice",
         "--strategy x --shards 3 --objects 10 --tokens 0 | --tokens must be a whole number from 1 to 10000",
-        "--strategy x --shards 3 --objects 10 --frobnicate | unknown option --frobnicate",
+        "--strategy x --shards 3 --objects 10 --frobnicate | unknown flag --frobnicate",
         "--strategy x --shards 3 --objects | --objects needs a value",
+        "--strategy x --shards 3 --objects 10 --kubeconfig kc | --kubeconfig needs --ring",
+        "--strategy x --shards 3 --shards 4 --objects 10 | --shards is given twice",
         "--ranges 48 --shards 3 --objects 10 | --ranges must be a power of two, got 48",
         "--ranges 8192 --shards 3 --objects 10 | --ranges must be a whole number from 1 to 4096",
         "--ranges 64 --strategy x --shards 3 --objects 10 | --ranges replaces --strategy",

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
@@ -15,7 +16,11 @@ import org.junit.jupiter.api.Test;
 class SimulationTest {
 
     private static SimulationResult simulate(PartitioningStrategy strategy, String line) throws UsageException {
-        return Simulation.run(strategy, SimulationOptions.parse(List.of(line.split(" "))));
+        return Simulation.run(strategy, options(line));
+    }
+
+    private static SimulationOptions options(String line) throws UsageException {
+        return SimulationOptions.of(SimulationOptions.FLAGS.parse(List.of(line.split(" "))));
     }
 
     @Test
@@ -62,7 +67,7 @@ class SimulationTest {
     /** Range mode, scale-out 3 to 4: what moves goes to the new shard only, about a quarter. */
     @Test
     void rangeModeMovesOnlyToTheNewShard() throws UsageException {
-        SimulationOptions options = SimulationOptions.parse(List.of("--ranges 256 --shards 3 --objects 40000 --add 1".split(" ")));
+        SimulationOptions options = options("--ranges 256 --shards 3 --objects 40000 --add 1");
         SimulationResult result = Simulation.run(options.ranges().orElseThrow(), options);
         assertThat(result.strategy()).isEqualTo("ranges (256 buckets, key uid)");
         assertThat(result.movedFraction()).isCloseTo(result.perShard().get("shard-3") / 40000.0, within(1e-12));
@@ -73,8 +78,7 @@ class SimulationTest {
     /** Range mode keyed by namespace: each of the 100 simulated namespaces lies on one shard. */
     @Test
     void rangeModeByNamespaceKeepsANamespaceTogether() throws UsageException {
-        SimulationOptions options = SimulationOptions.parse(
-                List.of("--ranges 64 --range-key namespace --shards 4 --objects 1000".split(" ")));
+        SimulationOptions options = options("--ranges 64 --range-key namespace --shards 4 --objects 1000");
         ShardRing ring = options.ranges().orElseThrow().build(options.shardsAfter());
         for (int namespace = 0; namespace < 100; namespace++) {
             int first = namespace;

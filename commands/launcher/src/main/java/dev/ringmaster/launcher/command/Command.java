@@ -1,5 +1,6 @@
 package dev.ringmaster.launcher.command;
 
+import dev.ringmaster.flags.Flags;
 import java.io.PrintStream;
 import java.util.List;
 
@@ -13,7 +14,7 @@ public interface Command {
     String NAME = "ringmaster.command";
 
     /** Exit code for bad usage or input. */
-    int USAGE_ERROR = 2;
+    int USAGE_ERROR = Flags.USAGE_ERROR;
 
     /**
      * Runs the command.

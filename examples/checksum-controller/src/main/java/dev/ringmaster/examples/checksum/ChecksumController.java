@@ -1,5 +1,7 @@
 package dev.ringmaster.examples.checksum;
 
+import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.UsageException;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -48,7 +50,7 @@ public final class ChecksumController {
 
     static final String NAME = "checksum-controller";
     static final int EXIT_FAILURE = 1;
-    static final int EXIT_USAGE = 2;
+    static final int EXIT_USAGE = Flags.USAGE_ERROR;
     /** Set in every pod: fabric8's auto-configuration then uses the pod's ServiceAccount. */
     static final String KUBERNETES_SERVICE_HOST = "KUBERNETES_SERVICE_HOST";
 
@@ -164,21 +166,20 @@ public final class ChecksumController {
     public static int run(String name, String usage, Shards shards, List<String> args, PrintStream out,
                           PrintStream err, CountDownLatch stop, CommandLine.Environment environment,
                           Supplier<Config> autoConfiguration) {
-        if (CommandLine.wantsHelp(args)) {
+        if (Flags.wantsHelp(args)) {
             out.print(usage);
             return 0;
         }
         CommandLine commandLine;
         try {
             commandLine = CommandLine.parse(args, environment);
-        } catch (CommandLine.UsageException e) {
-            if (e.showUsage()) {
-                err.println(name + ": " + e.getMessage());
-                err.println();
-                err.print(usage);
-            } else {
-                err.println(name + ": " + e.getMessage() + " (see " + name + " --help)");
+        } catch (UsageException e) {
+            if (e instanceof CommandLine.EnvironmentException) {
+                return e.report(name, err);
             }
+            err.println(name + ": " + e.getMessage());
+            err.println();
+            err.print(usage);
             return EXIT_USAGE;
         }
         if (commandLine.shard().rangeMode() && !shards.rangeMode()) {

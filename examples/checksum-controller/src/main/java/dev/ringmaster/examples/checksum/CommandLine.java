@@ -1,5 +1,8 @@
 package dev.ringmaster.examples.checksum;
 
+import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.Given;
+import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.shard.client.Sharding;
 import java.io.IOException;
@@ -7,12 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -20,7 +21,7 @@ import java.util.regex.Pattern;
  * The command line of {@code bin/checksum-controller} (and of {@code bin/josdk-checksum-operator}):
  * {@code --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig F] [--shard-name NAME |
  * --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave] [--namespace LEASE_NS] [--watch-namespace NS]...
- * [--range-mode]}. Flags other than {@code --range-mode} take their value as the next argument or after {@code =}.
+ * [--range-mode]}, in the syntax of {@link Flags}.
  *
  * <p>What a pod knows need not be given ({@link Environment}): the shard name defaults to
  * {@code $POD_NAME}, else {@code $HOSTNAME} (a pod's hostname is its name); the Lease namespace to
@@ -140,29 +141,16 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                 """;
     }
 
-    /** The arguments were not usable; the message says why, in one line. */
-    public static final class UsageException extends Exception {
+    /**
+     * A setting the environment lacks or has wrong, not a flag: the message says where it was looked
+     * for, and the usage text would not help.
+     */
+    public static final class EnvironmentException extends UsageException {
 
         private static final long serialVersionUID = 1L;
-        private final boolean showUsage;
 
-        /** A problem with the arguments: the usage text helps. */
-        public UsageException(String message) {
-            this(message, true);
-        }
-
-        /**
-         * @param showUsage whether the usage text helps; not for a value the environment lacks or
-         *     has wrong, which the message explains
-         */
-        public UsageException(String message, boolean showUsage) {
+        public EnvironmentException(String message) {
             super(message);
-            this.showUsage = showUsage;
-        }
-
-        /** Whether to print the usage text below the message. */
-        public boolean showUsage() {
-            return showUsage;
         }
     }
 
@@ -176,15 +164,11 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
     private static final String ON_STOP = "--on-stop";
     /** The one flag without a value. */
     static final String RANGE_MODE = "--range-mode";
-    private static final List<String> REQUIRED = List.of(RING);
-    private static final Set<String> FLAGS =
-            Set.of(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, WATCH_NAMESPACE, IDENTITY_POOL, ON_STOP, RANGE_MODE);
+    private static final Flags FLAGS = Flags.of()
+            .valued(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, IDENTITY_POOL, ON_STOP)
+            .repeatable(WATCH_NAMESPACE)
+            .switches(RANGE_MODE);
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
-
-    /** Whether the arguments ask for the usage text. */
-    public static boolean wantsHelp(List<String> args) {
-        return args.contains("-h") || args.contains("--help");
-    }
 
     /**
      * Parses and validates the arguments, with the defaults from this process's environment.
@@ -201,63 +185,26 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
      *
      * @throws UsageException for a missing, unknown, repeated or empty flag, a stray argument, an
      *     invalid name, an unreadable kubeconfig, or a shard name or Lease namespace that is neither
-     *     given nor found in the environment (then without the usage text)
+     *     given nor found in the environment (then an {@link EnvironmentException})
      */
     public static CommandLine parse(List<String> args, Environment environment) throws UsageException {
         Objects.requireNonNull(environment, "environment");
-        Map<String, String> single = new LinkedHashMap<>();
+        Given given = FLAGS.parse(args);
+        if (!given.has(RING)) {
+            throw new UsageException("missing required flag " + RING);
+        }
         List<String> watched = new ArrayList<>();
-        boolean rangeMode = false;
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            if (!arg.startsWith("--")) {
-                throw new UsageException("unexpected argument '" + arg + "'");
-            }
-            int equals = arg.indexOf('=');
-            String flag = equals < 0 ? arg : arg.substring(0, equals);
-            if (!FLAGS.contains(flag)) {
-                throw new UsageException("unknown flag " + flag);
-            }
-            if (flag.equals(RANGE_MODE)) {
-                if (equals >= 0) {
-                    throw new UsageException("flag " + RANGE_MODE + " takes no value");
-                }
-                if (rangeMode) {
-                    throw new UsageException("flag " + RANGE_MODE + " is given twice");
-                }
-                rangeMode = true;
-                continue;
-            }
-            String value;
-            if (equals >= 0) {
-                value = arg.substring(equals + 1);
-            } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
-                value = args.get(++i);
-            } else {
-                throw new UsageException("flag " + flag + " needs a value");
-            }
-            if (value.isBlank()) {
-                throw new UsageException("flag " + flag + " needs a non-empty value");
-            }
-            if (flag.equals(WATCH_NAMESPACE)) {
-                for (String namespace : value.split(",", -1)) {
-                    watched.add(namespace(namespace.strip()));
-                }
-            } else if (single.putIfAbsent(flag, value) != null) {
-                throw new UsageException("flag " + flag + " is given twice");
+        for (String value : given.values(WATCH_NAMESPACE)) {
+            for (String namespace : value.split(",", -1)) {
+                watched.add(namespace(namespace.strip()));
             }
         }
-        List<String> missing = REQUIRED.stream().filter(flag -> !single.containsKey(flag)).toList();
-        if (!missing.isEmpty()) {
-            throw new UsageException((missing.size() == 1 ? "missing required flag " : "missing required flags ")
-                    + String.join(", ", missing));
-        }
-        Optional<Path> kubeconfig = Optional.ofNullable(single.get(KUBECONFIG)).map(Path::of);
+        Optional<Path> kubeconfig = given.value(KUBECONFIG).map(Path::of);
         if (kubeconfig.isPresent() && (!Files.isRegularFile(kubeconfig.get()) || !Files.isReadable(kubeconfig.get()))) {
             throw new UsageException("kubeconfig " + kubeconfig.get() + " is not a readable file");
         }
-        RingKind ringKind = single.containsKey(RING_KIND) ? ringKind(single.get(RING_KIND)) : RingKind.CLUSTER_RING;
-        String ring = single.get(RING);
+        RingKind ringKind = given.has(RING_KIND) ? ringKind(given.value(RING_KIND).get()) : RingKind.CLUSTER_RING;
+        String ring = given.value(RING).get();
         Sharding.Builder names;
         try {
             // the shard library's own checks of the names, without building anything
@@ -265,11 +212,11 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        String pool = single.get(IDENTITY_POOL);
-        if (pool != null && single.containsKey(SHARD_NAME)) {
+        String pool = given.value(IDENTITY_POOL).orElse(null);
+        if (pool != null && given.has(SHARD_NAME)) {
             throw new UsageException(IDENTITY_POOL + " and " + SHARD_NAME + " exclude each other: the pool names the shard");
         }
-        ChecksumShard.OnStop onStop = single.containsKey(ON_STOP) ? onStop(single.get(ON_STOP)) : ChecksumShard.OnStop.AUTO;
+        ChecksumShard.OnStop onStop = given.has(ON_STOP) ? onStop(given.value(ON_STOP).get()) : ChecksumShard.OnStop.AUTO;
         Value shard = null;
         if (pool != null) {
             try {
@@ -278,9 +225,9 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                 throw new UsageException(IDENTITY_POOL + ": " + e.getMessage());
             }
         } else {
-            shard = shardName(single.get(SHARD_NAME), environment);
+            shard = shardName(given.value(SHARD_NAME).orElse(null), environment);
         }
-        Value leaseNamespace = leaseNamespace(single.get(NAMESPACE), environment);
+        Value leaseNamespace = leaseNamespace(given.value(NAMESPACE).orElse(null), environment);
         if (shard != null) {
             try {
                 names.shard(shard.value());
@@ -299,7 +246,7 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         options = options.withRingKind(ringKind)
                 .withWatchNamespaces(watched.stream().distinct().toList())
                 .withOnStop(onStop)
-                .withRangeMode(rangeMode);
+                .withRangeMode(given.has(RANGE_MODE));
         Optional<String> instance = environment.variable(Sharding.POD_UID_ENV);
         if (instance.isPresent()) {
             options = options.withInstance(instance.get());
@@ -336,7 +283,7 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
 
         UsageException invalid(IllegalArgumentException problem) {
             return source == null ? new UsageException(problem.getMessage())
-                    : new UsageException(problem.getMessage() + " (from " + source + ")", false);
+                    : new EnvironmentException(problem.getMessage() + " (from " + source + ")");
         }
     }
 
@@ -351,9 +298,8 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                 return new Value(value.get(), "$" + variable);
             }
         }
-        throw new UsageException("no shard name: give " + SHARD_NAME + " NAME, or set $" + POD_NAME_ENV + " or $"
-                + Sharding.HOSTNAME_ENV + " (in a pod: " + POD_NAME_ENV + " from the downward API, fieldRef metadata.name)",
-                false);
+        throw new EnvironmentException("no shard name: give " + SHARD_NAME + " NAME, or set $" + POD_NAME_ENV + " or $"
+                + Sharding.HOSTNAME_ENV + " (in a pod: " + POD_NAME_ENV + " from the downward API, fieldRef metadata.name)");
     }
 
     /** {@code --namespace}, else {@code $POD_NAMESPACE}, else the ServiceAccount's namespace file. */
@@ -371,16 +317,16 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
             try {
                 content = Files.readString(file, StandardCharsets.UTF_8).strip();
             } catch (IOException e) {
-                throw new UsageException("no Lease namespace: cannot read " + file + " (" + e.getMessage()
-                        + "): give " + NAMESPACE + " LEASE_NAMESPACE or set $" + Sharding.POD_NAMESPACE_ENV, false);
+                throw new EnvironmentException("no Lease namespace: cannot read " + file + " (" + e.getMessage()
+                        + "): give " + NAMESPACE + " LEASE_NAMESPACE or set $" + Sharding.POD_NAMESPACE_ENV);
             }
             if (!content.isEmpty()) {
                 return new Value(content, file.toString());
             }
         }
-        throw new UsageException("no Lease namespace: give " + NAMESPACE + " LEASE_NAMESPACE, or set $"
+        throw new EnvironmentException("no Lease namespace: give " + NAMESPACE + " LEASE_NAMESPACE, or set $"
                 + Sharding.POD_NAMESPACE_ENV + " (in a pod: from the downward API, fieldRef metadata.namespace), or run"
-                + " in a pod with " + file, false);
+                + " in a pod with " + file);
     }
 
     /** The kind by its Kind name, case ignored: {@code clusterring} as the usage spells it, or {@code ClusterRing}. */

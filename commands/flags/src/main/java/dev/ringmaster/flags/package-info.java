@@ -1,0 +1,11 @@
+/**
+ * The command-line syntax shared by {@code bin/ringmaster run}, {@code simulate}, {@code sandbox}, the
+ * examples and the bench mains: {@link Flags} says which flags a command takes, {@link Given} what a
+ * command line gave, {@link UsageException} what was wrong with it.
+ */
+@Export
+@Version("1.0.0")
+package dev.ringmaster.flags;
+
+import org.osgi.annotation.bundle.Export;
+import org.osgi.annotation.versioning.Version;
