@@ -1,13 +1,12 @@
 package dev.ringmaster.bench;
 
-import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.testing.apiserver.ApiServerLink;
 import dev.ringmaster.testing.apiserver.RealApiServer;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import dev.ringmaster.testing.rings.Rings;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -21,8 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -140,38 +137,18 @@ public final class BenchCluster implements AutoCloseable {
      */
     public void configMapRing(String ring, String namespace, boolean controlledSecrets) {
         namespace(namespace);
-        clusterRing(ring, """
-                  resources:
-                  - group: ""
-                    resource: configmaps
-                %s  namespaceSelector:
-                    matchLabels: {kubernetes.io/metadata.name: %s}
-                """.formatted(controlledSecrets ? """
-                    controlledResources:
-                    - group: ""
-                      resource: secrets
-                """ : "", namespace));
+        Rings.configMapRing(admin, RingKind.CLUSTER_RING, ring, namespace, controlledSecrets);
     }
 
     /** Creates or replaces a ClusterRing from the YAML of its {@code spec}, indented by two spaces. */
     public void clusterRing(String name, String spec) {
-        admin.resource(admin.getKubernetesSerialization().unmarshal("""
-                apiVersion: sharding.timebertt.dev/v1alpha1
-                kind: ClusterRing
-                metadata:
-                  name: %s
-                spec:
-                %s""".formatted(name, spec), GenericKubernetesResource.class)).forceConflicts().serverSideApply();
+        Rings.apply(admin, RingKind.CLUSTER_RING, name, spec);
     }
 
     /** A shard Lease as a live shard keeps it, renewed now for an hour: no process needs to run for it. */
     public void liveShardLease(String ring, String namespace, String shard) {
         namespace(namespace);
-        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
-        admin.leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName(shard)
-                .addToLabels(RingContract.RING_LABEL, ring).endMetadata()
-                .withNewSpec().withHolderIdentity(shard).withLeaseDurationSeconds(3600)
-                .withAcquireTime(now).withRenewTime(now).endSpec().build()).forceConflicts().serverSideApply();
+        Rings.liveShardLease(admin, RingKind.CLUSTER_RING, namespace, shard, ring);
     }
 
     private void namespace(String name) {

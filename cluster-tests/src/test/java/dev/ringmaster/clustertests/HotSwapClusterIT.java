@@ -2,10 +2,8 @@ package dev.ringmaster.clustertests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ringmaster.clustertests.support.Examples;
-import dev.ringmaster.clustertests.support.NodeCluster;
 import dev.ringmaster.clustertests.support.Sharder;
-import dev.ringmaster.clustertests.support.TimedScenarios;
+import dev.ringmaster.clustertests.support.StatefulSetScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
 import dev.ringmaster.ring.XxHash64;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -27,12 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.example.ringmaster.jumphash.JumpHashStrategy;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Hot swap where the sharder runs (docs/operating.md, "Configuration and plug-ins through the
@@ -43,26 +39,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * name refused where an operator looks (Events, the ring's Ready condition) while what ran goes on.
  * The scenario leaves the ring on its default strategy and removes what it delivered.
  */
-@ExtendWith(TimedScenarios.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class HotSwapClusterIT {
+class HotSwapClusterIT extends StatefulSetScenarios {
 
     private static final String SETTINGS = "hot-swap-settings";
     private static final String PLUG_IN = "jump-hash-strategy";
     private static final String BROKEN = "broken-plug-in";
     private static final int MOVE_BUDGET = 10;
     private static final Duration SETTLE = Duration.ofSeconds(180);
-
-    private static NodeCluster cluster;
-    private static Examples shards;
-    private static Sharder sharder;
-
-    @BeforeAll
-    static void install() {
-        cluster = NodeCluster.get();
-        shards = cluster.examples("checksum-statefulset");
-        sharder = new Sharder(cluster);
-    }
 
     /**
      * (a) The move budget and the jump-hash strategy's jar delivered by {@code kubectl create configmap}
@@ -73,9 +57,7 @@ class HotSwapClusterIT {
     @Test
     @Order(1)
     void aPlugInStrategyDeliveredWithKubectlIsUsedByBothReplicasWithoutARestart() throws Exception {
-        shards.atLeastObjects("hot-swap");
-        Set<String> ready = shards.readyPods();
-        shards.awaitSettledOn(ready, SETTLE);
+        Set<String> ready = shards.settledWithObjects("hot-swap", SETTLE);
         Map<String, Integer> restarts = restarts();
 
         deliver(SETTINGS, "--from-literal=dev.ringmaster.sharder.cfg=moveBudget = " + MOVE_BUDGET);
@@ -92,7 +74,7 @@ class HotSwapClusterIT {
             cluster.kubectl("patch", shards.kind().kind().toLowerCase(), shards.ring(), "--type=merge",
                     "-p", "{\"spec\":{\"strategy\":\"" + JumpHashStrategy.NAME + "\"}}").orThrow();
             Waiting.until(Duration.ofSeconds(60), () -> "the ring Ready on " + JumpHashStrategy.NAME + ": "
-                    + shards.ringCondition(), () -> readyWith(JumpHashStrategy.NAME));
+                    + shards.readyCondition(), () -> readyWith(JumpHashStrategy.NAME));
             // in waves of at most the budget: settled only once every object is where jump-hash puts it
             Waiting.until(SETTLE, () -> "every object on its jump-hash shard of " + ready + ", none in drain: "
                     + misplaced(ready), () -> misplaced(ready).isEmpty());
@@ -115,7 +97,7 @@ class HotSwapClusterIT {
                 + pluginEvents() + "\n" + sharder.diagnostics(), () -> sharder.pods().stream()
                 .map(pod -> pod.getMetadata().getName())
                 .anyMatch(pod -> !restarts.containsKey(pod) && reportsJumpHashActive(pod)));
-        assertThat(readyWith(JumpHashStrategy.NAME)).as("the ring on %s: %s", JumpHashStrategy.NAME, shards.ringCondition())
+        assertThat(readyWith(JumpHashStrategy.NAME)).as("the ring on %s: %s", JumpHashStrategy.NAME, shards.readyCondition())
                 .isTrue();
     }
 
@@ -144,11 +126,13 @@ class HotSwapClusterIT {
         cluster.kubectl("patch", shards.kind().kind().toLowerCase(), shards.ring(), "--type=merge",
                 "-p", "{\"spec\":{\"strategy\":\"jump-hsh\"}}").orThrow();
         Waiting.until(Duration.ofSeconds(30), () -> "the ring Ready=False StrategyUnavailable, on jump-hash still: "
-                + shards.ringCondition(), () -> shards.ringCondition().filter(condition -> "False".equals(condition.get("status"))
-                        && "StrategyUnavailable".equals(condition.get("reason"))
-                        && String.valueOf(condition.get("message")).contains("\"jump-hsh\"")
-                        && String.valueOf(condition.get("message")).contains("still sharding with strategy \""
-                                + JumpHashStrategy.NAME + "\"")).isPresent());
+                + shards.readyCondition(), () -> {
+                    Map<String, Object> condition = shards.readyCondition();
+                    return "False".equals(condition.get("status")) && "StrategyUnavailable".equals(condition.get("reason"))
+                            && String.valueOf(condition.get("message")).contains("\"jump-hsh\"")
+                            && String.valueOf(condition.get("message")).contains("still sharding with strategy \""
+                                    + JumpHashStrategy.NAME + "\"");
+                });
         ConfigMap duringTypo = shards.createConfigMap("during-typo");
         assertThat(duringTypo.getMetadata().getLabels()).as("assigned at create by the strategy in force")
                 .containsKey(shards.shardLabel());
@@ -160,7 +144,7 @@ class HotSwapClusterIT {
         sharder.awaitDelivered(Duration.ofSeconds(30));
         cluster.kubectl("patch", shards.kind().kind().toLowerCase(), shards.ring(), "--type=merge",
                 "-p", "{\"spec\":{\"strategy\":null}}").orThrow();
-        Waiting.until(Duration.ofSeconds(60), () -> "the ring Ready on its default strategy: " + shards.ringCondition(),
+        Waiting.until(Duration.ofSeconds(60), () -> "the ring Ready on its default strategy: " + shards.readyCondition(),
                 () -> readyWith("consistent-hash"));
         shards.awaitSettledOn(shards.readyPods(), SETTLE);
         cluster.kubectl("-n", Sharder.NAMESPACE, "delete", "configmap", BROKEN, PLUG_IN, SETTINGS).orThrow();
@@ -195,8 +179,7 @@ class HotSwapClusterIT {
     }
 
     private static boolean readyWith(String strategy) {
-        return shards.ringCondition().filter(condition -> "True".equals(condition.get("status"))
-                && String.valueOf(condition.get("message")).contains("\"" + strategy + "\"")).isPresent();
+        return shards.isReady() && String.valueOf(shards.readyCondition().get("message")).contains("\"" + strategy + "\"");
     }
 
     /** Restart count by sharder pod. */

@@ -3,11 +3,9 @@ package dev.ringmaster.clustertests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.clustertests.support.Command;
-import dev.ringmaster.clustertests.support.Examples;
-import dev.ringmaster.clustertests.support.NodeCluster;
 import dev.ringmaster.clustertests.support.Sharder;
 import dev.ringmaster.clustertests.support.SharderInstall;
-import dev.ringmaster.clustertests.support.TimedScenarios;
+import dev.ringmaster.clustertests.support.StatefulSetScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
@@ -20,7 +18,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * (f) The label guard in the cluster, enabled as docs/label-guard.md says: a kustomization of one's
@@ -30,16 +27,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * and the shards' drain acknowledgements go through unhindered. The guard stays installed for the
  * scenarios that follow.
  */
-@ExtendWith(TimedScenarios.class)
-class LabelGuardClusterIT {
-
-    private static NodeCluster cluster;
-    private static Examples shards;
+class LabelGuardClusterIT extends StatefulSetScenarios {
 
     @BeforeAll
     static void install() {
-        cluster = NodeCluster.get();
-        shards = cluster.examples("checksum-statefulset");
         cluster.installWith(SharderInstall.Extra.LABEL_GUARD);
     }
 
@@ -47,9 +38,7 @@ class LabelGuardClusterIT {
     void onlyTheSharderAndTheShardsMoveObjects() {
         Waiting.until(Duration.ofSeconds(60), () -> "the label guard's webhook configuration with a caBundle",
                 () -> guard().map(LabelGuardClusterIT::hasCaBundle).orElse(false));
-        shards.atLeastObjects("guarded");
-        Set<String> ready = shards.readyPods();
-        shards.awaitSettledOn(ready, Duration.ofSeconds(120));
+        Set<String> ready = shards.settledWithObjects("guarded", Duration.ofSeconds(120));
         assertThat(ready).as("shards to move between").hasSizeGreaterThanOrEqualTo(2);
         ConfigMap object = shards.configMaps().stream().filter(configMap -> !configMap.getMetadata().getName().startsWith("kube-"))
                 .findFirst().orElseThrow();

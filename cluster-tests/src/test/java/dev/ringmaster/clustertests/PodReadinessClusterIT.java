@@ -2,10 +2,8 @@ package dev.ringmaster.clustertests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ringmaster.clustertests.support.Examples;
-import dev.ringmaster.clustertests.support.NodeCluster;
 import dev.ringmaster.clustertests.support.SharderInstall;
-import dev.ringmaster.clustertests.support.TimedScenarios;
+import dev.ringmaster.clustertests.support.StatefulSetScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -20,7 +18,6 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * (g) The pod-readiness lease detector (docs/plugins.md) with the kubelet's own pod readiness: the
@@ -30,8 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the shard for dead, moves its objects to the other shards and assigns it nothing new; ready again,
  * it gets objects back. Afterwards the install and the StatefulSet are as before.
  */
-@ExtendWith(TimedScenarios.class)
-class PodReadinessClusterIT {
+class PodReadinessClusterIT extends StatefulSetScenarios {
 
     /**
      * The probe the test adds to new shard pods: unready while {@code /tmp/unready} exists. Generous
@@ -48,23 +44,17 @@ class PodReadinessClusterIT {
             [{"op": "remove", "path": "/spec/template/spec/containers/0/readinessProbe"},
              {"op": "replace", "path": "/spec/updateStrategy", "value": {"type": "RollingUpdate"}}]""";
 
-    private static NodeCluster cluster;
-    private static Examples shards;
     private static int replicas;
 
     @BeforeAll
     static void install() {
-        cluster = NodeCluster.get();
-        shards = cluster.examples("checksum-statefulset");
         cluster.installWith(SharderInstall.Extra.POD_READINESS);
     }
 
     @Test
     void anUnreadyShardPodIsNotAssignedTo() {
-        Set<String> before = shards.readyPods();
+        Set<String> before = shards.settledWithObjects("readiness", Duration.ofSeconds(120));
         replicas = before.size();
-        shards.atLeastObjects("readiness");
-        shards.awaitSettledOn(before, Duration.ofSeconds(120));
 
         // one more shard pod, with a readiness probe: the StatefulSet's partition keeps the others as they are
         cluster.kubectl("-n", shards.namespace(), "patch", shards.workloadRef(), "--type=json", "-p", PROBE.formatted(replicas))

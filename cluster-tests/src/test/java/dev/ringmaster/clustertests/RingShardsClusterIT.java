@@ -51,7 +51,7 @@ class RingShardsClusterIT {
     @Order(1)
     void webhookInServiceModeLabelsObjectsAtCreate() {
         Waiting.until(Duration.ofSeconds(60), () -> "ring " + shards.ring() + " Ready with a webhook configuration"
-                + " that has a caBundle: " + shards.webhookConfiguration(), () -> shards.ringReady()
+                + " that has a caBundle: " + shards.webhookConfiguration(), () -> shards.isReady()
                 && shards.webhookConfiguration().map(RingShardsClusterIT::hasCaBundle).orElse(false));
         MutatingWebhook webhook = shards.webhookConfiguration().orElseThrow().getWebhooks().get(0);
         assertThat(webhook.getClientConfig().getUrl()).as("Service mode, no URL").isNull();

@@ -3,17 +3,14 @@ package dev.ringmaster.clustertests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.clustertests.support.Command;
-import dev.ringmaster.clustertests.support.Examples;
-import dev.ringmaster.clustertests.support.NodeCluster;
 import dev.ringmaster.clustertests.support.Sharder;
-import dev.ringmaster.clustertests.support.TimedScenarios;
+import dev.ringmaster.clustertests.support.StatefulSetScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
+import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,12 +18,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The sharder's Deployment (two replicas, a PodDisruptionBudget with {@code minAvailable: 1}, leader
@@ -34,22 +29,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code examples/manifests/checksum-statefulset} work: a rolling update, and the leader killed. Both end with every ConfigMap of the ring on a ready shard with its Secret and no
  * overlapping reconciles.
  */
-@ExtendWith(TimedScenarios.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class SharderFailoverClusterIT {
+class SharderFailoverClusterIT extends StatefulSetScenarios {
 
     private static final Duration SETTLE = Duration.ofSeconds(120);
-    private static NodeCluster cluster;
-    private static Examples shards;
-    private static Sharder sharder;
-
-    @BeforeAll
-    static void install() {
-        cluster = NodeCluster.get();
-        shards = cluster.examples("checksum-statefulset");
-        sharder = new Sharder(cluster);
-    }
-
     /**
      * (d) {@code kubectl rollout restart deployment/sharder} while ConfigMaps are being created: at no
      * moment fewer than one Ready replica (the PodDisruptionBudget's {@code minAvailable}; the
@@ -59,8 +42,7 @@ class SharderFailoverClusterIT {
     @Test
     @Order(1)
     void rollingUpdateOfTheSharderWhileObjectsAreCreated() throws InterruptedException {
-        shards.atLeastObjects("object");
-        shards.awaitSettledOn(shards.readyPods(), SETTLE);
+        shards.settledWithObjects("object", SETTLE);
         String leaderBefore = sharder.awaitLeader(Duration.ofSeconds(60));
         Set<String> podsBefore = sharder.podNames();
 
@@ -77,7 +59,7 @@ class SharderFailoverClusterIT {
                 try {
                     ConfigMap configMap = shards.createConfigMap(name);
                     created.add(name);
-                    if (labels(configMap).containsKey(shards.shardLabel())) {
+                    if (RingState.labels(configMap).containsKey(shards.shardLabel())) {
                         labelledAtCreate.add(name);
                     }
                 } catch (RuntimeException e) {
@@ -167,9 +149,5 @@ class SharderFailoverClusterIT {
                 "--timeout=120s");
         assertThat(replaced.ok()).as("the Deployment replaced the killed pod: " + replaced.describe()).isTrue();
         shards.assertNoOverlappingReconciles();
-    }
-
-    private static Map<String, String> labels(ConfigMap configMap) {
-        return Optional.ofNullable(configMap.getMetadata().getLabels()).orElse(Map.of());
     }
 }

@@ -11,6 +11,7 @@ import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.testing.apiserver.AuditLog;
+import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
@@ -21,7 +22,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -82,9 +82,7 @@ public class AdmissionRealIT {
 
     @AfterClass
     public static void stopSharder() throws InterruptedException {
-        if (sharder != null) {
-            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        Cli.kill(sharder);
     }
 
     @Test
@@ -100,7 +98,7 @@ public class AdmissionRealIT {
     @Test
     public void theApiServerCallsTheWebhookOnCreateAndTheObjectIsLabelledBeforeAnyoneSeesIt() {
         ConfigMap created = admin.configMaps().inNamespace(INCLUDED).resource(configMap("on-create")).create();
-        String shard = RealCluster.labels(created).get(SHARD_LABEL);
+        String shard = RingState.labels(created).get(SHARD_LABEL);
         assertTrue("labelled in the answer to the create itself: " + created.getMetadata(), SHARDS.contains(shard));
         assertTrue("no write of the sharder's own was needed", sharderWritesTo("on-create").isEmpty());
     }
@@ -113,7 +111,7 @@ public class AdmissionRealIT {
             return configMap;
         });
         assertTrue("labelled again by the webhook on UPDATE: " + updated.getMetadata(),
-                SHARDS.contains(RealCluster.labels(updated).get(SHARD_LABEL)));
+                SHARDS.contains(RingState.labels(updated).get(SHARD_LABEL)));
     }
 
     /** The objectSelector: only objects without the ring's shard label are sent to the webhook. */
@@ -132,9 +130,9 @@ public class AdmissionRealIT {
     @Test
     public void objectsInNamespacesTheRingDoesNotSelectStayUnlabelled() {
         ConfigMap created = admin.configMaps().inNamespace(EXCLUDED).resource(configMap("elsewhere")).create();
-        assertFalse(RealCluster.labels(created).containsKey(SHARD_LABEL));
+        assertFalse(RingState.labels(created).containsKey(SHARD_LABEL));
         Waiting.throughout(Duration.ofSeconds(3), "the unassigned-object watch leaves it alone too")
-                .until(() -> !RealCluster.labels(admin.configMaps().inNamespace(EXCLUDED).withName("elsewhere").get())
+                .until(() -> !RingState.labels(admin.configMaps().inNamespace(EXCLUDED).withName("elsewhere").get())
                         .containsKey(SHARD_LABEL));
     }
 
@@ -152,9 +150,9 @@ public class AdmissionRealIT {
         } finally {
             sharder.signal("CONT");
         }
-        assertFalse("created without a label: " + created.getMetadata(), RealCluster.labels(created).containsKey(SHARD_LABEL));
+        assertFalse("created without a label: " + created.getMetadata(), RingState.labels(created).containsKey(SHARD_LABEL));
         Waiting.until(SOON, () -> "the unassigned-object watch labels it\n" + sharder.err(),
-                () -> SHARDS.contains(RealCluster.labels(admin.configMaps().inNamespace(INCLUDED)
+                () -> SHARDS.contains(RingState.labels(admin.configMaps().inNamespace(INCLUDED)
                         .withName("while-frozen").get()).get(SHARD_LABEL)));
         assertFalse("the label was the sharder's own write", sharderWritesTo("while-frozen").isEmpty());
     }

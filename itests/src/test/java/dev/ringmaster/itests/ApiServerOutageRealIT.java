@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.After;
 import org.junit.Before;
@@ -73,12 +72,8 @@ public class ApiServerOutageRealIT {
 
     @After
     public void stop() throws InterruptedException {
-        if (shards != null) {
-            shards.close();
-        }
-        if (sharder != null) {
-            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        ShardFleet.close(shards);
+        Cli.kill(sharder);
         if (link != null) {
             link.close();
         }

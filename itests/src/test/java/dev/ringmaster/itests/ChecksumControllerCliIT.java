@@ -5,9 +5,9 @@ import static org.junit.Assert.assertTrue;
 
 import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.Distribution;
+import dev.ringmaster.itests.support.Kubeconfigs;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.Test;
@@ -43,20 +43,8 @@ public class ChecksumControllerCliIT {
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
-        Path kubeconfig = Files.writeString(Distribution.work("cli").resolve("unreachable.yaml"), """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: nowhere
-                  cluster: {server: "https://127.0.0.1:%d", insecure-skip-tls-verify: true}
-                contexts:
-                - name: nowhere
-                  context: {cluster: nowhere, user: tester}
-                current-context: nowhere
-                users:
-                - name: tester
-                  user: {token: not-checked}
-                """.formatted(closedPort));
+        Path kubeconfig = Kubeconfigs.unchecked(Distribution.work("cli").resolve("unreachable.yaml"),
+                "https://127.0.0.1:" + closedPort);
 
         Cli.Result result = Cli.runScript(Distribution.home(), "checksum-controller", List.of("--kubeconfig",
                 kubeconfig.toString(), "--ring", "example", "--shard-name", "shard-0", "--namespace", "default"));

@@ -9,13 +9,9 @@ import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.ShardFleet;
 import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
-import dev.ringmaster.ring.RingContract;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -39,7 +35,6 @@ public class DrainHandoverRealIT {
     /** The ring, its namespace and the sharder's home: a subclass's must differ (test classes share the server). */
     private final String ring;
     private RealCluster cluster;
-    private KubernetesClient admin;
     private Cli.Started sharder;
     private ShardFleet shards;
     private RingObjects objects;
@@ -57,8 +52,7 @@ public class DrainHandoverRealIT {
     @Before
     public void start() {
         cluster = RealCluster.get();
-        admin = cluster.admin();
-        objects = new RingObjects(admin, ring, ring);
+        objects = new RingObjects(cluster.admin(), ring, ring);
         cluster.configMapRing(ring, ring, true);
         SharderHome replica = SharderHome.prepare(ring);
         sharder = cluster.runSharder(replica, cluster.sharderKubeconfig(replica));
@@ -67,12 +61,8 @@ public class DrainHandoverRealIT {
 
     @After
     public void stop() throws InterruptedException {
-        if (shards != null) {
-            shards.close();
-        }
-        if (sharder != null) {
-            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        ShardFleet.close(shards);
+        Cli.kill(sharder);
     }
 
     @Test
@@ -80,14 +70,9 @@ public class DrainHandoverRealIT {
         shards.start("shard-0");
         shards.start("shard-1");
         objects.awaitAvailable(Set.of("shard-0", "shard-1"), SOON, shards::logs);
-        for (int i = 0; i < OBJECTS; i++) {
-            admin.configMaps().inNamespace(ring).resource(new ConfigMapBuilder().withNewMetadata()
-                    .withName("cm-" + i).endMetadata().addToData("key", "value-" + i).build()).create();
-        }
+        objects.createConfigMaps(OBJECTS);
         settledOn(Set.of("shard-0", "shard-1"));
-        // assigned is not yet reconciled: a shard may still be writing the last Secrets
-        Waiting.until(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(),
-                () -> objects.checksumSecrets() == OBJECTS);
+        objects.awaitChecksumSecrets(OBJECTS, SOON, shards::logs);
 
         shards.start("shard-2");
         settledOn(Set.of("shard-0", "shard-1", "shard-2"));
@@ -96,17 +81,7 @@ public class DrainHandoverRealIT {
         settledOn(Set.of("shard-1", "shard-2"));
         assertEquals("its Lease released on the way out", "", objects.holderOf("shard-0"));
 
-        Cli.Started frozen = shards.process("shard-1");
-        frozen.signal("STOP");
-        try {
-            Waiting.until(DEATH, () -> "shard-1 declared dead\n" + sharder.err(),
-                    () -> "dead".equals(objects.stateOf("shard-1")));
-            assertEquals("the sharder acquired the frozen shard's Lease", RingContract.LEASE_CONTROLLER_HOLDER,
-                    objects.holderOf("shard-1"));
-            settledOn(Set.of("shard-2"));
-        } finally {
-            frozen.signal("CONT");
-        }
+        shards.frozenUntilDead("shard-1", objects, DEATH, sharder::err, () -> settledOn(Set.of("shard-2")));
         // the thawed shard finds its Lease taken: whatever it had queued must not run against shard-2's objects
         Waiting.throughout(Duration.ofSeconds(5), "every object stays on shard-2")
                 .until(() -> objects.perShard().equals(Map.of("shard-2", (long) OBJECTS)));

@@ -8,16 +8,12 @@ import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.ShardFleet;
 import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.IntStream;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -45,7 +41,6 @@ public class FailoverScaleInRealIT {
     private static final Duration SCALE_IN = Duration.ofSeconds(15);
 
     private RealCluster cluster;
-    private KubernetesClient admin;
     private RingObjects objects;
     private final Map<String, Cli.Started> replicas = new LinkedHashMap<>();
     private ShardFleet shards;
@@ -53,8 +48,7 @@ public class FailoverScaleInRealIT {
     @Before
     public void start() {
         cluster = RealCluster.get();
-        admin = cluster.admin();
-        objects = new RingObjects(admin, RING, NAMESPACE);
+        objects = new RingObjects(cluster.admin(), RING, NAMESPACE);
         cluster.configMapRing(RING, NAMESPACE, true);
         for (String identity : List.of("scale-in-a", "scale-in-b")) {
             SharderHome home = SharderHome.prepare(identity).withIdentity(identity);
@@ -67,25 +61,18 @@ public class FailoverScaleInRealIT {
 
     @After
     public void stop() throws InterruptedException {
-        if (shards != null) {
-            shards.close();
-        }
-        for (Cli.Started replica : replicas.values()) {
-            replica.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        ShardFleet.close(shards);
+        Cli.kill(replicas.values().toArray(Cli.Started[]::new));
     }
 
     @Test
     public void aShardStoppedRightAfterAFailoverHasItsObjectsMovedPromptlyWithoutOverlaps() throws Exception {
         THREE.forEach(shards::start);
         objects.awaitAvailable(THREE, SOON, shards::logs);
-        IntStream.range(0, OBJECTS).parallel().forEach(i -> admin.configMaps().inNamespace(NAMESPACE)
-                .resource(new ConfigMapBuilder().withNewMetadata().withName("cm-" + i).endMetadata()
-                        .addToData("key", "value-" + i).build()).create());
+        objects.createConfigMaps(OBJECTS);
         objects.awaitSettledOn(THREE, OBJECTS, SOON, this::sharderLogs);
         // reconciled, not only assigned: the shards' queues are empty when the scale-in starts
-        Waiting.until(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(),
-                () -> objects.checksumSecrets() == OBJECTS);
+        objects.awaitChecksumSecrets(OBJECTS, SOON, shards::logs);
 
         String leader = Waiting.value(SOON, () -> "a leader", () -> replicas.keySet().stream()
                 .filter(identity -> identity.equals(cluster.electionHolder())).findFirst());

@@ -12,6 +12,7 @@ import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.itests.support.WebhookCertificates;
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
@@ -27,7 +28,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -82,7 +82,7 @@ public class LabelGuardRealIT {
         Waiting.within(SOON, "every ConfigMap assigned")
                 .until(() -> List.of(RING, GROWING_RING).stream().allMatch(ring ->
                 configMaps(namespaceOf(ring)).stream().allMatch(configMap ->
-                        FIRST_SHARDS.contains(RealCluster.labels(configMap).get(RingContract.shardLabel(ring))))));
+                        FIRST_SHARDS.contains(RingState.labels(configMap).get(RingContract.shardLabel(ring))))));
     }
 
     private static void ring(String ring, String namespace) {
@@ -98,9 +98,7 @@ public class LabelGuardRealIT {
 
     @AfterClass
     public static void stop() throws InterruptedException {
-        if (sharder != null) {
-            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        Cli.kill(sharder);
         for (KubernetesClient client : new KubernetesClient[] {ordinaryUser, shard}) {
             if (client != null) {
                 client.close();
@@ -128,14 +126,14 @@ public class LabelGuardRealIT {
         String current = shardOf("cm-2");
         ConfigMap edited = ordinaryUser.configMaps().inNamespace(NAMESPACE).withName("cm-2")
                 .edit(configMap -> withoutLabel(configMap, SHARD_LABEL));
-        assertEquals(current, RealCluster.labels(edited).get(SHARD_LABEL));
+        assertEquals(current, RingState.labels(edited).get(SHARD_LABEL));
     }
 
     @Test
     public void anOrdinaryUserChangesEverythingElse() {
         ConfigMap edited = ordinaryUser.configMaps().inNamespace(NAMESPACE).withName("cm-1")
                 .edit(configMap -> withLabel(configMap, "team", "a"));
-        assertEquals("a", RealCluster.labels(edited).get("team"));
+        assertEquals("a", RingState.labels(edited).get("team"));
     }
 
     /**
@@ -151,13 +149,13 @@ public class LabelGuardRealIT {
         cluster.liveShardLease(GROWING_NAMESPACE, "shard-c", GROWING_RING);
         ConfigMap drained = Waiting.value(SOON, () -> "the sharder drains an object for shard-c\n" + sharder.err(),
                 () -> configMaps(GROWING_NAMESPACE).stream()
-                        .filter(configMap -> RealCluster.labels(configMap).containsKey(drainLabel)).findFirst());
-        String from = RealCluster.labels(drained).get(shardLabel);
+                        .filter(configMap -> RingState.labels(configMap).containsKey(drainLabel)).findFirst());
+        String from = RingState.labels(drained).get(shardLabel);
         ConfigMap acknowledged = shard.configMaps().inNamespace(GROWING_NAMESPACE).withName(drained.getMetadata().getName())
                 .edit(configMap -> withoutLabel(withoutLabel(configMap, drainLabel), shardLabel));
-        assertFalse(RealCluster.labels(acknowledged).containsKey(drainLabel));
+        assertFalse(RingState.labels(acknowledged).containsKey(drainLabel));
         assertNotEquals("reassigned away from the draining shard in the same request", from,
-                RealCluster.labels(acknowledged).get(shardLabel));
+                RingState.labels(acknowledged).get(shardLabel));
     }
 
     private static void assertDenied(UnaryOperator<ConfigMap> change) {
@@ -193,7 +191,7 @@ public class LabelGuardRealIT {
     }
 
     private static String shardOf(String name) {
-        return RealCluster.labels(admin.configMaps().inNamespace(NAMESPACE).withName(name).get()).get(SHARD_LABEL);
+        return RingState.labels(admin.configMaps().inNamespace(NAMESPACE).withName(name).get()).get(SHARD_LABEL);
     }
 
     private static List<ConfigMap> configMaps(String namespace) {

@@ -8,6 +8,7 @@ import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.testing.apiserver.AuditLog;
+import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -141,13 +142,13 @@ public class LeaderFailoverRealIT {
     }
 
     private Map<String, String> assignments() {
-        return configMaps().stream().filter(configMap -> RealCluster.labels(configMap).containsKey(SHARD_LABEL))
+        return configMaps().stream().filter(configMap -> RingState.labels(configMap).containsKey(SHARD_LABEL))
                 .collect(Collectors.toMap(configMap -> configMap.getMetadata().getName(),
-                        configMap -> RealCluster.labels(configMap).get(SHARD_LABEL)));
+                        configMap -> RingState.labels(configMap).get(SHARD_LABEL)));
     }
 
     private List<String> unassigned() {
-        return configMaps().stream().filter(configMap -> !SHARDS.contains(RealCluster.labels(configMap).get(SHARD_LABEL)))
+        return configMaps().stream().filter(configMap -> !SHARDS.contains(RingState.labels(configMap).get(SHARD_LABEL)))
                 .map(configMap -> configMap.getMetadata().getName()).toList();
     }
 

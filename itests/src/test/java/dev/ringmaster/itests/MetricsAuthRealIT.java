@@ -7,8 +7,8 @@ import static org.junit.Assert.assertTrue;
 import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.SharderHome;
-import dev.ringmaster.itests.support.WebhookCertificates;
 import dev.ringmaster.itests.support.Waiting;
+import dev.ringmaster.itests.support.WebhookCertificates;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
@@ -27,7 +27,6 @@ import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.AfterClass;
@@ -85,9 +84,7 @@ public class MetricsAuthRealIT {
 
     @AfterClass
     public static void stopTheSharder() throws InterruptedException {
-        if (sharder != null) {
-            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        Cli.kill(sharder);
         if (admin != null) {
             admin.rbac().clusterRoleBindings().withName(BINDING).delete();
         }

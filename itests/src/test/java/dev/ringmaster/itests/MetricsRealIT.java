@@ -13,6 +13,7 @@ import dev.ringmaster.itests.support.RealPrometheus;
 import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -31,7 +32,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.AfterClass;
 import org.junit.Assume;
 import org.junit.BeforeClass;
@@ -202,9 +202,7 @@ public class MetricsRealIT {
         if (prometheus != null) {
             prometheus.close();
         }
-        if (sharder != null) {
-            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        Cli.kill(sharder);
     }
 
     /** The reference's four ring gauges, with the ring object's values as the API server has them. */
@@ -282,7 +280,7 @@ public class MetricsRealIT {
     public void objectsOfRingsWithoutShardsAreUnassigned() {
         for (RingKind kind : RingKind.values()) {
             long unlabelled = admin.configMaps().inNamespace(NO_SHARDS).list().getItems().stream()
-                    .filter(object -> RealCluster.labels(object).keySet().stream().noneMatch(label -> label.startsWith("shard.alpha")))
+                    .filter(object -> RingState.labels(object).keySet().stream().noneMatch(label -> label.startsWith("shard.alpha")))
                     .count();
             assertEquals(UNASSIGNED, unlabelled);
             assertEquals(kind + " " + NO_SHARDS, UNASSIGNED, value(settled, "ringmaster_ring_unassigned_objects",

@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.After;
 import org.junit.Test;
 
@@ -54,9 +53,7 @@ public class MigrationRealIT {
 
     @After
     public void stop() throws InterruptedException {
-        if (sharder != null) {
-            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        Cli.kill(sharder);
     }
 
     @Test
@@ -71,8 +68,7 @@ public class MigrationRealIT {
         sharder = cluster.runSharder(replica, cluster.sharderKubeconfig(replica));
 
         rings.forEach((kind, objects) -> {
-            Waiting.until(SOON, () -> kind + " " + RING + " Ready, got " + objects.ready() + "\n" + sharder.err(),
-                    () -> "True".equals(objects.ready().get("status")));
+            objects.awaitReady(SOON, sharder::err);
             // the first rebalance pass of the term looked at every object and wrote nothing
             Waiting.until(SOON, () -> "a pass over " + kind.kind() + "/" + RING + "\n" + sharder.err(),
                     () -> sharder.err().contains("rebalanced " + kind.kind() + "/" + RING + ": PassSummary[examined="

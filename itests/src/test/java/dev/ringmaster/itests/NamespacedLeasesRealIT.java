@@ -12,7 +12,7 @@ import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.testing.apiserver.AuditLog;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
@@ -35,7 +35,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -97,12 +96,8 @@ public class NamespacedLeasesRealIT {
 
     @After
     public void stop() throws InterruptedException {
-        if (shards != null) {
-            shards.close();
-        }
-        if (sharder != null) {
-            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        ShardFleet.close(shards);
+        Cli.kill(sharder);
     }
 
     @Test
@@ -121,37 +116,23 @@ public class NamespacedLeasesRealIT {
         shards.start("shard-0");
         shards.start("shard-1");
         objects.awaitAvailable(Set.of("shard-0", "shard-1"), SOON, () -> shards.logs() + sharder.err());
-        for (int i = 0; i < OBJECTS; i++) {
-            admin.configMaps().inNamespace(SHARDS).resource(new ConfigMapBuilder().withNewMetadata()
-                    .withName("cm-" + i).endMetadata().addToData("key", "value-" + i).build()).create();
-        }
+        objects.createConfigMaps(OBJECTS);
         settledOn(Set.of("shard-0", "shard-1"));
-        Waiting.until(SOON, () -> "every ConfigMap has its Secret\n" + shards.logs(),
-                () -> objects.checksumSecrets() == OBJECTS);
+        objects.awaitChecksumSecrets(OBJECTS, SOON, shards::logs);
 
         // scale-out: the new shard's objects are drained from the others and assigned to it
         shards.start("shard-2");
         settledOn(Set.of("shard-0", "shard-1", "shard-2"));
 
         // a frozen shard: expired, uncertain, its Lease acquired through the RoleBinding, dead
-        Cli.Started frozen = shards.process("shard-1");
-        frozen.signal("STOP");
-        try {
-            Waiting.until(DEATH, () -> "shard-1 declared dead\n" + sharder.err(),
-                    () -> "dead".equals(objects.stateOf("shard-1")));
-            assertEquals("the sharder acquired the frozen shard's Lease", RingContract.LEASE_CONTROLLER_HOLDER,
-                    objects.holderOf("shard-1"));
-            settledOn(Set.of("shard-0", "shard-2"));
-        } finally {
-            frozen.signal("CONT");
-        }
+        shards.frozenUntilDead("shard-1", objects, DEATH, sharder::err, () -> settledOn(Set.of("shard-0", "shard-2")));
         assertEquals("reconciles of one object by two shards at overlapping times; first lines:\n"
                 + shards.reconciles().stream().limit(5).toList(), 0, shards.overlaps());
 
         // the Lease in the namespace not listed: never judged, never given an object
         assertFalse("the intruder got objects: " + objects.perShard(), objects.perShard().containsKey("intruder"));
         assertFalse("the sharder judged a Lease it does not watch",
-                RealCluster.labels(admin.leases().inNamespace(ELSEWHERE).withName("intruder").get())
+                RingState.labels(admin.leases().inNamespace(ELSEWHERE).withName("intruder").get())
                         .containsKey(RingContract.STATE_LABEL));
 
         String log = sharder.err();

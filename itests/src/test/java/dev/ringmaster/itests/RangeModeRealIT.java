@@ -4,15 +4,16 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import dev.ringmaster.examples.checksum.ReconcileLine;
+import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.ShardFleet;
 import dev.ringmaster.itests.support.SharderHome;
-import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import dev.ringmaster.testing.apiserver.Fnv1a;
+import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -185,7 +186,7 @@ public class RangeModeRealIT {
         assertEquals("Secret updates by the shards", 0, secretWrites.size() - OBJECTS);
         String shardLabel = RingKind.CLUSTER_RING.shardLabel(ring);
         assertEquals("ConfigMaps labelled with a shard", 0, admin.configMaps().inNamespace(ring).list().getItems()
-                .stream().filter(c -> RealCluster.labels(c).containsKey(shardLabel)).count());
+                .stream().filter(c -> RingState.labels(c).containsKey(shardLabel)).count());
         assertEquals("reconciles of one object by two shards at overlapping times", 0, shards.overlaps());
         summary.add(String.format("RANGE-MODE %s N=%d: overlapping reconciles %d, ConfigMap writes by sharder and shards"
                 + " 0, Secret writes by the shards %d (creates), reconciles in all %d", version, OBJECTS,

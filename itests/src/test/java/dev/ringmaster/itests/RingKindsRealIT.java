@@ -10,9 +10,9 @@ import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.ShardFleet;
 import dev.ringmaster.itests.support.SharderHome;
-import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
@@ -21,7 +21,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -69,14 +68,8 @@ public class RingKindsRealIT {
 
     @After
     public void stop() throws InterruptedException {
-        for (ShardFleet fleet : new ShardFleet[] {clusterShards, controllerShards}) {
-            if (fleet != null) {
-                fleet.close();
-            }
-        }
-        if (sharder != null) {
-            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        ShardFleet.close(clusterShards, controllerShards);
+        Cli.kill(sharder);
     }
 
     @Test
@@ -87,10 +80,8 @@ public class RingKindsRealIT {
         }
         clusterObjects.awaitAvailable(Set.of("shard-0", "shard-1"), SOON, clusterShards::logs);
         controllerObjects.awaitAvailable(Set.of("shard-0", "shard-1"), SOON, controllerShards::logs);
-        Waiting.until(SOON, () -> "both rings Ready: " + clusterObjects.ready() + ", " + controllerObjects.ready()
-                        + "\n" + sharder.err(),
-                () -> "True".equals(clusterObjects.ready().get("status"))
-                        && "True".equals(controllerObjects.ready().get("status")));
+        clusterObjects.awaitReady(SOON, sharder::err);
+        controllerObjects.awaitReady(SOON, sharder::err);
         assertWebhookOf(RingKind.CLUSTER_RING, "sharding-" + RingKind.CLUSTER_RING.ringSuffix(RING),
                 RingContract.shardLabel(RING));
         assertWebhookOf(RingKind.CONTROLLER_RING, "controllerring-twins", "shard.alpha.sharding.timebertt.dev/twins");
@@ -111,15 +102,8 @@ public class RingKindsRealIT {
         controllerObjects.awaitSettledOn(Set.of("shard-0", "shard-1", "shard-2"), OBJECTS, SOON, sharder::err);
         controllerShards.stopGracefully("shard-0");
         controllerObjects.awaitSettledOn(Set.of("shard-1", "shard-2"), OBJECTS, SOON, sharder::err);
-        Cli.Started frozen = controllerShards.process("shard-1");
-        frozen.signal("STOP");
-        try {
-            Waiting.until(DEATH, () -> "the ControllerRing's shard-1 declared dead\n" + sharder.err(),
-                    () -> "dead".equals(controllerObjects.stateOf("shard-1")));
-            controllerObjects.awaitSettledOn(Set.of("shard-2"), OBJECTS, SOON, sharder::err);
-        } finally {
-            frozen.signal("CONT");
-        }
+        controllerShards.frozenUntilDead("shard-1", controllerObjects, DEATH, sharder::err,
+                () -> controllerObjects.awaitSettledOn(Set.of("shard-2"), OBJECTS, SOON, sharder::err));
 
         assertEquals("the ClusterRing's objects stay where they were", clusterPlacement, clusterObjects.placement());
         assertEquals("the ClusterRing's shards are untouched", Set.of("shard-0", "shard-1"), clusterObjects.readyShards());
@@ -147,7 +131,7 @@ public class RingKindsRealIT {
     private void assertLabelledAtCreate(String namespace, int index, String label, String otherKindsLabel) {
         ConfigMap created = admin.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata()
                 .withName("cm-" + index).endMetadata().addToData("key", "value-" + index).build()).create();
-        Map<String, String> labels = RealCluster.labels(created);
+        Map<String, String> labels = RingState.labels(created);
         assertTrue("labelled " + label + " by the webhook at create: " + labels, labels.containsKey(label));
         assertFalse(labels.containsKey(otherKindsLabel));
     }

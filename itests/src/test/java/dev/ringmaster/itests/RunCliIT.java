@@ -7,6 +7,7 @@ import static org.junit.Assert.assertTrue;
 import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.Distribution;
 import dev.ringmaster.itests.support.Json;
+import dev.ringmaster.itests.support.Kubeconfigs;
 import dev.ringmaster.itests.support.MockApiServer;
 import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.SharderHome;
@@ -66,21 +67,7 @@ public class RunCliIT {
         home = replica.home();
         tls = replica.tls();
         webhookPort = replica.webhookPort();
-        Path kubeconfig = home.resolve("kubeconfig.yaml");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: mock
-                  cluster: {server: "%s", insecure-skip-tls-verify: true}
-                contexts:
-                - name: mock
-                  context: {cluster: mock, user: tester}
-                current-context: mock
-                users:
-                - name: tester
-                  user: {token: not-checked}
-                """.formatted(cluster.url()));
+        Path kubeconfig = Kubeconfigs.unchecked(home.resolve("kubeconfig.yaml"), cluster.url());
         runArgs = replica.runArgs(kubeconfig);
     }
 
@@ -233,6 +220,6 @@ public class RunCliIT {
 
     /** The ring's Ready condition, empty while it has none. */
     private Map<String, Object> ready() {
-        return new RingObjects(client, RING, "default").ready();
+        return new RingObjects(client, RING, "default").readyCondition();
     }
 }

@@ -8,6 +8,7 @@ import dev.ringmaster.itests.support.Distribution;
 import dev.ringmaster.itests.support.Json;
 import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -245,12 +246,12 @@ public class SimulateRingRealIT {
     }
 
     private static int count(List<ConfigMap> configMaps, String label) {
-        return (int) configMaps.stream().filter(configMap -> RealCluster.labels(configMap).containsKey(label)).count();
+        return (int) configMaps.stream().filter(configMap -> RingState.labels(configMap).containsKey(label)).count();
     }
 
     private static Map<String, Integer> labelledPerShard(List<ConfigMap> configMaps, RingKind kind) {
         Map<String, Integer> labelled = new TreeMap<>();
-        configMaps.stream().map(configMap -> RealCluster.labels(configMap).get(kind.shardLabel(RING)))
+        configMaps.stream().map(configMap -> RingState.labels(configMap).get(kind.shardLabel(RING)))
                 .filter(shard -> shard != null)
                 .forEach(shard -> labelled.merge(shard, 1, Integer::sum));
         return labelled;

@@ -9,7 +9,6 @@ import dev.ringmaster.itests.support.Json;
 import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.SharderHome;
-import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -22,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.After;
 import org.junit.Test;
 
@@ -49,9 +47,7 @@ public class SimulateSettledRingRealIT {
 
     @After
     public void stop() throws InterruptedException {
-        if (sharder != null) {
-            sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        Cli.kill(sharder);
     }
 
     @Test
@@ -76,8 +72,7 @@ public class SimulateSettledRingRealIT {
         sharder = Cli.start(replica.home(), run);
         RingObjects objects = new RingObjects(cluster.admin(), RingKind.CLUSTER_RING, RING, NAMESPACE);
         objects.awaitSettledOn(LIVE, OBJECTS, SOON, sharder::err);
-        Waiting.until(SOON, () -> "Ready, got " + objects.ready() + "\n" + sharder.err(),
-                () -> "True".equals(objects.ready().get("status")));
+        objects.awaitReady(SOON, sharder::err);
         assertEquals("the sharder put the objects where placements.py's rendezvous does", new TreeMap<>(RENDEZVOUS),
                 toInts(objects.perShard()));
 

@@ -3,9 +3,9 @@ package dev.ringmaster.bench.sharder;
 import dev.ringmaster.bench.BenchCluster;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.shard.client.Sharding;
+import dev.ringmaster.testing.rings.ObjectEvents;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,21 +47,7 @@ final class BenchShards implements AutoCloseable {
             return thread;
         });
         this.draining = cluster.admin().configMaps().inNamespace(namespace).withLabel(RingContract.drainLabel(ring))
-                .inform(new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(ConfigMap configMap) {
-                        handBack(configMap);
-                    }
-
-                    @Override
-                    public void onUpdate(ConfigMap before, ConfigMap configMap) {
-                        handBack(configMap);
-                    }
-
-                    @Override
-                    public void onDelete(ConfigMap configMap, boolean finalStateUnknown) {
-                    }
-                });
+                .inform(ObjectEvents.handler(this::handBack, gone -> { }));
     }
 
     /** The shard takes its Lease (and renews it from now on). */

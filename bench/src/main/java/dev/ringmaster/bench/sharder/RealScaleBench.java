@@ -5,13 +5,13 @@ import dev.ringmaster.bench.BenchCluster;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.testing.apiserver.AuditLog;
+import dev.ringmaster.testing.rings.ObjectEvents;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -364,30 +364,9 @@ public final class RealScaleBench {
      */
     private static <T extends HasMetadata> SharedIndexInformer<T> watchLabels(
             MixedOperation<T, ?, ?> objects, Map<String, Map<String, String>> into, UnaryOperator<String> owner) {
-        return objects.inNamespace(NAMESPACE).inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T object) {
-                record(object);
-            }
-
-            @Override
-            public void onUpdate(T before, T object) {
-                record(object);
-            }
-
-            @Override
-            public void onDelete(T object, boolean finalStateUnknown) {
-                String name = owner.apply(object.getMetadata().getName());
-                if (name != null) {
-                    into.remove(name);
-                }
-            }
-
-            private void record(T object) {
-                String name = owner.apply(object.getMetadata().getName());
-                if (name == null) {
-                    return;
-                }
+        return objects.inNamespace(NAMESPACE).inform(ObjectEvents.handler(object -> {
+            String name = owner.apply(object.getMetadata().getName());
+            if (name != null) {
                 Map<String, String> all = object.getMetadata().getLabels();
                 Map<String, String> ours = new LinkedHashMap<>();
                 if (all != null) {
@@ -396,7 +375,12 @@ public final class RealScaleBench {
                 }
                 into.put(name, ours);
             }
-        });
+        }, object -> {
+            String name = owner.apply(object.getMetadata().getName());
+            if (name != null) {
+                into.remove(name);
+            }
+        }));
     }
 
     /** Each object's shard on {@code ring}, computed once: the settle check polls every 100 ms. */

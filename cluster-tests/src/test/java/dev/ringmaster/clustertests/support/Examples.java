@@ -2,8 +2,8 @@ package dev.ringmaster.clustertests.support;
 
 import dev.ringmaster.examples.checksum.Checksums;
 import dev.ringmaster.examples.checksum.ReconcileLine;
-import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +23,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -43,31 +41,25 @@ import java.util.stream.Collectors;
  * the shards and of the objects) is read from the rendered kustomization, so the tests follow the
  * manifests. The shard pods' logs are collected from before the apply ({@link ShardLogs}).
  *
- * <p>Also the ring's state as the API server has it: which shard each ConfigMap is on, the shards
- * the sharder takes for ready, whether every object is settled (on a ready shard, none in drain, its
- * checksum Secret up to date).
+ * <p>Also the ring's state as the API server has it ({@link RingState}, shared with itests), and whether
+ * every object is settled here: on a ready shard, none in drain, its checksum Secret up to date.
  */
-public final class Examples {
+public final class Examples extends RingState {
 
     private final NodeCluster cluster;
     private final String variant;
-    private final RingKind kind;
-    private final String ring;
     private final HasMetadata workload;
     private final String namespace;
-    private final String objectsNamespace;
     private final Map<String, String> podSelector;
     private final ShardLogs logs;
 
     private Examples(NodeCluster cluster, String variant, RingKind kind, String ring, HasMetadata workload,
             String objectsNamespace, Map<String, String> podSelector) {
+        super(cluster.admin(), kind, ring, objectsNamespace, workload.getMetadata().getNamespace(), Waiting.EVERY_250_MS);
         this.cluster = cluster;
         this.variant = variant;
-        this.kind = kind;
-        this.ring = ring;
         this.workload = workload;
         this.namespace = workload.getMetadata().getNamespace();
-        this.objectsNamespace = objectsNamespace;
         this.podSelector = podSelector;
         this.logs = new ShardLogs(cluster.admin(), namespace, podSelector, cluster.work().resolve("logs").resolve(variant));
     }
@@ -136,14 +128,8 @@ public final class Examples {
         if (!rollout.ok()) {
             throw new AssertionError("the example shards did not roll out:\n" + rollout.describe() + "\n" + diagnostics());
         }
-        Waiting.until(Duration.ofSeconds(90), () -> "a ready Lease for every shard pod " + readyPods() + "; ready: "
-                + readyShards() + "; available in the ring's status: " + ringStatus().get("availableShards") + "\n"
-                + diagnostics(), () -> {
-                    Set<String> ready = readyShards();
-                    return (workload instanceof StatefulSet ? ready.equals(readyPods()) : ready.size() == readyPods().size())
-                            && ringStatus().get("availableShards") instanceof Number available
-                            && available.intValue() == ready.size();
-                });
+        awaitAvailable(() -> "a Lease for every shard pod " + readyPods(), ready -> workload instanceof StatefulSet
+                ? ready.equals(readyPods()) : ready.size() == readyPods().size(), Duration.ofSeconds(90), this::diagnostics);
     }
 
     /** The shards to settle on: the StatefulSet's ready pods, or the pool slots whose Leases are ready. */
@@ -172,30 +158,9 @@ public final class Examples {
         return variant;
     }
 
-    public RingKind kind() {
-        return kind;
-    }
-
-    public String ring() {
-        return ring;
-    }
-
     /** Namespace of the shard pods and their Leases. */
     public String namespace() {
         return namespace;
-    }
-
-    /** Namespace of the ring's ConfigMaps the tests create. */
-    public String objectsNamespace() {
-        return objectsNamespace;
-    }
-
-    public String shardLabel() {
-        return kind.shardLabel(ring);
-    }
-
-    public String drainLabel() {
-        return kind.drainLabel(ring);
     }
 
     public ShardLogs logs() {
@@ -215,34 +180,10 @@ public final class Examples {
         return new RolloutRecorder(this);
     }
 
-    /** Whether the ring object's Ready condition is True. */
-    public boolean ringReady() {
-        return ringCondition().map(condition -> "True".equals(condition.get("status"))).orElse(false);
-    }
-
-    /** The ring object's Ready condition (status, reason, message, …), if it has one. */
-    @SuppressWarnings("unchecked")
-    public Optional<Map<String, Object>> ringCondition() {
-        if (!(ringStatus().get("conditions") instanceof List<?> conditions)) {
-            return Optional.empty();
-        }
-        return conditions.stream().map(condition -> (Map<String, Object>) condition)
-                .filter(condition -> "Ready".equals(condition.get("type"))).findFirst();
-    }
-
-    /** The ring object's status, empty while it has none. */
-    @SuppressWarnings("unchecked")
-    private Map<String, Object> ringStatus() {
-        GenericKubernetesResource object = admin().genericKubernetesResources(
-                RingContract.API_GROUP + "/" + RingContract.API_VERSION, kind.kind()).withName(ring).get();
-        Object status = object == null ? null : object.getAdditionalProperties().get("status");
-        return status instanceof Map<?, ?> fields ? (Map<String, Object>) fields : Map.of();
-    }
-
     /** The ring's MutatingWebhookConfiguration as the sharder wrote it, if it exists. */
     public Optional<MutatingWebhookConfiguration> webhookConfiguration() {
         return Optional.ofNullable(admin().admissionRegistration().v1().mutatingWebhookConfigurations()
-                .withName(kind.webhookConfigurationName(ring)).get());
+                .withName(kind().webhookConfigurationName(ring())).get());
     }
 
     /** Scales the workload as a user would ({@code kubectl scale}) and waits until it rolled out with that many ready pods. */
@@ -276,66 +217,25 @@ public final class Examples {
                 .anyMatch(condition -> "Ready".equals(condition.getType()) && "True".equals(condition.getStatus()));
     }
 
-    /** Shard Leases of the ring, by name. */
-    public Map<String, Lease> leases() {
-        return admin().leases().inNamespace(namespace).withLabel(kind.leaseLabel(), ring).list().getItems().stream()
-                .collect(Collectors.toMap(lease -> lease.getMetadata().getName(), Function.identity(), (a, b) -> a, TreeMap::new));
-    }
-
-    /** The shards whose Lease the sharder labelled {@code ready}. */
-    public Set<String> readyShards() {
-        return leases().values().stream()
-                .filter(lease -> "ready".equals(labels(lease).get(RingContract.STATE_LABEL)))
-                .map(lease -> lease.getMetadata().getName()).collect(Collectors.toCollection(TreeSet::new));
-    }
-
-    /** The ring's ConfigMaps: every ConfigMap of the objects' namespace. */
-    public List<ConfigMap> configMaps() {
-        return admin().configMaps().inNamespace(objectsNamespace).list().getItems();
-    }
-
-    /** Objects per shard label value; {@code (none)} for unassigned ones. */
-    public Map<String, Long> perShard() {
-        return configMaps().stream().collect(Collectors.groupingBy(
-                configMap -> labels(configMap).getOrDefault(shardLabel(), "(none)"), TreeMap::new, Collectors.counting()));
-    }
-
     /**
      * Why the ring is not settled on {@code shards}; empty if it is: the ready shard Leases are exactly
-     * {@code shards}, and every ConfigMap is labelled with one of them, carries no drain label, and has
-     * its Secret {@code checksums-<name>}, controlled by it, with the checksums of its data now; and every
-     * one of {@code shards} has objects. The last is how the test knows that the sharder is done: a shard
-     * that just became ready has none until the leader's rebalance pass drains its share to it (the
-     * scenarios keep at least {@value #OBJECTS} objects in the ring, so that no shard's share is empty).
+     * {@code shards}, every ConfigMap is settled on them ({@link RingState#unsettled}: also every one of
+     * {@code shards} holds objects, which is how the test knows that the sharder is done; the scenarios
+     * keep at least {@value #OBJECTS} objects in the ring, so that no shard's share is empty), and each
+     * has its Secret {@code checksums-<name>}, controlled by it, with the checksums of its data now.
      */
+    @Override
     public List<String> unsettled(Set<String> shards) {
         List<String> problems = new ArrayList<>();
         Set<String> ready = readyShards();
         if (!ready.equals(shards)) {
             problems.add("ready shard Leases " + ready + ", expected " + shards);
         }
-        Map<String, Secret> secrets = admin().secrets().inNamespace(objectsNamespace).list().getItems().stream()
+        problems.addAll(super.unsettled(shards));
+        Map<String, Secret> secrets = admin().secrets().inNamespace(objectsNamespace()).list().getItems().stream()
                 .collect(Collectors.toMap(secret -> secret.getMetadata().getName(), Function.identity()));
-        List<ConfigMap> configMaps = configMaps();
-        Set<String> holding = configMaps.stream().map(configMap -> labels(configMap).get(shardLabel()))
-                .filter(Objects::nonNull).collect(Collectors.toSet());
-        for (String shard : shards) {
-            if (!holding.contains(shard)) {
-                problems.add(shard + " has no objects yet");
-            }
-        }
-        for (ConfigMap configMap : configMaps) {
+        for (ConfigMap configMap : configMaps()) {
             String name = configMap.getMetadata().getName();
-            Map<String, String> labels = labels(configMap);
-            String shard = labels.get(shardLabel());
-            if (shard == null) {
-                problems.add(name + " unassigned");
-            } else if (!shards.contains(shard)) {
-                problems.add(name + " on " + shard + ", not an available shard");
-            }
-            if (labels.containsKey(drainLabel())) {
-                problems.add(name + " in drain");
-            }
             Secret secret = secrets.get("checksums-" + name);
             if (secret == null) {
                 problems.add(name + " has no Secret checksums-" + name);
@@ -356,36 +256,11 @@ public final class Examples {
 
     /**
      * Waits until the ring is settled on {@code shards} ({@link #unsettled}) and checks that it stays so
-     * for 3 s; a failure lists what is not settled, the objects per shard and the shards' namespace.
+     * for 3 s; a failure lists what is not settled, the objects per shard, the shard Leases and the shards'
+     * namespace.
      */
     public void awaitSettledOn(Set<String> shards, Duration timeout) {
-        Waiting.until(timeout, () -> "settled on " + shards + ": " + summary(unsettled(shards)) + "\nper shard: "
-                + perShard() + "\n" + diagnostics(), () -> unsettled(shards).isEmpty());
-        List<String> lapse = new ArrayList<>();
-        Waiting.throughout(Duration.ofSeconds(3), () -> "settled on " + shards + "; first lapse: " + summary(lapse)
-                + "; leases now " + leaseStates() + "\n" + diagnostics(), () -> {
-                    List<String> problems = unsettled(shards);
-                    if (!problems.isEmpty() && lapse.isEmpty()) {
-                        lapse.addAll(problems);
-                    }
-                    return problems.isEmpty();
-                });
-        if (!lapse.isEmpty()) {
-            throw new AssertionError("settled on " + shards + ", then not: " + summary(lapse) + "\n" + diagnostics());
-        }
-    }
-
-    /** Each shard Lease's state label and holder, for failure messages. */
-    public Map<String, String> leaseStates() {
-        return leases().values().stream().collect(Collectors.toMap(lease -> lease.getMetadata().getName(),
-                lease -> labels(lease).getOrDefault(RingContract.STATE_LABEL, "?") + " held by "
-                        + lease.getSpec().getHolderIdentity() + " renewed " + lease.getSpec().getRenewTime(),
-                (a, b) -> a, TreeMap::new));
-    }
-
-    private static String summary(List<String> problems) {
-        return problems.size() <= 12 ? problems.toString()
-                : problems.subList(0, 12) + " and " + (problems.size() - 12) + " more";
+        awaitSettled(shards, timeout, Duration.ofSeconds(3), () -> unsettled(shards), this::diagnostics);
     }
 
     /**
@@ -415,6 +290,17 @@ public final class Examples {
         for (int i = configMaps().size(); i < OBJECTS; i++) {
             createConfigMap("%s-%02d".formatted(prefix, i));
         }
+    }
+
+    /**
+     * Creates ConfigMaps {@code prefix-NN} until the ring has at least {@link #OBJECTS}, waits until they
+     * are settled on the ready shard pods ({@link #awaitSettledOn}) and returns those shards.
+     */
+    public Set<String> settledWithObjects(String prefix, Duration timeout) {
+        atLeastObjects(prefix);
+        Set<String> ready = readyPods();
+        awaitSettledOn(ready, timeout);
+        return ready;
     }
 
     /**
@@ -449,7 +335,7 @@ public final class Examples {
 
     /** Creates ConfigMap {@code name} with some data in the objects' namespace; returns it as the API server answered. */
     public ConfigMap createConfigMap(String name) {
-        return admin().configMaps().inNamespace(objectsNamespace).resource(new ConfigMapBuilder().withNewMetadata()
+        return admin().configMaps().inNamespace(objectsNamespace()).resource(new ConfigMapBuilder().withNewMetadata()
                 .withName(name).endMetadata().addToData("name", name).addToData("created", String.valueOf(System.nanoTime()))
                 .build()).create();
     }
@@ -457,9 +343,5 @@ public final class Examples {
     /** The shard namespace's pods, events and logs, for failure messages. */
     public String diagnostics() {
         return Diagnostics.namespace(cluster, namespace);
-    }
-
-    static Map<String, String> labels(HasMetadata object) {
-        return Optional.ofNullable(object.getMetadata().getLabels()).orElse(Map.of());
     }
 }

@@ -2,11 +2,11 @@ package dev.ringmaster.clustertests.support;
 
 import dev.ringmaster.examples.checksum.ReconcileLine;
 import dev.ringmaster.sandbox.ReconcileLog;
+import dev.ringmaster.testing.rings.ObjectEvents;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.LogWatch;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -72,22 +72,8 @@ public final class ShardLogs implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.informer = client.pods().inNamespace(namespace).withLabels(selector).inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                look(pod);
-            }
-
-            @Override
-            public void onUpdate(Pod before, Pod pod) {
-                look(pod);
-            }
-
-            @Override
-            public void onDelete(Pod pod, boolean unknown) {
-                look(pod);
-            }
-        }, 0);
+        this.informer = client.pods().inNamespace(namespace).withLabels(selector)
+                .inform(ObjectEvents.handler(this::look, this::look), 0);
     }
 
     private void look(Pod pod) {

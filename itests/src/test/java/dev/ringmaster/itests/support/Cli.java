@@ -99,6 +99,15 @@ public final class Cli {
         }
     }
 
+    /** Kills each of {@code started} that was started at all (SIGKILL) and waits until it is gone: a test's clean-up. */
+    public static void kill(Started... started) throws InterruptedException {
+        for (Started one : started) {
+            if (one != null) {
+                one.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     /** A started command; its output goes to files, readable at any time. */
     public record Started(List<String> command, Process process, Path stdout, Path stderr) {
 

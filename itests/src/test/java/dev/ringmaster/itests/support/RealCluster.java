@@ -2,13 +2,13 @@ package dev.ringmaster.itests.support;
 
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.testing.apiserver.RealApiServer;
+import dev.ringmaster.testing.rings.RingState;
+import dev.ringmaster.testing.rings.Rings;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.rbac.AggregationRule;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
@@ -21,10 +21,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -143,13 +140,7 @@ public final class RealCluster {
 
     /** Creates (or replaces) a ring of the kind from the YAML of its {@code spec}, indented by two spaces. */
     public void ring(RingKind kind, String name, String spec) {
-        admin().resource(admin().getKubernetesSerialization().unmarshal("""
-                apiVersion: sharding.timebertt.dev/v1alpha1
-                kind: %s
-                metadata:
-                  name: %s
-                spec:
-                %s""".formatted(kind.kind(), name, spec), GenericKubernetesResource.class)).forceConflicts().serverSideApply();
+        Rings.apply(admin(), kind, name, spec);
     }
 
     /**
@@ -163,14 +154,7 @@ public final class RealCluster {
     /** {@link #configMapRing(String, String, boolean)}, as a ring of the kind. */
     public void configMapRing(RingKind kind, String ring, String namespace, boolean controlsSecrets) {
         namespace(namespace);
-        String controlled = controlsSecrets ? "    controlledResources:\n    - group: \"\"\n      resource: secrets\n" : "";
-        ring(kind, ring, """
-                  resources:
-                  - group: ""
-                    resource: configmaps
-                %s  namespaceSelector:
-                    matchLabels: {kubernetes.io/metadata.name: %s}
-                """.formatted(controlled, namespace));
+        Rings.configMapRing(admin(), kind, ring, namespace, controlsSecrets);
     }
 
     /**
@@ -192,22 +176,14 @@ public final class RealCluster {
                 """.formatted(namespace, key, buckets));
     }
 
-    /**
-     * A shard's Lease as a live shard keeps it: held by the shard, labelled with the ring, renewed now
-     * for an hour, longer than any test. Nothing renews it afterwards.
-     */
+    /** {@link Rings#liveShardLease}: a shard's Lease as a live shard keeps it, renewed now for an hour. */
     public void liveShardLease(String namespace, String shard, String ring) {
         liveShardLease(RingKind.CLUSTER_RING, namespace, shard, ring);
     }
 
     /** {@link #liveShardLease(String, String, String)} of a ring of the kind. */
     public void liveShardLease(RingKind kind, String namespace, String shard, String ring) {
-        Duration duration = Duration.ofHours(1);
-        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
-        admin().leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName(shard)
-                .addToLabels(kind.leaseLabel(), ring).endMetadata()
-                .withNewSpec().withHolderIdentity(shard).withLeaseDurationSeconds((int) duration.toSeconds())
-                .withAcquireTime(now).withRenewTime(now).endSpec().build()).forceConflicts().serverSideApply();
+        Rings.liveShardLease(admin(), kind, namespace, shard, ring);
     }
 
     /**
@@ -218,7 +194,7 @@ public final class RealCluster {
      */
     public void awaitWebhookLabels(String namespace, String shardLabel, Duration atMost, Supplier<String> diagnostics) {
         Waiting.until(atMost, () -> "the API server calls the webhook for " + namespace + " (a dry-run create labelled "
-                + shardLabel + ")\n" + diagnostics.get(), () -> labels(admin().configMaps().inNamespace(namespace)
+                + shardLabel + ")\n" + diagnostics.get(), () -> RingState.labels(admin().configMaps().inNamespace(namespace)
                 .resource(new ConfigMapBuilder().withNewMetadata().withName("webhook-probe").endMetadata().build())
                 .dryRun().create()).containsKey(shardLabel));
     }
@@ -275,10 +251,5 @@ public final class RealCluster {
                 .toList();
         admin().rbac().clusterRoles().withName(aggregatedName)
                 .edit(role -> new ClusterRoleBuilder(role).withRules(rules).build());
-    }
-
-    public static Map<String, String> labels(HasMetadata object) {
-        Map<String, String> labels = object.getMetadata().getLabels();
-        return labels == null ? Map.of() : labels;
     }
 }

@@ -1,16 +1,22 @@
 package dev.ringmaster.itests.support;
 
+import static org.junit.Assert.assertEquals;
+
 import dev.ringmaster.examples.checksum.ReconcileLine;
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.sandbox.ReconcileLog;
 import dev.ringmaster.testing.apiserver.ApiServerLink;
+import dev.ringmaster.testing.rings.RingState;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Shards of an example checksum controller, each a process of the distribution
@@ -93,6 +99,26 @@ public final class ShardFleet implements AutoCloseable {
         return running.get(shard);
     }
 
+    /**
+     * Freezes the shard's process (SIGSTOP) until the sharder, which acquires a shard Lease that expired and
+     * stayed uncertain, declares the shard dead; checks that the sharder holds its Lease, runs
+     * {@code whileFrozen} and thaws the process (SIGCONT), whatever happened.
+     */
+    public void frozenUntilDead(String shard, RingState ring, Duration death, Supplier<String> sharderLog,
+            Runnable whileFrozen) {
+        Cli.Started frozen = process(shard);
+        frozen.signal("STOP");
+        try {
+            Waiting.until(death, () -> ring.kind().kind() + "'s " + shard + " declared dead\n" + sharderLog.get(),
+                    () -> "dead".equals(ring.stateOf(shard)));
+            assertEquals("the sharder acquired the frozen shard's Lease", RingContract.LEASE_CONTROLLER_HOLDER,
+                    ring.holderOf(shard));
+            whileFrozen.run();
+        } finally {
+            frozen.signal("CONT");
+        }
+    }
+
     /** Pairs of reconciles of one object by two shards at overlapping times, over every shard that ran. */
     public long overlaps() {
         return ReconcileLog.countOverlaps(reconciles());
@@ -119,8 +145,15 @@ public final class ShardFleet implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        for (Cli.Started shard : everStarted) {
-            shard.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        Cli.kill(everStarted.toArray(Cli.Started[]::new));
+    }
+
+    /** Closes each of {@code fleets} that was created at all: a test's clean-up. */
+    public static void close(ShardFleet... fleets) throws InterruptedException {
+        for (ShardFleet fleet : fleets) {
+            if (fleet != null) {
+                fleet.close();
+            }
         }
     }
 }

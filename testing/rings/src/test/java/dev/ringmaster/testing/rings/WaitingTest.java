@@ -1,0 +1,48 @@
+package dev.ringmaster.testing.rings;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class WaitingTest {
+
+    private final Waiting waiting = Waiting.every(Duration.ofMillis(10));
+
+    @Test
+    void aLapseFailsAtOnceNamingWhatLapsedEvenIfItHoldsAgainAfterwards() {
+        AtomicInteger polls = new AtomicInteger();
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> waiting.throughout(Duration.ofSeconds(2), () -> "settled",
+                () -> polls.incrementAndGet() == 3 ? List.of("cm-1 in drain") : List.of()))
+                .isInstanceOf(AssertionError.class).hasMessage("settled; first lapse: [cm-1 in drain]");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+        assertThat(polls).hasValue(3);
+    }
+
+    @Test
+    void aConditionThatHoldsThroughoutPasses() {
+        AtomicInteger polls = new AtomicInteger();
+        waiting.throughout(Duration.ofMillis(200), () -> "settled", () -> {
+            polls.incrementAndGet();
+            return List.of();
+        });
+        assertThat(polls.get()).isGreaterThan(5);
+    }
+
+    @Test
+    void aTimeoutSaysWhatWasAwaited() {
+        assertThatThrownBy(() -> waiting.until(Duration.ofMillis(100), () -> "shard-0 ready", () -> false))
+                .isInstanceOf(AssertionError.class).hasMessage("not within 0 s: shard-0 ready");
+    }
+
+    @Test
+    void aSummaryNamesTwelveProblemsAndCountsTheRest() {
+        List<String> problems = IntStream.range(0, 14).mapToObj(i -> "cm-" + i).toList();
+        assertThat(Waiting.summary(problems)).isEqualTo(problems.subList(0, 12) + " and 2 more");
+    }
+}
