@@ -2,6 +2,7 @@ package dev.ringmaster.sharder.certificates;
 
 import dev.ringmaster.sharder.certificates.SelfSignedPki.Authority;
 import dev.ringmaster.sharder.certificates.SelfSignedPki.Serving;
+import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
@@ -17,7 +18,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -188,22 +188,7 @@ public final class WebhookCertificates implements AutoCloseable {
                                 failure.toString());
                         return true;
                     });
-            informer.addEventHandler(new ResourceEventHandler<>() {
-                @Override
-                public void onAdd(Secret secret) {
-                    controller.enqueue(KEY);
-                }
-
-                @Override
-                public void onUpdate(Secret before, Secret after) {
-                    controller.enqueue(KEY);
-                }
-
-                @Override
-                public void onDelete(Secret secret, boolean finalStateUnknown) {
-                    controller.enqueue(KEY);
-                }
-            });
+            informer.addEventHandler(EventHandlers.onEveryEvent(secret -> controller.enqueue(KEY)));
             informers.add(informer);
             informer.start();
         }
