@@ -5,7 +5,7 @@ import dev.ringmaster.bench.BenchCluster;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.testing.apiserver.AuditLog;
-import dev.ringmaster.testing.rings.ObjectEvents;
+import dev.ringmaster.testing.rings.InformerHandlers;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -364,7 +364,7 @@ public final class RealScaleBench {
      */
     private static <T extends HasMetadata> SharedIndexInformer<T> watchLabels(
             MixedOperation<T, ?, ?> objects, Map<String, Map<String, String>> into, UnaryOperator<String> owner) {
-        return objects.inNamespace(NAMESPACE).inform(ObjectEvents.handler(object -> {
+        return objects.inNamespace(NAMESPACE).inform(InformerHandlers.handler(object -> {
             String name = owner.apply(object.getMetadata().getName());
             if (name != null) {
                 Map<String, String> all = object.getMetadata().getLabels();

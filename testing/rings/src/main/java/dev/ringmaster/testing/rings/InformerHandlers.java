@@ -4,9 +4,9 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.util.function.Consumer;
 
 /** Informer handlers of tests and benchmarks, which treat an added object as an updated one. */
-public final class ObjectEvents {
+public final class InformerHandlers {
 
-    private ObjectEvents() {
+    private InformerHandlers() {
     }
 
     /** Passes each object added or updated to {@code changed}, each deleted one to {@code deleted}. */
