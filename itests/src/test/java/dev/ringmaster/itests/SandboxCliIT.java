@@ -13,11 +13,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
@@ -25,7 +32,9 @@ import org.junit.Test;
  * per scenario with its embedded API server, the sharder in Felix and three checksum shards. Each
  * scenario must end with every object on an available shard, no object reconciled by two shards at
  * overlapping times, and the moves the scenario implies. kill-shard waits for a real Lease to expire
- * (15 s lease, 15 s grace), so it dominates the run time.
+ * (15 s lease, 15 s grace), so it dominates the run time. The scenario processes are independent (each
+ * has its own API server on a free port and its own files) and mostly wait, so the class starts them
+ * {@link #AT_ONCE} at a time before its tests, longest first; each test checks its own.
  */
 public class SandboxCliIT {
 
@@ -33,10 +42,41 @@ public class SandboxCliIT {
     private static final int OBJECTS = 60;
     /** The sandbox's own timeout is 120 s per phase; this only guards against a hung process. */
     private static final Duration PROCESS_TIMEOUT = Duration.ofSeconds(200);
+    /** Scenario processes running at once: they wait on Leases far more than they compute. */
+    private static final int AT_ONCE = 3;
+    private static final int RANGE_OBJECTS = 100;
+
+    private static final List<String> KILL_SHARD = scenarioArgs("kill-shard");
+    private static final List<String> KILL_JOSDK_SHARD = scenarioArgs("kill-shard", "--shard-impl", "josdk");
+    private static final List<String> RANGE_SCALE_OUT = List.of("sandbox", "--ranges", "--shards", "3", "--objects",
+            String.valueOf(RANGE_OBJECTS), "--scenario", "scale-out", "--exit", "--json");
+    private static final List<String> SWAP_STRATEGY = scenarioArgs("swap-strategy");
+    private static final List<String> SCALE_OUT = scenarioArgs("scale-out");
+    private static final List<String> SCALE_IN = scenarioArgs("scale-in");
+    private static final List<String> SCALE_IN_CONTROLLER_RING = scenarioArgs("scale-in", "--ring-kind", "controllerring");
+
+    private static ExecutorService runner;
+    private static final Map<List<String>, Future<Cli.Result>> RUNS = new HashMap<>();
+
+    @BeforeClass
+    public static void startTheScenarios() {
+        runner = Executors.newFixedThreadPool(AT_ONCE);
+        for (List<String> args : List.of(KILL_SHARD, KILL_JOSDK_SHARD, RANGE_SCALE_OUT, SWAP_STRATEGY, SCALE_OUT, SCALE_IN,
+                SCALE_IN_CONTROLLER_RING)) {
+            RUNS.put(args, runner.submit(() -> Cli.run(Distribution.home(), args, PROCESS_TIMEOUT)));
+        }
+    }
+
+    /** Every test has had its scenario's end; where only some ran (-Dit.test=…#name) the others are stopped. */
+    @AfterClass
+    public static void stopTheScenarios() throws InterruptedException {
+        runner.shutdownNow();
+        runner.awaitTermination(PROCESS_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    }
 
     @Test
     public void scaleOutDrainsObjectsToTheNewShard() {
-        Json json = scenario("scale-out");
+        Json json = scenario(SCALE_OUT);
         Map<String, Integer> perShard = json.counts("perShard");
         assertEquals(json.toString(), List.of("shard-0", "shard-1", "shard-2", "shard-3"), new ArrayList<>(perShard.keySet()));
         assertTrue("the new shard took objects over: " + json, perShard.get("shard-3") > 0);
@@ -53,9 +93,8 @@ public class SandboxCliIT {
      */
     @Test
     public void rangeModeScaleOutHandsRangesToTheNewShardWithoutWritingAConfigMap() {
-        int objects = 100;
-        Cli.Result result = Cli.run(Distribution.home(), List.of("sandbox", "--ranges", "--shards", "3", "--objects",
-                String.valueOf(objects), "--scenario", "scale-out", "--exit", "--json"), PROCESS_TIMEOUT);
+        int objects = RANGE_OBJECTS;
+        Cli.Result result = result(RANGE_SCALE_OUT);
         assertEquals(result.toString(), 0, result.exit());
         assertNoErrors(result);
         Json json = Json.parse(result.out());
@@ -82,26 +121,26 @@ public class SandboxCliIT {
 
     @Test
     public void josdkShardsHandOverLikeChecksumShards() {
-        Json json = scenario("kill-shard", "--shard-impl", "josdk");
+        Json json = scenario(KILL_JOSDK_SHARD);
         assertOneShardLeft(json);
     }
 
     @Test
     public void scaleInMovesTheObjectsOfTheShardThatLeftGracefully() {
-        Json json = scenario("scale-in");
+        Json json = scenario(SCALE_IN);
         assertOneShardLeft(json);
     }
 
     /** The same on a ControllerRing: the sandbox counts objects by that kind's labels only. */
     @Test
     public void scaleInOnAControllerRing() {
-        Json json = scenario("scale-in", "--ring-kind", "controllerring");
+        Json json = scenario(SCALE_IN_CONTROLLER_RING);
         assertOneShardLeft(json);
     }
 
     @Test
     public void killShardMovesTheObjectsOfTheDeadShardOnceItsLeaseHasExpired() {
-        Json json = scenario("kill-shard");
+        Json json = scenario(KILL_SHARD);
         assertOneShardLeft(json);
         assertTrue("the lease expired (15 s) and went uncertain (another 15 s) first: " + json,
                 json.number("scenarioSeconds") >= 30);
@@ -109,7 +148,7 @@ public class SandboxCliIT {
 
     @Test
     public void swapStrategyRebalancesThroughDrainsToRendezvous() {
-        Json json = scenario("swap-strategy");
+        Json json = scenario(SWAP_STRATEGY);
         Map<String, Integer> perShard = json.counts("perShard");
         assertEquals(json.toString(), List.of("shard-0", "shard-1", "shard-2"), new ArrayList<>(perShard.keySet()));
         assertTrue("consistent hashing and rendezvous place most objects differently: " + json,
@@ -182,12 +221,29 @@ public class SandboxCliIT {
         }
     }
 
-    /** Runs one scenario to its end and returns its JSON, checked for what every scenario must show. */
-    private static Json scenario(String name, String... moreFlags) {
+    private static List<String> scenarioArgs(String name, String... moreFlags) {
         List<String> args = new ArrayList<>(List.of("sandbox", "--shards", String.valueOf(SHARDS), "--objects",
                 String.valueOf(OBJECTS), "--scenario", name, "--exit", "--json"));
         args.addAll(List.of(moreFlags));
-        Cli.Result result = Cli.run(Distribution.home(), args, PROCESS_TIMEOUT);
+        return List.copyOf(args);
+    }
+
+    /** The process of one scenario, once it has ended. */
+    private static Cli.Result result(List<String> args) {
+        try {
+            return RUNS.get(args).get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof AssertionError failed ? failed : new AssertionError(args + " failed", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for " + args, e);
+        }
+    }
+
+    /** One scenario's JSON, checked for what every scenario must show. */
+    private static Json scenario(List<String> args) {
+        String name = args.get(args.indexOf("--scenario") + 1);
+        Cli.Result result = result(args);
         assertEquals(result.toString(), 0, result.exit());
         assertNoErrors(result);
         Json json = Json.parse(result.out());

@@ -52,6 +52,7 @@ public final class Cli {
             }
             return started.result();
         } catch (InterruptedException e) {
+            started.process().destroyForcibly();
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted while running " + started.command(), e);
         }
