@@ -1,8 +1,8 @@
 package dev.ringmaster.sharder.certificates;
 
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.sharder.certificates.SelfSignedPki.Authority;
 import dev.ringmaster.sharder.certificates.SelfSignedPki.Serving;
-import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;

@@ -1,7 +1,7 @@
 package dev.ringmaster.sharder.unassigned;
 
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.ring.RingResource;
-import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingView;
