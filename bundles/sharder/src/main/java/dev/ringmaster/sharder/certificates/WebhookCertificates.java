@@ -473,29 +473,23 @@ public final class WebhookCertificates implements AutoCloseable {
 
     /** @return false when another replica created it first (409) */
     private boolean create(Secret secret) {
-        try {
-            secrets().resource(secret).create();
-            return true;
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == HTTP_CONFLICT) {
-                LOG.debug("Secret {}/{} was created meanwhile; reading it", settings.namespace(),
-                        secret.getMetadata().getName());
-                return false;
-            }
-            throw e;
-        }
+        return written(secret, () -> secrets().resource(secret).create(), "was created meanwhile; reading it");
     }
 
     /** @return false when someone wrote it since it was read (409): the caller reads it again */
     private boolean update(Secret secret) {
+        // an update carrying the resourceVersion read: the API server refuses it if anyone wrote since
+        return written(secret, () -> secrets().resource(secret).update(), "changed meanwhile; reading it again");
+    }
+
+    /** @return false when {@code write} of {@code secret} met a conflict (409), which is logged as {@code meanwhile} */
+    private boolean written(Secret secret, Runnable write, String meanwhile) {
         try {
-            // an update carrying the resourceVersion read: the API server refuses it if anyone wrote since
-            secrets().resource(secret).update();
+            write.run();
             return true;
         } catch (KubernetesClientException e) {
             if (e.getCode() == HTTP_CONFLICT) {
-                LOG.debug("Secret {}/{} changed meanwhile; reading it again", settings.namespace(),
-                        secret.getMetadata().getName());
+                LOG.debug("Secret {}/{} {}", settings.namespace(), secret.getMetadata().getName(), meanwhile);
                 return false;
             }
             throw e;
