@@ -337,13 +337,24 @@ public final class WebhookCertificates implements AutoCloseable {
                     return pruned;
                 }
                 return authority;
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("this JVM cannot make ECDSA P-256 certificates", e);
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != HTTP_CONFLICT || attempt >= ATTEMPTS) {
-                    throw e;
-                }
+            } catch (GeneralSecurityException | KubernetesClientException e) {
+                tryAgainOnlyAfterAConflict(e, attempt);
             }
+        }
+    }
+
+    /**
+     * The failure of an attempt of {@link #ensureAuthority} or {@link #ensureServing}: returns when it was a
+     * conflict (409) and attempts are left, so the caller reads the Secret again; throws otherwise (a JVM that
+     * cannot make the certificates as an IllegalStateException).
+     */
+    private static void tryAgainOnlyAfterAConflict(Exception failure, int attempt) {
+        if (failure instanceof GeneralSecurityException e) {
+            throw new IllegalStateException("this JVM cannot make ECDSA P-256 certificates", e);
+        }
+        KubernetesClientException e = (KubernetesClientException) failure;
+        if (e.getCode() != HTTP_CONFLICT || attempt >= ATTEMPTS) {
+            throw e;
         }
     }
 
@@ -435,12 +446,8 @@ public final class WebhookCertificates implements AutoCloseable {
                     }
                 }
                 return served;
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("this JVM cannot make ECDSA P-256 certificates", e);
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != HTTP_CONFLICT || attempt >= ATTEMPTS) {
-                    throw e;
-                }
+            } catch (GeneralSecurityException | KubernetesClientException e) {
+                tryAgainOnlyAfterAConflict(e, attempt);
             }
         }
     }
