@@ -9,28 +9,16 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Range mode's in-process costs (docs/design.md section 9): placing the buckets over the shards, as the
  * sharder does on every membership change of a range-mode ring, and a shard's client-side check of one
  * object (FNV-1a of its uid, then its ranges), as it runs on every event when the server ignores the selector.
  */
-@BenchmarkMode(Mode.AverageTime)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class RangeBenchmark {
+public class RangeBenchmark extends InProcessBenchmark {
 
     @Param({"3", "10", "100"})
     public int shards;

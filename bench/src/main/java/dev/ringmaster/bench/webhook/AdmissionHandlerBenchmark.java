@@ -1,5 +1,6 @@
 package dev.ringmaster.bench.webhook;
 
+import dev.ringmaster.bench.InProcessBenchmark;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionRequest;
 import dev.ringmaster.ring.spi.AdmissionResponse;
@@ -8,15 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The sharder's admission handler alone, without HTTP or JSON: from a parsed review of a ConfigMap
@@ -24,13 +18,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * sets up. What the handler itself costs per request, which the HTTPS load benchmark cannot
  * separate from TLS and parsing.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class AdmissionHandlerBenchmark {
+public class AdmissionHandlerBenchmark extends InProcessBenchmark {
 
     private static final int REQUESTS = 4096;
 

@@ -1,5 +1,6 @@
 package dev.ringmaster.sandbox;
 
+import dev.ringmaster.flags.JsonText;
 import dev.ringmaster.ring.ranges.RangeSet;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,7 +105,7 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
     /** The result as one JSON object on one line. */
     String toJson() {
         StringBuilder json = new StringBuilder("{");
-        json.append("\"scenario\":").append(scenario.map(s -> quote(s.text())).orElse("null"));
+        json.append("\"scenario\":").append(scenario.map(s -> JsonText.quote(s.text())).orElse("null"));
         json.append(",\"shards\":").append(shards);
         json.append(",\"objects\":").append(objects);
         json.append(",\"seconds\":").append(String.format(Locale.ROOT, "%.1f", seconds));
@@ -118,7 +119,7 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
         json.append(",\"overlappingReconciles\":").append(overlappingReconciles);
         json.append(",\"reconciles\":").append(reconciles);
         json.append(",\"shardStates\":{");
-        appendEntries(json, shardStates, Result::quote);
+        appendEntries(json, shardStates, JsonText::quote);
         json.append('}');
         ranges.ifPresent(facts -> {
             json.append(",\"mode\":\"ranges\",\"buckets\":").append(facts.buckets());
@@ -131,7 +132,7 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
             json.append(",\"notReconciledByOwner\":").append(facts.notReconciledByOwner());
         });
         json.append(",\"ok\":").append(ok());
-        error.ifPresent(message -> json.append(",\"error\":").append(quote(message)));
+        error.ifPresent(message -> json.append(",\"error\":").append(JsonText.quote(message)));
         return json.append('}').toString();
     }
 
@@ -167,29 +168,7 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
                 json.append(',');
             }
             first = false;
-            json.append(quote(entry.getKey())).append(':').append(value.apply(entry.getValue()));
+            json.append(JsonText.quote(entry.getKey())).append(':').append(value.apply(entry.getValue()));
         }
-    }
-
-    /** A JSON string literal. */
-    static String quote(String text) {
-        StringBuilder quoted = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '"' -> quoted.append("\\\"");
-                case '\\' -> quoted.append("\\\\");
-                case '\n' -> quoted.append("\\n");
-                case '\r' -> quoted.append("\\r");
-                case '\t' -> quoted.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        quoted.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        quoted.append(c);
-                    }
-                }
-            }
-        }
-        return quoted.append('"').toString();
     }
 }

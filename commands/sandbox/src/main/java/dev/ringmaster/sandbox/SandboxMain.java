@@ -1,6 +1,7 @@
 package dev.ringmaster.sandbox;
 
 import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.StopOnSignal;
 import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.launcher.LaunchException;
 import dev.ringmaster.launcher.LogDefaults;
@@ -8,12 +9,12 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code bin/ringmaster sandbox}: the whole system with no cluster, in one JVM. The Felix framework
@@ -32,7 +33,7 @@ public final class SandboxMain {
     static final int USAGE_ERROR = Flags.USAGE_ERROR;
     private static final String NAME = "ringmaster sandbox";
     /** How long a signal waits for the sandbox to take itself down. */
-    private static final long SHUTDOWN_SECONDS = 60;
+    private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(60);
 
     static {
         // stdout is the live view or the JSON: logs go to stderr, and only warnings, with the time of day,
@@ -60,30 +61,9 @@ public final class SandboxMain {
             System.err.println(NAME + ": the system property ringmaster.home is not set; start via bin/ringmaster sandbox");
             System.exit(USAGE_ERROR);
         }
-        CountDownLatch stop = new CountDownLatch(1);
-        CountDownLatch finished = new CountDownLatch(1);
-        AtomicBoolean signalled = new AtomicBoolean();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            signalled.set(true);
-            stop.countDown();
-            try {
-                // the JVM ends when the hooks are done: let the sandbox stop the sharder and the shards first
-                finished.await(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "sandbox-shutdown"));
-        int code;
-        try {
-            code = new SandboxMain(Path.of(home), System.out, System.err, System.console() != null)
-                    .run(Arrays.asList(args), stop);
-        } finally {
-            finished.countDown();
-        }
-        if (!signalled.get()) {
-            // Vert.x and the clients leave non-daemon threads behind
-            System.exit(code);
-        }
+        // after a signal, the sandbox stops the sharder and the shards before the JVM ends
+        StopOnSignal.run("sandbox-shutdown", SHUTDOWN_TIMEOUT, stop -> new SandboxMain(Path.of(home), System.out,
+                System.err, System.console() != null).run(Arrays.asList(args), stop));
     }
 
     /**

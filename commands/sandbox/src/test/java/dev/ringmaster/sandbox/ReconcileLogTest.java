@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ReconcileLogTest {
 
@@ -22,38 +24,33 @@ class ReconcileLogTest {
                 + " / reconcile shard=shard-1 object=sandbox/cm-1 start=150 end=250");
     }
 
-    @Test
-    void intervalsAreClosedSoSharingTheEndMillisecondOverlaps() {
+    /** Three shards' reconciles of one object, from shard-0 to shard-2: {@code start-end} each. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            intervals are closed, so sharing the end millisecond overlaps | 100-200 200-300 301-400 | 1
+            every overlapping pair counts once: 0-1, 0-2, 1-2             | 0-1000 10-20 15-30      | 3
+            """)
+    void overlappingReconcilesOfOneObjectAreCounted(String rule, String intervals, int overlaps) {
         ReconcileLog log = new ReconcileLog();
-        log.add(new ReconcileLine("shard-0", "sandbox", "cm-1", 100, 200));
-        log.add(new ReconcileLine("shard-1", "sandbox", "cm-1", 200, 300));
-        log.add(new ReconcileLine("shard-2", "sandbox", "cm-1", 301, 400));
+        String[] startEnd = intervals.split(" ");
+        for (int shard = 0; shard < startEnd.length; shard++) {
+            String[] interval = startEnd[shard].split("-");
+            log.add(reconcile("shard-" + shard, "cm-1", Long.parseLong(interval[0]), Long.parseLong(interval[1])));
+        }
 
-        assertThat(log.overlaps()).isEqualTo(1);
+        assertThat(log.overlaps()).isEqualTo(overlaps);
     }
 
     @Test
     void aHandOverWithoutOverlapAndOneShardsOwnReconcilesAreFine() {
-        ReconcileLog log = new ReconcileLog();
-        log.add(new ReconcileLine("shard-0", "sandbox", "cm-1", 100, 200));
-        log.add(new ReconcileLine("shard-0", "sandbox", "cm-1", 150, 180)); // same shard: never a violation
-        log.add(new ReconcileLine("shard-1", "sandbox", "cm-1", 201, 300));
-        log.add(new ReconcileLine("shard-1", "sandbox", "cm-2", 100, 300)); // another object
+        ReconcileLog log = log(reconcile("shard-0", "cm-1", 100, 200),
+                reconcile("shard-0", "cm-1", 150, 180), // same shard: never a violation
+                reconcile("shard-1", "cm-1", 201, 300),
+                reconcile("shard-1", "cm-2", 100, 300)); // another object
 
         assertThat(log.overlaps()).isZero();
         assertThat(log.firstOverlap()).isEmpty();
         assertThat(log.shardsThatReconciled("sandbox/cm-1")).containsExactly("shard-0", "shard-1");
-    }
-
-    @Test
-    void everyOverlappingPairCountsOnce() {
-        ReconcileLog log = new ReconcileLog();
-        log.add(new ReconcileLine("shard-0", "sandbox", "cm-1", 0, 1000));
-        log.add(new ReconcileLine("shard-1", "sandbox", "cm-1", 10, 20));
-        log.add(new ReconcileLine("shard-2", "sandbox", "cm-1", 15, 30));
-
-        // 0-1, 0-2, 1-2
-        assertThat(log.overlaps()).isEqualTo(3);
     }
 
     @Test
@@ -84,9 +81,22 @@ class ReconcileLogTest {
     void theLastReconcilerIsTheShardOfTheLatestStart() {
         ReconcileLog log = new ReconcileLog();
         assertThat(log.lastReconciler("sandbox/cm-1")).isEmpty();
-        log.add(new ReconcileLine("shard-1", "sandbox", "cm-1", 300, 400));
-        log.add(new ReconcileLine("shard-0", "sandbox", "cm-1", 100, 200));
+        log.add(reconcile("shard-1", "cm-1", 300, 400));
+        log.add(reconcile("shard-0", "cm-1", 100, 200));
 
         assertThat(log.lastReconciler("sandbox/cm-1")).contains("shard-1");
+    }
+
+    /** A reconcile of ConfigMap sandbox/{@code name}. */
+    private static ReconcileLine reconcile(String shard, String name, long start, long end) {
+        return new ReconcileLine(shard, "sandbox", name, start, end);
+    }
+
+    private static ReconcileLog log(ReconcileLine... lines) {
+        ReconcileLog log = new ReconcileLog();
+        for (ReconcileLine line : lines) {
+            log.add(line);
+        }
+        return log;
     }
 }

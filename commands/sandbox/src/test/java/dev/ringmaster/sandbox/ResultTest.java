@@ -88,11 +88,6 @@ class ResultTest {
                 Optional.empty(), Optional.of(facts));
     }
 
-    @Test
-    void jsonStringsAreEscaped() {
-        assertThat(Result.quote("a\"b\\c\nd\u0001")).isEqualTo("\"a\\\"b\\\\c\\nd\\u0001\"");
-    }
-
     private static Result result(int unassigned, int onUnavailable, long overlaps, Optional<String> error) {
         return new Result(Optional.of(Scenario.KILL_SHARD), 3, 60, 47.3, 33.1,
                 new TreeMap<>(Map.of("shard-0", 0, "shard-1", 27, "shard-2", 33)),

@@ -36,6 +36,17 @@ public abstract class PartitioningStrategyContract {
         return IntStream.range(0, count).mapToObj(i -> Shard.of("shard-" + i)).toList();
     }
 
+    /**
+     * A placement the strategy pins: {@code key}'s shard on rings of shard-0..2 ({@code onThree}),
+     * shard-0..3 ({@code onFour}) and shard-0..2 weighted 1:2:4 ({@code weighted}).
+     */
+    protected void assertPinnedPlacement(String key, String onThree, String onFour, String weighted) {
+        assertThat(build(shards(3)).shardFor(key)).contains(onThree);
+        assertThat(build(shards(4)).shardFor(key)).contains(onFour);
+        assertThat(build(List.of(Shard.of("shard-0"), new Shard("shard-1", 2), new Shard("shard-2", 4))).shardFor(key))
+                .contains(weighted);
+    }
+
     protected static String[] assign(ShardRing ring, int keys) {
         String[] owners = new String[keys];
         for (int i = 0; i < keys; i++) {

@@ -52,11 +52,6 @@ class ConsistentHashRingTest extends PartitioningStrategyContract {
         assertThat(ConsistentHashRing.build(shards(3), 100, "-").shardFor(key)).contains(shard);
     }
 
-    private static final ShardRing THREE = ConsistentHashRing.build(shards(3), 100);
-    private static final ShardRing FOUR = ConsistentHashRing.build(shards(4), 100);
-    private static final ShardRing WEIGHTED =
-            ConsistentHashRing.build(List.of(Shard.of("shard-0"), new Shard("shard-1", 2), new Shard("shard-2", 4)), 100);
-
     /**
      * 50 keys of every shape (core and grouped, namespaced and cluster-scoped, shorter and longer than
      * XXH64's 32-byte stripe) on shard-0..2, on shard-0..3, and on shard-0..2 weighted 1:2:4; 100 tokens,
@@ -119,9 +114,7 @@ class ConsistentHashRingTest extends PartitioningStrategyContract {
         batch/Job/ns-49/nightly,                           shard-2, shard-3, shard-2
         """)
     void pinnedPlacements(String key, String onThree, String onFour, String weighted) {
-        assertThat(THREE.shardFor(key)).contains(onThree);
-        assertThat(FOUR.shardFor(key)).contains(onFour);
-        assertThat(WEIGHTED.shardFor(key)).contains(weighted);
+        assertPinnedPlacement(key, onThree, onFour, weighted);
     }
 
     @Test

@@ -26,11 +26,6 @@ class RendezvousRingTest extends PartitioningStrategyContract {
         return 0.5;
     }
 
-    private static final ShardRing THREE = RendezvousRing.build(shards(3));
-    private static final ShardRing FOUR = RendezvousRing.build(shards(4));
-    private static final ShardRing WEIGHTED =
-            RendezvousRing.build(List.of(Shard.of("shard-0"), new Shard("shard-1", 2), new Shard("shard-2", 4)));
-
     /**
      * 50 keys of every shape on shard-0..2, on shard-0..3, and on shard-0..2 weighted 1:2:4. Computed by
      * an independent implementation (Python) of XXH64, written from its specification, and of the scores
@@ -93,9 +88,7 @@ class RendezvousRingTest extends PartitioningStrategyContract {
         batch/Job/ns-49/nightly,                           shard-2, shard-3, shard-2
         """)
     void pinnedPlacements(String key, String onThree, String onFour, String weighted) {
-        assertThat(THREE.shardFor(key)).contains(onThree);
-        assertThat(FOUR.shardFor(key)).contains(onFour);
-        assertThat(WEIGHTED.shardFor(key)).contains(weighted);
+        assertPinnedPlacement(key, onThree, onFour, weighted);
     }
 
     @Test

@@ -25,6 +25,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -361,55 +362,50 @@ public final class ShardLease implements AutoCloseable {
     }
 
     private void release(String why) {
-        for (int attempt = 0; attempt < 3 && current != null; attempt++) {
-            if (!LeaseRules.heldBy(current, name, instance)) {
-                LOG.info("Shard lease {}/{}: leaving: {}; the Lease is not this instance's, nothing to release",
-                        namespace, name, why);
-                return;
-            }
-            ZonedDateTime now = utc(clock.instant());
-            Lease released = new LeaseBuilder(current).editSpec()
-                    .withHolderIdentity("")
-                    .withLeaseDurationSeconds(1)
-                    .withAcquireTime(now)
-                    .withRenewTime(now)
-                    .endSpec().build();
-            try {
-                current = writer().resource(released).update();
-                LOG.info("Shard lease {}/{}: leaving: {}; the Lease is released", namespace, name, why);
-                return;
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
-                    LOG.warn("Could not release shard lease {}/{}: {}", namespace, name, e.toString());
-                    return;
-                }
-                current = leases().get();
-            }
-        }
+        writeWhileHeld(why, "leaving", "the Lease is not this instance's, nothing to release", "the Lease is released",
+                "release shard lease %s/%s", held -> {
+                    ZonedDateTime now = utc(clock.instant());
+                    return new LeaseBuilder(held).editSpec()
+                            .withHolderIdentity("")
+                            .withLeaseDurationSeconds(1)
+                            .withAcquireTime(now)
+                            .withRenewTime(now)
+                            .endSpec().build();
+                });
     }
 
     /**
      * Keeps the Lease for the next instance of this shard: the restarting mark = now, holder and renew
-     * time unchanged; only while this instance still holds it. Conflicts re-read and try again.
+     * time unchanged.
      */
     private void markRestarting(String why) {
+        writeWhileHeld(why, "stopping to restart", "the Lease is not this instance's any more, nothing to mark",
+                "the Lease is kept", "mark shard lease %s/%s restarting", held -> new LeaseBuilder(held).editMetadata()
+                        .addToAnnotations(RingContract.RESTARTING_ANNOTATION,
+                                DateTimeFormatter.ISO_INSTANT.format(clock.instant().truncatedTo(ChronoUnit.SECONDS)))
+                        .endMetadata().build());
+    }
+
+    /**
+     * The last write of a departure ({@code doing} in the log lines): {@code change} of the Lease, only while
+     * this instance still holds it ({@code notHeld} in the log otherwise). Conflicts re-read and try again,
+     * three attempts in all; another failure is logged ("Could not " {@code couldNot}, with the namespace
+     * and name) and ends it.
+     */
+    private void writeWhileHeld(String why, String doing, String notHeld, String written, String couldNot,
+                                UnaryOperator<Lease> change) {
         for (int attempt = 0; attempt < 3 && current != null; attempt++) {
             if (!LeaseRules.heldBy(current, name, instance)) {
-                LOG.info("Shard lease {}/{}: stopping to restart: {}; the Lease is not this instance's any more,"
-                        + " nothing to mark", namespace, name, why);
+                LOG.info("Shard lease {}/{}: {}: {}; {}", namespace, name, doing, why, notHeld);
                 return;
             }
-            Lease marked = new LeaseBuilder(current).editMetadata()
-                    .addToAnnotations(RingContract.RESTARTING_ANNOTATION,
-                            DateTimeFormatter.ISO_INSTANT.format(clock.instant().truncatedTo(ChronoUnit.SECONDS)))
-                    .endMetadata().build();
             try {
-                current = writer().resource(marked).update();
-                LOG.info("Shard lease {}/{}: stopping to restart: {}; the Lease is kept", namespace, name, why);
+                current = writer().resource(change.apply(current)).update();
+                LOG.info("Shard lease {}/{}: {}: {}; {}", namespace, name, doing, why, written);
                 return;
             } catch (KubernetesClientException e) {
                 if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
-                    LOG.warn("Could not mark shard lease {}/{} restarting: {}", namespace, name, e.toString());
+                    LOG.warn("Could not {}: {}", String.format(couldNot, namespace, name), e.toString());
                     return;
                 }
                 current = leases().get();

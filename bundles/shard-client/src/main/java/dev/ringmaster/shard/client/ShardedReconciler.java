@@ -22,6 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -184,86 +185,38 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         return running.values();
     }
 
-    /** Where the wrapper's objects and events come from, and what this shard owns and must drain. */
-    private interface Source<T extends HasMetadata> {
+    /**
+     * Where the wrapper's objects and events come from ({@code start} and {@code stop} add and remove
+     * the wrapper as an event handler, {@code store} holds the cached objects of this shard's watch), and
+     * what this shard owns and must drain.
+     */
+    private record Source<T extends HasMetadata>(Consumer<ShardedReconciler<T>> start,
+                                                 Consumer<ShardedReconciler<T>> stop,
+                                                 Supplier<Store<T>> store,
+                                                 Predicate<T> owns,
+                                                 Predicate<T> mustDrain) {
 
-        void start(ShardedReconciler<T> reconciler);
-
-        void stop(ShardedReconciler<T> reconciler);
-
-        /** The cached objects of this shard's watch. */
-        Store<T> store();
-
-        default T get(String key) {
-            return store().getByKey(key);
+        T get(String key) {
+            return store.get().getByKey(key);
         }
 
-        default List<T> list() {
-            return store().list();
+        List<T> list() {
+            return store.get().list();
         }
-
-        boolean owns(T object);
-
-        boolean mustDrain(T object);
 
         static <T extends HasMetadata> Source<T> labels(ShardLabels labels, SharedIndexInformer<T> informer) {
-            return new Source<>() {
-                @Override
-                public void start(ShardedReconciler<T> reconciler) {
-                    informer.addEventHandler(reconciler);
-                }
-
-                @Override
-                public void stop(ShardedReconciler<T> reconciler) {
-                    informer.removeEventHandler(reconciler);
-                }
-
-                @Override
-                public Store<T> store() {
-                    return informer.getStore();
-                }
-
-                @Override
-                public boolean owns(T object) {
-                    return labels.owns(object.getMetadata().getLabels());
-                }
-
-                @Override
-                public boolean mustDrain(T object) {
-                    return labels.mustDrain(object.getMetadata().getLabels());
-                }
-            };
+            return new Source<>(informer::addEventHandler, informer::removeEventHandler, informer::getStore,
+                    object -> labels.owns(object.getMetadata().getLabels()),
+                    object -> labels.mustDrain(object.getMetadata().getLabels()));
         }
 
         static <T extends HasMetadata> Source<T> ranges(RangeInformer<T> informer) {
-            return new Source<>() {
-                @Override
-                public void start(ShardedReconciler<T> reconciler) {
-                    informer.addRunning(reconciler::running);
-                    informer.addEventHandler(reconciler);
-                }
-
-                @Override
-                public void stop(ShardedReconciler<T> reconciler) {
-                    informer.removeEventHandler(reconciler);
-                    // stays a running source until its last reconcile ends: closing must not hide one
-                }
-
-                @Override
-                public Store<T> store() {
-                    return informer.getStore();
-                }
-
-                @Override
-                public boolean owns(T object) {
-                    return informer.serves(object);
-                }
-
-                @Override
-                public boolean mustDrain(T object) {
-                    return false;
-                }
+            Consumer<ShardedReconciler<T>> start = reconciler -> {
+                informer.addRunning(reconciler::running);
+                informer.addEventHandler(reconciler);
             };
+            // stop: the informer stays a running source until its last reconcile ends, closing must not hide one
+            return new Source<>(start, informer::removeEventHandler, informer::getStore, informer::serves, object -> false);
         }
     }
 
@@ -282,7 +235,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         }
         started = true;
         lease.addListener(this);
-        source.start(this);
+        source.start().accept(this);
         if (sweeper != null) {
             sweeper.scheduleWithFixedDelay(this::sweepDrains, sweepPeriod.toMillis(), sweepPeriod.toMillis(),
                     TimeUnit.MILLISECONDS);
@@ -303,7 +256,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         generation++;
         queued.clear();
         queuedForHandBack.clear();
-        source.stop(this);
+        source.stop().accept(this);
         lease.removeListener(this);
         handBack.shutdown();
         if (sweeper != null) {
@@ -352,7 +305,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     /** Queues the key for a hand-back if its object is to be drained from this shard, else for the worker. */
     private void dispatch(String key) {
         T object = source.get(key);
-        if (object != null && source.mustDrain(object)) {
+        if (object != null && source.mustDrain().test(object)) {
             submit(handBack, queuedForHandBack, key, this::handBack);
         } else {
             submit(worker, queued, key, this::process);
@@ -452,7 +405,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     /** @return never asks to dispatch again: the worker reads the newest state itself */
     private boolean process(String key) {
         T object = ownedObject(key);
-        if (object == null || source.mustDrain(object) && handedBack(key, object)) {
+        if (object == null || source.mustDrain().test(object) && handedBack(key, object)) {
             return false;
         }
         // the lease again: the hand-back check may have taken a while
@@ -463,7 +416,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         // waits for the running objects outside, so either this sees the new ranges or the shrink sees this
         running.put(key, object);
         try {
-            if (source.owns(object)) {
+            if (source.owns().test(object)) {
                 reconciler.reconcile(object);
             }
         } catch (Exception e) {
@@ -480,7 +433,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
             return null; // fenced: onAcquired queues it again
         }
         T object = source.get(key);
-        return object != null && source.owns(object) ? object : null;
+        return object != null && source.owns().test(object) ? object : null;
     }
 
     /**

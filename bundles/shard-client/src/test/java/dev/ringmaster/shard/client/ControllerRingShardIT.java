@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -48,14 +47,11 @@ class ControllerRingShardIT {
 
     @BeforeAll
     static void startTheShard() {
-        Path kubeconfig = CLUSTER.serviceAccountKubeconfig(NAMESPACE, "shard-0",
-                CLUSTER.workFolder(NAMESPACE).resolve("shard-0.kubeconfig"));
-        CLUSTER.grant(NAMESPACE, "shard-0", List.of(
+        client = CLUSTER.clientAs(NAMESPACE, "shard-0", List.of(
                 new PolicyRuleBuilder().withApiGroups("coordination.k8s.io").withResources("leases")
                         .withVerbs("get", "create", "update").build(),
                 new PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
                         .withVerbs("get", "list", "watch", "patch").build()));
-        client = CLUSTER.clientFor(kubeconfig);
 
         create("mine", Map.of(SHARD_LABEL, "shard-0", "app", "demo"));
         create("other-shard", Map.of(SHARD_LABEL, "shard-1"));

@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -38,11 +37,9 @@ class DrainAcknowledgerIT {
 
     @BeforeAll
     static void actAsTheShard() {
-        Path kubeconfig = CLUSTER.serviceAccountKubeconfig(NAMESPACE, "shard-0",
-                CLUSTER.workFolder(NAMESPACE).resolve("shard-0.kubeconfig"));
-        CLUSTER.grant(NAMESPACE, "shard-0", List.of(new PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
-                .withVerbs("get", "patch").build()));
-        shard = CLUSTER.clientFor(kubeconfig);
+        shard = CLUSTER.clientAs(NAMESPACE, "shard-0", List.of(
+                new PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
+                        .withVerbs("get", "patch").build()));
         acknowledger = new DrainAcknowledger(shard, ShardLabels.of("drain-ack-it", "shard-0"));
     }
 

@@ -7,30 +7,18 @@ import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-@EnableKubernetesMockClient(crud = true)
-class DrainAcknowledgerTest {
-
-    private static final AtomicInteger NAMESPACES = new AtomicInteger();
-
-    KubernetesClient client;
-    KubernetesMockServer server;
+class DrainAcknowledgerTest extends MockServerTestBase {
 
     private final ShardLabels labels = ShardLabels.of("example", "shard-0");
     private DrainAcknowledger acknowledger;
-    private String namespace;
 
     @BeforeEach
     void setUp() {
         acknowledger = new DrainAcknowledger(client, labels);
-        namespace = "drain-test-" + NAMESPACES.incrementAndGet();
     }
 
     @Test
@@ -49,8 +37,7 @@ class DrainAcknowledgerTest {
 
     @Test
     void aControllerRingShardRemovesItsRingsLabelsOnly() {
-        DrainAcknowledger controllerRing = new DrainAcknowledger(client,
-                ShardLabels.of(RingKind.CONTROLLER_RING, "example", "shard-0"));
+        DrainAcknowledger controllerRing = controllerRingAcknowledger();
         // labels of the ControllerRing "example" and, as during a migration, of the ClusterRing "example"
         ConfigMap seen = create("cm", Map.of(
                 "shard.alpha.sharding.timebertt.dev/example", "shard-0",
@@ -67,8 +54,7 @@ class DrainAcknowledgerTest {
 
     @Test
     void aClusterRingDrainDoesNotConcernAControllerRingShard() {
-        DrainAcknowledger controllerRing = new DrainAcknowledger(client,
-                ShardLabels.of(RingKind.CONTROLLER_RING, "example", "shard-0"));
+        DrainAcknowledger controllerRing = controllerRingAcknowledger();
         ConfigMap seen = create("cm", Map.of(
                 "shard.alpha.sharding.timebertt.dev/example", "shard-0",
                 "drain.alpha.sharding.timebertt.dev/clusterring-50d858e0-example", "true"));
@@ -139,6 +125,11 @@ class DrainAcknowledgerTest {
         assertThat(acknowledger.acknowledgeIfDraining(seen)).isTrue();
 
         assertThat(get("cm").getMetadata().getLabels()).isNullOrEmpty();
+    }
+
+    /** The acknowledger of shard-0 of the ControllerRing "example". */
+    private DrainAcknowledger controllerRingAcknowledger() {
+        return new DrainAcknowledger(client, ShardLabels.of(RingKind.CONTROLLER_RING, "example", "shard-0"));
     }
 
     private ConfigMap create(String name, Map<String, String> objectLabels) {

@@ -1,5 +1,7 @@
 package dev.ringmaster.shard.client;
 
+import static dev.ringmaster.ring.testing.PinnedContract.INSTANCE;
+import static dev.ringmaster.ring.testing.PinnedContract.RESTARTING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,7 +11,6 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,8 +34,6 @@ import org.junit.jupiter.api.Test;
 class ShardIdentityIT {
 
     private static final String NAMESPACE = "shard-identity-it";
-    private static final String INSTANCE = "ringmaster.dev/holder-instance";
-    private static final String RESTARTING = "ringmaster.dev/restarting";
 
     private static final RealApiServer CLUSTER = RealApiServer.shared();
     private static final KubernetesClient ADMIN = CLUSTER.admin();
@@ -43,14 +42,11 @@ class ShardIdentityIT {
 
     @BeforeAll
     static void shardPermissions() {
-        Path kubeconfig = CLUSTER.serviceAccountKubeconfig(NAMESPACE, "shard",
-                CLUSTER.workFolder(NAMESPACE).resolve("shard.kubeconfig"));
-        CLUSTER.grant(NAMESPACE, "shard", List.of(
+        client = CLUSTER.clientAs(NAMESPACE, "shard", List.of(
                 new PolicyRuleBuilder().withApiGroups("coordination.k8s.io").withResources("leases")
                         .withVerbs("get", "list", "create", "update").build(),
                 new PolicyRuleBuilder().withApiGroups("apps").withResources("deployments", "statefulsets")
                         .withVerbs("get").build()));
-        client = CLUSTER.clientFor(kubeconfig);
     }
 
     @AfterAll

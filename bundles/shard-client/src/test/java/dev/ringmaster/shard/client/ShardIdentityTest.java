@@ -1,13 +1,12 @@
 package dev.ringmaster.shard.client;
 
+import static dev.ringmaster.ring.testing.PinnedContract.INSTANCE;
+import static dev.ringmaster.ring.testing.PinnedContract.RESTARTING;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.testing.MutableClock;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -17,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,36 +25,25 @@ import org.junit.jupiter.api.Test;
  * Lease of this shard's name is free for this instance), and what a graceful stop leaves behind (a
  * restart mark or a release). Driven one attempt at a time with a clock that moves only when told.
  */
-@EnableKubernetesMockClient(crud = true)
-class ShardIdentityTest {
+class ShardIdentityTest extends MockServerTestBase {
 
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
     private static final String SHARD = "shard-0";
-    private static final String INSTANCE = "ringmaster.dev/holder-instance";
-    private static final String RESTARTING = "ringmaster.dev/restarting";
-    private static final AtomicInteger NAMESPACES = new AtomicInteger();
 
-    KubernetesMockServer server;
-
-    private KubernetesClient client;
     private final MutableClock clock = new MutableClock(T0);
     private final List<String> events = new ArrayList<>();
     private ScheduledExecutorService executor;
-    private String namespace;
     private final List<ShardLease> leases = new ArrayList<>();
 
     @BeforeEach
     void setUp() {
-        client = server.createClient(builder -> builder.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
         executor = Executors.newScheduledThreadPool(2);
-        namespace = "identity-test-" + NAMESPACES.incrementAndGet();
     }
 
     @AfterEach
     void tearDown() {
         leases.forEach(ShardLease::close);
         executor.shutdownNow();
-        client.close();
     }
 
     private ShardLease lease(String instance, ShardDeparture departure) {
@@ -99,8 +86,7 @@ class ShardIdentityTest {
         first.tick();
 
         for (int second2 = 1; second2 <= 4; second2++) {
-            clock.set(T0.plusSeconds(second2 * 2L));
-            first.tick();
+            tickAt(first, second2 * 2L);
             second.tick();
         }
 
@@ -115,8 +101,7 @@ class ShardIdentityTest {
         ShardLease first = lease("uid-a", ShardDeparture.restart());
         ShardLease second = lease("uid-b", ShardDeparture.leave());
         first.tick();
-        clock.set(T0.plusSeconds(4));
-        first.tick();
+        tickAt(first, 4);
         clock.set(T0.plusSeconds(5));
 
         first.close();
@@ -129,8 +114,7 @@ class ShardIdentityTest {
                 .containsEntry(RESTARTING, "2026-01-01T00:00:05Z").containsEntry(INSTANCE, "uid-a");
         assertThat(events).containsExactly("uid-a acquired", "uid-a lost");
 
-        clock.set(T0.plusSeconds(6));
-        second.tick();
+        tickAt(second, 6);
 
         Lease taken = stored();
         assertThat(second.isHeld()).isTrue();
@@ -144,11 +128,9 @@ class ShardIdentityTest {
 
     @Test
     void theSameInstanceTakesItsOwnLeaseBackWithoutATransition() {
-        create(held("uid-a", T0, Map.of()));
-        ShardLease restartedContainer = lease("uid-a", ShardDeparture.leave());
+        ShardLease restartedContainer = after("uid-a", "uid-a");
 
-        clock.set(T0.plusSeconds(3));
-        restartedContainer.tick();
+        tickAt(restartedContainer, 3);
 
         assertThat(restartedContainer.isHeld()).isTrue();
         assertThat(stored().getSpec().getLeaseTransitions()).isNull();
@@ -157,11 +139,9 @@ class ShardIdentityTest {
 
     @Test
     void aLeaseWithoutAnInstanceIsThisShardsAsBefore() {
-        create(held(null, T0, Map.of()));
-        ShardLease lease = lease("uid-b", ShardDeparture.leave());
+        ShardLease lease = after(null, "uid-b");
 
-        clock.set(T0.plusSeconds(3));
-        lease.tick();
+        tickAt(lease, 3);
 
         assertThat(lease.isHeld()).isTrue();
         assertThat(stored().getMetadata().getAnnotations()).containsEntry(INSTANCE, "uid-b");
@@ -169,14 +149,11 @@ class ShardIdentityTest {
 
     @Test
     void anotherInstancesExpiredLeaseIsFree() {
-        create(held("uid-a", T0, Map.of()));
-        ShardLease lease = lease("uid-b", ShardDeparture.leave());
+        ShardLease lease = after("uid-a", "uid-b");
 
-        clock.set(T0.plusSeconds(14));
-        lease.tick();
+        tickAt(lease, 14);
         assertThat(lease.isHeld()).isFalse();
-        clock.set(T0.plusSeconds(15));
-        lease.tick();
+        tickAt(lease, 15);
 
         assertThat(lease.isHeld()).isTrue();
         assertThat(stored().getSpec().getLeaseTransitions()).isEqualTo(1);
@@ -245,8 +222,7 @@ class ShardIdentityTest {
         // another instance took it (e.g. after this one hung past the lease's expiry)
         client.leases().inNamespace(namespace).withName(SHARD).edit(l -> new LeaseBuilder(l).editMetadata()
                 .addToAnnotations(INSTANCE, "uid-b").endMetadata().build());
-        clock.set(T0.plusSeconds(2));
-        lease.tick();
+        tickAt(lease, 2);
         assertThat(lease.isHeld()).isFalse();
 
         lease.close();
@@ -301,5 +277,20 @@ class ShardIdentityTest {
 
     private static ZonedDateTime utc(Instant instant) {
         return ZonedDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+
+    /** {@code lease} renews or tries to acquire at T0 plus {@code seconds}. */
+    private void tickAt(ShardLease lease, long seconds) {
+        clock.set(T0.plusSeconds(seconds));
+        lease.tick();
+    }
+
+    /**
+     * The Lease as instance {@code previous} (null: a shard without instances) held it at T0, and the
+     * lease of {@code instance} of the same shard, which leaves when it stops.
+     */
+    private ShardLease after(String previous, String instance) {
+        create(held(previous, T0, Map.of()));
+        return lease(instance, ShardDeparture.leave());
     }
 }

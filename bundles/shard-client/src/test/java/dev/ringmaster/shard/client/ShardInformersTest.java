@@ -8,40 +8,23 @@ import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The shard's selector on list calls and informers, against the CRUD mock server. */
-@EnableKubernetesMockClient(crud = true)
-class ShardInformersTest {
-
-    private static final AtomicInteger NAMESPACES = new AtomicInteger();
-
-    KubernetesClient client;
-    KubernetesMockServer server;
+class ShardInformersTest extends MockServerTestBase {
 
     private final ShardLabels labels = ShardLabels.of("example", "shard-0");
     private final ShardInformers informers = new ShardInformers(labels);
     private SharedIndexInformer<ConfigMap> informer;
-    private String namespace;
-
-    @BeforeEach
-    void setUp() {
-        namespace = "informers-test-" + NAMESPACES.incrementAndGet();
-    }
 
     @AfterEach
     void tearDown() {

@@ -10,9 +10,6 @@ import dev.ringmaster.testing.apiserver.SilentApiServer;
 import dev.ringmaster.testing.apiserver.StandardError;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,31 +29,22 @@ import org.junit.jupiter.api.Test;
  * ({@link ShardLease#tick()}) with a clock that moves only when the test says; one runs the real
  * background loop.
  */
-@EnableKubernetesMockClient(crud = true)
-class ShardLeaseTest {
+class ShardLeaseTest extends MockServerTestBase {
 
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
     private static final String RING = "example";
     private static final String SHARD = "shard-0";
-    private static final AtomicInteger NAMESPACES = new AtomicInteger();
 
-    KubernetesMockServer server;
-
-    private KubernetesClient client;
     private final MutableClock clock = new MutableClock(T0);
     private final List<String> events = new ArrayList<>();
     /** The clock's instant at each onLost call. */
     private final List<Instant> lostAt = new ArrayList<>();
     private ScheduledExecutorService executor;
-    private String namespace;
     private ShardLease lease;
 
     @BeforeEach
     void setUp() {
-        // no client-side retries: one request per attempt, so expectations count exactly
-        client = server.createClient(builder -> builder.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
         executor = Executors.newScheduledThreadPool(2);
-        namespace = "lease-test-" + NAMESPACES.incrementAndGet();
         lease = builder().build().lease();
     }
 
@@ -65,7 +52,6 @@ class ShardLeaseTest {
     void tearDown() {
         lease.close();
         executor.shutdownNow();
-        client.close();
     }
 
     private Sharding.Builder builder() {

@@ -1,5 +1,6 @@
 package dev.ringmaster.shard.client;
 
+import static dev.ringmaster.ring.testing.PinnedContract.INSTANCE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,9 +9,6 @@ import dev.ringmaster.ring.testing.MutableClock;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -24,35 +22,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Claims of pool names against the CRUD mock server; the expected names and Lease fields are written out. */
-@EnableKubernetesMockClient(crud = true)
-class ShardPoolTest {
+class ShardPoolTest extends MockServerTestBase {
 
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-    private static final String INSTANCE = "ringmaster.dev/holder-instance";
-    private static final AtomicInteger NAMESPACES = new AtomicInteger();
 
-    KubernetesMockServer server;
-
-    private KubernetesClient client;
     private final MutableClock clock = new MutableClock(T0);
-    private String namespace;
-
-    @BeforeEach
-    void setUp() {
-        client = server.createClient(builder -> builder.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
-        namespace = "pool-test-" + NAMESPACES.incrementAndGet();
-    }
-
-    @AfterEach
-    void tearDown() {
-        client.close();
-    }
 
     private ShardPool pool(String instance) {
         return ShardPool.of(client, namespace, "workers").ring(RingKind.CONTROLLER_RING, "checksums")

@@ -1,5 +1,8 @@
 package dev.ringmaster.shard.client;
 
+import static dev.ringmaster.ring.testing.PinnedContract.ASSIGNED;
+import static dev.ringmaster.ring.testing.PinnedContract.RANGE_KEY;
+import static dev.ringmaster.ring.testing.PinnedContract.SERVED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.ranges.RangeKey;
@@ -23,9 +26,6 @@ import org.junit.jupiter.api.Test;
  */
 class ShardRangesTest {
 
-    private static final String ASSIGNED = "ringmaster.dev/assigned-ranges";
-    private static final String SERVED = "ringmaster.dev/served-ranges";
-    private static final String KEY = "ringmaster.dev/range-key";
     private static final String ALL = "0x0000000000000000-0x10000000000000000";
     private static final String LOWER = "0x0000000000000000-0x8000000000000000";
     private static final String QUARTER = "0x0000000000000000-0x4000000000000000";
@@ -42,7 +42,7 @@ class ShardRangesTest {
 
     @Test
     void growthIsClaimedInServedBeforeItIsServed() {
-        lease.edit(Map.of(ASSIGNED, LOWER, KEY, "uid"));
+        lease.edit(Map.of(ASSIGNED, LOWER, RANGE_KEY, "uid"));
         ranges.observe(lease.stored);
 
         assertThat(target.served).containsExactly(LOWER + " uid");
@@ -61,7 +61,7 @@ class ShardRangesTest {
     /** The sharder takes back a range between the shard's read and its claim: the claim fails, nothing of it is served. */
     @Test
     void aClaimThatConflictsServesNothingOfWhatWasTakenBack() {
-        lease.edit(Map.of(ASSIGNED, LOWER, KEY, "uid"));
+        lease.edit(Map.of(ASSIGNED, LOWER, RANGE_KEY, "uid"));
         Lease seen = lease.stored;
         lease.edit(Map.of(ASSIGNED, QUARTER));
         ranges.observe(seen);
@@ -141,12 +141,12 @@ class ShardRangesTest {
 
     @Test
     void aKeyChangeHandsEverythingOverFirst() {
-        lease.edit(Map.of(ASSIGNED, ALL, KEY, "uid"));
+        lease.edit(Map.of(ASSIGNED, ALL, RANGE_KEY, "uid"));
         ranges.observe(lease.stored);
         int updates = lease.updates;
 
         target.busy = true;
-        lease.edit(Map.of(ASSIGNED, ALL, KEY, "namespace"));
+        lease.edit(Map.of(ASSIGNED, ALL, RANGE_KEY, "namespace"));
         ranges.observe(lease.stored);
         assertThat(target.served).containsExactly(ALL + " uid", " uid");
         assertThat(lease.annotation(SERVED)).isEqualTo(ALL);
@@ -172,7 +172,7 @@ class ShardRangesTest {
     /** The sharder grows the assignment between two renewals: the watch's version is acted on at once. */
     @Test
     void anAssignmentTheWatchDeliversIsServedWithoutWaitingForARenewal() {
-        lease.edit(Map.of(ASSIGNED, LOWER, KEY, "uid"));
+        lease.edit(Map.of(ASSIGNED, LOWER, RANGE_KEY, "uid"));
         ranges.observe(lease.stored);
         lease.edit(Map.of(ASSIGNED, ALL));
         ranges.watched(lease.stored);
@@ -185,7 +185,7 @@ class ShardRangesTest {
     /** A late event of the version that assigned more: older than what the shard knows, so not acted on. */
     @Test
     void anOlderVersionFromTheWatchIsIgnored() {
-        lease.edit(Map.of(ASSIGNED, ALL, KEY, "uid"));
+        lease.edit(Map.of(ASSIGNED, ALL, RANGE_KEY, "uid"));
         Lease assignedAll = lease.stored;
         ranges.observe(assignedAll);
         lease.edit(Map.of(ASSIGNED, LOWER));
@@ -202,7 +202,7 @@ class ShardRangesTest {
     /** A renewal changes nothing the shard decides on: a shrink waiting for its reconciles is not looked at again. */
     @Test
     void aRenewalTheWatchDeliversIsLeftToTheRenewalLoop() {
-        lease.edit(Map.of(ASSIGNED, ALL, KEY, "uid"));
+        lease.edit(Map.of(ASSIGNED, ALL, RANGE_KEY, "uid"));
         ranges.observe(lease.stored);
         target.busy = true;
         lease.edit(Map.of(ASSIGNED, LOWER));
@@ -217,7 +217,7 @@ class ShardRangesTest {
 
     @Test
     void theWatchChangesNothingWhileTheLeaseIsNotHeld() {
-        lease.edit(Map.of(ASSIGNED, LOWER, KEY, "uid"));
+        lease.edit(Map.of(ASSIGNED, LOWER, RANGE_KEY, "uid"));
         ranges.observe(lease.stored);
         ranges.onLost();
         lease.edit(Map.of(ASSIGNED, ALL));
@@ -230,7 +230,7 @@ class ShardRangesTest {
     /** The sharder took the Lease (the shard was judged dead): the watch's version stops the serving before any renewal. */
     @Test
     void aLeaseTakenOverStopsTheServingWhenTheWatchDeliversIt() {
-        lease.edit(Map.of(ASSIGNED, LOWER, KEY, "uid"));
+        lease.edit(Map.of(ASSIGNED, LOWER, RANGE_KEY, "uid"));
         ranges.observe(lease.stored);
         lease.stored = FakeLease.bump(new LeaseBuilder(lease.stored).editSpec().withHolderIdentity("shardlease-controller")
                 .endSpec().build());

@@ -8,7 +8,9 @@ import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.testing.apiserver.SilentApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMapList;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -118,12 +120,7 @@ class ShardedReconcilerTest {
         // an informer that is never started stands for one whose watch went silent in an outage:
         // its cache never shows the drain, and no event comes
         informer = sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace));
-        reconciler = ShardedReconciler.builder(sharding, informer)
-                .worker(worker)
-                .reconciler(userReconcile)
-                .drainSweep(client.configMaps().inNamespace(namespace), Duration.ofMillis(100))
-                .build();
-        reconciler.start();
+        startWithDrainSweep(client.configMaps().inNamespace(namespace), Duration.ofMillis(100));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> get("drained").getMetadata().getLabels().size() == 1);
         assertThat(get("drained").getMetadata().getLabels()).containsOnly(Map.entry("app", "demo"));
@@ -134,12 +131,7 @@ class ShardedReconcilerTest {
     void theDrainSweepWaitsForTheLease() throws InterruptedException {
         create("drained", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), "true"), true);
         informer = sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace));
-        reconciler = ShardedReconciler.builder(sharding, informer)
-                .worker(worker)
-                .reconciler(userReconcile)
-                .drainSweep(client.configMaps().inNamespace(namespace), Duration.ofMillis(50))
-                .build();
-        reconciler.start();
+        startWithDrainSweep(client.configMaps().inNamespace(namespace), Duration.ofMillis(50));
 
         Thread.sleep(500);
         assertThat(get("drained").getMetadata().getLabels()).containsKey(labels.drainLabel());
@@ -158,12 +150,7 @@ class ShardedReconcilerTest {
         String logged;
         // an API server that takes the sweep's list and never answers it
         try (SilentApiServer silent = new SilentApiServer(client)) {
-            reconciler = ShardedReconciler.builder(sharding, informer)
-                    .worker(worker)
-                    .reconciler(userReconcile)
-                    .drainSweep(silent.client().configMaps().inNamespace(namespace), Duration.ofMillis(50))
-                    .build();
-            reconciler.start();
+            startWithDrainSweep(silent.client().configMaps().inNamespace(namespace), Duration.ofMillis(50));
             logged = silent.loggedWhileCuttingOff(() -> {
                 reconciler.close();
                 SilentApiServer.awaitEnd("drain-sweep-shard-0");
@@ -205,12 +192,7 @@ class ShardedReconcilerTest {
 
     @Test
     void handsBackWhileTheWorkerIsBusyWithAnotherObject() throws InterruptedException {
-        sharding.lease().tick();
-        CountDownLatch slowMayFinish = new CountDownLatch(1);
-        blockWhileReconciling("slow", slowMayFinish);
-        start(sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace)), null);
-        create("slow", Map.of(labels.shardLabel(), "shard-0"), true);
-        awaitReconciled("slow");
+        CountDownLatch slowMayFinish = heldAndReconciling("slow");
 
         create("drained", Map.of(labels.shardLabel(), "shard-0", labels.drainLabel(), "true"), true);
         await().atMost(Duration.ofSeconds(10)).until(() -> get("drained").getMetadata().getLabels().isEmpty());
@@ -220,12 +202,7 @@ class ShardedReconcilerTest {
 
     @Test
     void neverHandsBackAnObjectWhileTheWorkerReconcilesIt() {
-        sharding.lease().tick();
-        CountDownLatch busyMayFinish = new CountDownLatch(1);
-        blockWhileReconciling("busy", busyMayFinish);
-        start(sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace)), null);
-        create("busy", Map.of(labels.shardLabel(), "shard-0"), true);
-        awaitReconciled("busy");
+        CountDownLatch busyMayFinish = heldAndReconciling("busy");
 
         drain("busy");
         await().atMost(Duration.ofSeconds(10)).until(() -> labels.mustDrain(informer.getStore()
@@ -247,6 +224,20 @@ class ShardedReconcilerTest {
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("reconciler must be set");
         assertThatThrownBy(() -> ShardedReconciler.builder(null, unstarted))
                 .isInstanceOf(NullPointerException.class).hasMessageContaining("sharding");
+    }
+
+    /**
+     * With the lease held and the wrapper started, the worker reconciles this shard's new object
+     * {@code name} until the latch returned is counted down.
+     */
+    private CountDownLatch heldAndReconciling(String name) {
+        sharding.lease().tick();
+        CountDownLatch mayFinish = new CountDownLatch(1);
+        blockWhileReconciling(name, mayFinish);
+        start(sharding.informers().runnableInformer(client.configMaps().inNamespace(namespace)), null);
+        create(name, Map.of(labels.shardLabel(), "shard-0"), true);
+        awaitReconciled(name);
+        return mayFinish;
     }
 
     /** The reconcile of {@code name} waits for {@code mayFinish} (after noting the call). */
@@ -271,6 +262,16 @@ class ShardedReconcilerTest {
         reconciler.start();
         informer.start();
         await().atMost(Duration.ofSeconds(10)).until(informer::hasSynced);
+    }
+
+    /** Starts the wrapper, with a drain sweep over {@code swept}, on the informer, which is not started. */
+    private void startWithDrainSweep(FilterWatchListDeletable<ConfigMap, ConfigMapList, ?> swept, Duration period) {
+        reconciler = ShardedReconciler.builder(sharding, informer)
+                .worker(worker)
+                .reconciler(userReconcile)
+                .drainSweep(swept, period)
+                .build();
+        reconciler.start();
     }
 
     /** The worker takes keys in order: once an object created now is reconciled, all earlier ones were looked at. */

@@ -4,18 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.testing.apiserver.CuttingApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,21 +66,9 @@ class ShardingTest {
      */
     @Test
     void leaseRequestsAreMadeOnceWhateverTheUsersClientRetries() throws Exception {
-        AtomicInteger connections = new AtomicInteger();
-        try (ServerSocket cutting = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Thread acceptor = new Thread(() -> {
-                while (true) {
-                    try (Socket connection = cutting.accept()) {
-                        connections.incrementAndGet();
-                    } catch (IOException e) {
-                        return; // closed
-                    }
-                }
-            });
-            acceptor.setDaemon(true);
-            acceptor.start();
+        try (CuttingApiServer cutting = new CuttingApiServer()) {
             try (KubernetesClient retrying = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
-                    .withMasterUrl("https://127.0.0.1:" + cutting.getLocalPort()).withTrustCerts(true).build()).build();
+                    .withMasterUrl(cutting.url()).withTrustCerts(true).build()).build();
                  Sharding sharding = Sharding.forRing("example").shard("shard-0").namespace("default")
                          .client(retrying).renewDeadline(Duration.ofSeconds(3)).leaseDuration(Duration.ofSeconds(4))
                          .build()) {
@@ -91,8 +76,8 @@ class ShardingTest {
                 sharding.lease().tick();
                 assertThat(sharding.lease().isHeld()).isFalse();
             }
+            assertThat(cutting.connections()).isBetween(1, 2);
         }
-        assertThat(connections.get()).isBetween(1, 2);
     }
 
     @Test

@@ -92,15 +92,10 @@ class ShardedOperatorRangeTest {
     @Test
     void reconcilesOnlyTheObjectsOfItsRanges() throws InterruptedException {
         Map<String, Long> hashes = createMany(12);
-        RangeSet lower = lowerHalf(hashes);
-        start(new Recorder());
-        awaitHeld();
-        assign(lower);
+        Set<String> expected = recordingTheLowerHalf(hashes);
 
-        Set<String> expected = in(hashes, lower);
-        await().atMost(SOON).until(() -> reconciled.containsAll(expected));
         await().during(Duration.ofSeconds(2)).atMost(SOON).until(() -> expected.containsAll(reconciled));
-        assertThat(served()).isEqualTo(lower.toString());
+        assertThat(served()).isEqualTo(lowerHalf(hashes).toString());
 
         // the primary informer's list and watch carried the ranges' shard selector
         List<String> paths = new ArrayList<>();
@@ -115,12 +110,7 @@ class ShardedOperatorRangeTest {
     @Test
     void reconcilesTheObjectsOfNewRangesAfterAGrowth() {
         Map<String, Long> hashes = createMany(12);
-        RangeSet lower = lowerHalf(hashes);
-        start(new Recorder());
-        awaitHeld();
-        assign(lower);
-        Set<String> first = in(hashes, lower);
-        await().atMost(SOON).until(() -> reconciled.containsAll(first));
+        Set<String> first = recordingTheLowerHalf(hashes);
         assertThat(reconciled).containsExactlyInAnyOrderElementsOf(first);
 
         assign(RangeSet.ALL);
@@ -201,17 +191,28 @@ class ShardedOperatorRangeTest {
 
     @Test
     void hasNoShardLabelSelectorInRangeMode() {
-        operator = ShardedOperator.builder(sharding)
-                .configuration(o -> o.withKubernetesClient(client).withCloseClientOnStop(false)).build();
+        operator = TestOperators.operator(sharding, client);
         assertThatThrownBy(operator::selector).isInstanceOf(IllegalStateException.class).hasMessageContaining("range mode");
     }
 
     private void start(Reconciler<ConfigMap> reconciler) {
-        operator = ShardedOperator.builder(sharding)
-                .configuration(o -> o.withKubernetesClient(client).withCloseClientOnStop(false))
-                .build();
-        operator.register(reconciler, controller -> controller.settingNamespace(namespace));
-        operator.start();
+        operator = TestOperators.operator(sharding, client);
+        TestOperators.start(operator, namespace, reconciler);
+    }
+
+    /**
+     * Starts the {@link Recorder} with the lower half of {@code hashes} assigned.
+     *
+     * @return the ConfigMaps of that half, once all are reconciled
+     */
+    private Set<String> recordingTheLowerHalf(Map<String, Long> hashes) {
+        RangeSet lower = lowerHalf(hashes);
+        start(new Recorder());
+        awaitHeld();
+        assign(lower);
+        Set<String> expected = in(hashes, lower);
+        await().atMost(SOON).until(() -> reconciled.containsAll(expected));
+        return expected;
     }
 
     private void awaitHeld() {

@@ -186,11 +186,8 @@ class ShardedOperatorTest {
     }
 
     private void start(Reconciler<ConfigMap> reconciler) {
-        operator = ShardedOperator.builder(sharding)
-                .configuration(o -> o.withKubernetesClient(client).withCloseClientOnStop(false))
-                .build();
-        operator.register(reconciler, controller -> controller.settingNamespace(namespace));
-        operator.start();
+        operator = TestOperators.operator(sharding, client);
+        TestOperators.start(operator, namespace, reconciler);
     }
 
     private void create(String name, Map<String, String> objectLabels) {

@@ -1,11 +1,11 @@
 package dev.ringmaster.sharder.app;
 
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.interpreter.InvalidKeyEvents;
-import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.ObjectPages;

@@ -1,8 +1,8 @@
 package dev.ringmaster.sharder.certificates;
 
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.sharder.certificates.SelfSignedPki.Authority;
 import dev.ringmaster.sharder.certificates.SelfSignedPki.Serving;
-import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;
@@ -337,13 +337,24 @@ public final class WebhookCertificates implements AutoCloseable {
                     return pruned;
                 }
                 return authority;
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("this JVM cannot make ECDSA P-256 certificates", e);
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != HTTP_CONFLICT || attempt >= ATTEMPTS) {
-                    throw e;
-                }
+            } catch (GeneralSecurityException | KubernetesClientException e) {
+                tryAgainOnlyAfterAConflict(e, attempt);
             }
+        }
+    }
+
+    /**
+     * The failure of an attempt of {@link #ensureAuthority} or {@link #ensureServing}: returns when it was a
+     * conflict (409) and attempts are left, so the caller reads the Secret again; throws otherwise (a JVM that
+     * cannot make the certificates as an IllegalStateException).
+     */
+    private static void tryAgainOnlyAfterAConflict(Exception failure, int attempt) {
+        if (failure instanceof GeneralSecurityException e) {
+            throw new IllegalStateException("this JVM cannot make ECDSA P-256 certificates", e);
+        }
+        KubernetesClientException e = (KubernetesClientException) failure;
+        if (e.getCode() != HTTP_CONFLICT || attempt >= ATTEMPTS) {
+            throw e;
         }
     }
 
@@ -435,12 +446,8 @@ public final class WebhookCertificates implements AutoCloseable {
                     }
                 }
                 return served;
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("this JVM cannot make ECDSA P-256 certificates", e);
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != HTTP_CONFLICT || attempt >= ATTEMPTS) {
-                    throw e;
-                }
+            } catch (GeneralSecurityException | KubernetesClientException e) {
+                tryAgainOnlyAfterAConflict(e, attempt);
             }
         }
     }
@@ -473,29 +480,23 @@ public final class WebhookCertificates implements AutoCloseable {
 
     /** @return false when another replica created it first (409) */
     private boolean create(Secret secret) {
-        try {
-            secrets().resource(secret).create();
-            return true;
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == HTTP_CONFLICT) {
-                LOG.debug("Secret {}/{} was created meanwhile; reading it", settings.namespace(),
-                        secret.getMetadata().getName());
-                return false;
-            }
-            throw e;
-        }
+        return written(secret, () -> secrets().resource(secret).create(), "was created meanwhile; reading it");
     }
 
     /** @return false when someone wrote it since it was read (409): the caller reads it again */
     private boolean update(Secret secret) {
+        // an update carrying the resourceVersion read: the API server refuses it if anyone wrote since
+        return written(secret, () -> secrets().resource(secret).update(), "changed meanwhile; reading it again");
+    }
+
+    /** @return false when {@code write} of {@code secret} met a conflict (409), which is logged as {@code meanwhile} */
+    private boolean written(Secret secret, Runnable write, String meanwhile) {
         try {
-            // an update carrying the resourceVersion read: the API server refuses it if anyone wrote since
-            secrets().resource(secret).update();
+            write.run();
             return true;
         } catch (KubernetesClientException e) {
             if (e.getCode() == HTTP_CONFLICT) {
-                LOG.debug("Secret {}/{} changed meanwhile; reading it again", settings.namespace(),
-                        secret.getMetadata().getName());
+                LOG.debug("Secret {}/{} {}", settings.namespace(), secret.getMetadata().getName(), meanwhile);
                 return false;
             }
             throw e;

@@ -1,8 +1,8 @@
 package dev.ringmaster.sharder.lease;
 
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.spi.LeaseDetector;
-import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.runtime.Controller;

@@ -1,7 +1,7 @@
 package dev.ringmaster.sharder.ringcontrol;
 
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.ring.RingKind;
-import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;

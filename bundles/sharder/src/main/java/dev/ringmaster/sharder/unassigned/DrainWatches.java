@@ -1,12 +1,12 @@
 package dev.ringmaster.sharder.unassigned;
 
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.ring.RingResource.Role;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingView;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
 import java.time.Duration;
@@ -51,16 +51,7 @@ public final class DrainWatches implements AutoCloseable {
                     .forEach(resource -> catalog.resolve(resource.group(), resource.resource())
                             .ifPresent(resolved -> wanted.add(new WatchedResource(ring.key(), resolved, Role.MAIN))));
         }
-        watches.entrySet().removeIf(entry -> {
-            if (wanted.contains(entry.getKey())) {
-                return false;
-            }
-            entry.getValue().informer().close();
-            return true;
-        });
-        for (WatchedResource watched : wanted) {
-            watches.computeIfAbsent(watched, this::start);
-        }
+        WatchedResource.sync(watches, wanted, this::start, watch -> watch.informer().close());
     }
 
     /** The ring's objects in drain now. */
@@ -81,23 +72,10 @@ public final class DrainWatches implements AutoCloseable {
         SharedIndexInformer<GenericKubernetesResource> informer = client
                 .genericKubernetesResources(watched.resource().context()).inAnyNamespace()
                 .withLabelSelector(watched.ring().drainLabel()).runnableInformer(0);
-        informer.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(GenericKubernetesResource object) {
-                since.putIfAbsent(object.getMetadata().getUid(), clock.instant());
-            }
-
-            @Override
-            public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
-                since.putIfAbsent(after.getMetadata().getUid(), clock.instant());
-            }
-
-            @Override
-            public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
-                // handed back (the drain label removed), reassigned or deleted
-                since.remove(object.getMetadata().getUid());
-            }
-        });
+        // a delete: handed back (the drain label removed), reassigned or deleted
+        informer.addEventHandler(EventHandlers.<GenericKubernetesResource>handler(
+                object -> since.putIfAbsent(object.getMetadata().getUid(), clock.instant()),
+                object -> since.remove(object.getMetadata().getUid())));
         informer.start();
         return new Watch(informer, since);
     }

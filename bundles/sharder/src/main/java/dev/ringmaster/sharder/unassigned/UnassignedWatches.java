@@ -1,7 +1,7 @@
 package dev.ringmaster.sharder.unassigned;
 
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.ring.RingResource;
-import dev.ringmaster.sharder.kube.EventHandlers;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingView;
@@ -49,16 +49,7 @@ public final class UnassignedWatches implements AutoCloseable {
         for (RingView ring : rings) {
             ring.resources().values().forEach(resource -> resolve(ring.key(), resource).ifPresent(wanted::add));
         }
-        informers.entrySet().removeIf(entry -> {
-            if (wanted.contains(entry.getKey())) {
-                return false;
-            }
-            entry.getValue().close();
-            return true;
-        });
-        for (WatchedResource watched : wanted) {
-            informers.computeIfAbsent(watched, this::start);
-        }
+        WatchedResource.sync(informers, wanted, this::start, SharedIndexInformer::close);
     }
 
     /** The cached unassigned object, if it is still unassigned. */

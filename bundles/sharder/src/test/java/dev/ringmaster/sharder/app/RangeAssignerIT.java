@@ -1,5 +1,8 @@
 package dev.ringmaster.sharder.app;
 
+import static dev.ringmaster.ring.testing.PinnedContract.ASSIGNED;
+import static dev.ringmaster.ring.testing.PinnedContract.RANGE_KEY;
+import static dev.ringmaster.ring.testing.PinnedContract.SERVED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -47,10 +50,6 @@ class RangeAssignerIT {
 
     private static final String NAMESPACE = "range-assigner-it";
     private static final String RING = "range-assigner-it";
-    /** The contract's strings (docs/design.md sections 1 and 9), written out rather than taken from the code. */
-    private static final String ASSIGNED = "ringmaster.dev/assigned-ranges";
-    private static final String SERVED = "ringmaster.dev/served-ranges";
-    private static final String RANGE_KEY = "ringmaster.dev/range-key";
     private static final int BUCKETS = 16;
     private static final int LEASE_SECONDS = 3;
     /** How long a simulated shard takes to let go of ranges taken away from it. */

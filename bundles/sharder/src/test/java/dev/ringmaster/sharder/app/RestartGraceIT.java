@@ -1,5 +1,8 @@
 package dev.ringmaster.sharder.app;
 
+import static dev.ringmaster.ring.testing.PinnedContract.RESTARTING;
+import static dev.ringmaster.ring.testing.PinnedContract.RING_LABEL;
+import static dev.ringmaster.ring.testing.PinnedContract.STATE_LABEL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,10 +29,7 @@ class RestartGraceIT {
 
     private static final String NAMESPACE = "restart-grace-it";
     private static final String RING = "restart-grace-it";
-    /** The contract's strings (docs/design.md section 1), written out rather than taken from the code. */
-    private static final String RING_LABEL = "alpha.sharding.timebertt.dev/clusterring";
-    private static final String STATE_LABEL = "alpha.sharding.timebertt.dev/state";
-    private static final String RESTARTING = "ringmaster.dev/restarting";
+    /** The holder of a Lease the sharder took (docs/design.md section 1), written out as PinnedContract's strings are. */
     private static final String SHARDER = "shardlease-controller";
     /** The shards' lease duration: the detector alone would take a Lease 2 × 2 s after its last renewal. */
     private static final int LEASE_SECONDS = 2;

@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.app;
 
+import static dev.ringmaster.ring.testing.PinnedContract.STATE_LABEL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.sharder.model.ClusterRing;
@@ -27,7 +28,6 @@ class RingStateMetricsTest {
 
     private static final String CONTROLLERRING_LEASE_LABEL = "alpha.sharding.timebertt.dev/controllerring";
     private static final String CLUSTERRING_LEASE_LABEL = "alpha.sharding.timebertt.dev/clusterring";
-    private static final String STATE_LABEL = "alpha.sharding.timebertt.dev/state";
     /** The reference's KnownShardStates and its unknown state. */
     private static final Set<String> REFERENCE_STATES = Set.of("orphaned", "dead", "uncertain", "expired", "ready", "unknown");
 

@@ -1,5 +1,9 @@
 package dev.ringmaster.sharder.app;
 
+import static dev.ringmaster.sharder.testing.ExampleRing.DRAIN;
+import static dev.ringmaster.sharder.testing.ExampleRing.KEY;
+import static dev.ringmaster.sharder.testing.ExampleRing.RING;
+import static dev.ringmaster.sharder.testing.ExampleRing.SHARD;
 import static dev.ringmaster.sharder.testing.PinnedPlacements.CONSISTENT_HASH_TWO_SHARDS;
 import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_THREE_SHARDS;
 import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHARDS;
@@ -18,7 +22,6 @@ import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
-import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
@@ -63,10 +66,6 @@ class SharderReplicaTest {
     private KubernetesMockServer server;
     private KubernetesClient client;
 
-    private static final String RING = "example";
-    private static final RingKey KEY = RingKey.clusterRing(RING);
-    private static final String SHARD = RingContract.shardLabel(RING);
-    private static final String DRAIN = RingContract.drainLabel(RING);
     private static final Duration SOON = Duration.ofSeconds(20);
     private static final int OBJECTS = 24;
 

@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -40,11 +39,9 @@ class LabelWriterIT {
 
     @BeforeAll
     static void actAsTheSharder() {
-        Path kubeconfig = CLUSTER.serviceAccountKubeconfig(NAMESPACE, "sharder",
-                CLUSTER.workFolder(NAMESPACE).resolve("sharder.kubeconfig"));
-        CLUSTER.grant(NAMESPACE, "sharder", List.of(new PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
-                .withVerbs("list", "watch", "patch").build()));
-        sharder = CLUSTER.clientFor(kubeconfig);
+        sharder = CLUSTER.clientAs(NAMESPACE, "sharder", List.of(
+                new PolicyRuleBuilder().withApiGroups("").withResources("configmaps")
+                        .withVerbs("list", "watch", "patch").build()));
         configMaps = new ResourceCatalog(sharder).resolve("", "configmaps").orElseThrow();
         writer = new LabelWriter(sharder);
     }

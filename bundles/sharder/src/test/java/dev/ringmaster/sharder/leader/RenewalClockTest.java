@@ -60,8 +60,7 @@ class RenewalClockTest {
         lock.create(null, record("replica-a"));
         assertThat(lock.heldUntil()).contains(T0.plusSeconds(15));
 
-        lock.update(null, record("replica-a"));
-        assertThat(lock.heldUntil()).contains(T0.plusSeconds(3 + 15));
+        updateHoldsUntil(T0.plusSeconds(3 + 15));
     }
 
     @Test
@@ -87,11 +86,9 @@ class RenewalClockTest {
 
         // the elector stopped leading; acquiring again begins a new term, which is not refused
         Instant sent = clock.instant();
-        lock.update(null, record("replica-a"));
-        assertThat(lock.heldUntil()).contains(sent.plusSeconds(15));
+        updateHoldsUntil(sent.plusSeconds(15));
         // and renewals in time go on being counted
-        lock.update(null, record("replica-a"));
-        assertThat(lock.heldUntil()).contains(sent.plusSeconds(3 + 15));
+        updateHoldsUntil(sent.plusSeconds(3 + 15));
     }
 
     @Test
@@ -100,8 +97,13 @@ class RenewalClockTest {
         lock.termEnded();
         clock.advance(Duration.ofMinutes(5));
         Instant sent = clock.instant();
+        updateHoldsUntil(sent.plusSeconds(15));
+    }
+
+    /** This replica writes the Lease again, a renewal or an acquisition: afterwards it holds it until {@code until}. */
+    private void updateHoldsUntil(Instant until) {
         lock.update(null, record("replica-a"));
-        assertThat(lock.heldUntil()).contains(sent.plusSeconds(15));
+        assertThat(lock.heldUntil()).contains(until);
     }
 
     private static LeaderElectionRecord record(String holder) {

@@ -136,10 +136,7 @@ class ShardLeaseControllerTest {
 
     @Test
     void anotherDetectorAppliesToEveryLeaseOnceAllAreReevaluated() {
-        create(client, shardLease(namespace, "shard-0", "example", T0, DURATION));
-        create(client, shardLease(namespace, "shard-1", "example", T0, DURATION));
-        controller.start();
-        await().atMost(TIMEOUT).until(() -> controller.membership().availableShards(RingKey.clusterRing("example")).size() == 2);
+        startWithTwoAvailableShards();
 
         detector.set((lease, now) -> new ShardStatus(ShardState.DEAD, now.plusSeconds(60)));
         controller.reevaluateAll();
@@ -155,10 +152,7 @@ class ShardLeaseControllerTest {
 
     @Test
     void aShardThatStopsRenewingIsAcquiredThenItsLeaseDeleted() {
-        create(client, shardLease(namespace, "shard-0", "example", T0, DURATION));
-        create(client, shardLease(namespace, "shard-1", "example", T0, DURATION));
-        controller.start();
-        await().atMost(TIMEOUT).until(() -> controller.membership().availableShards(RingKey.clusterRing("example")).size() == 2);
+        startWithTwoAvailableShards();
 
         clock.set(T0.plusSeconds(2 * DURATION));
         renew(client, namespace, "shard-1", clock.instant());
@@ -260,5 +254,13 @@ class ShardLeaseControllerTest {
 
     private static ShardInfo ready(String name, int weight) {
         return new ShardInfo(name, ShardState.READY, weight);
+    }
+
+    /** Leases of shard-0 and shard-1 of the ring "example", renewed at T0; the controller started and counting both. */
+    private void startWithTwoAvailableShards() {
+        create(client, shardLease(namespace, "shard-0", "example", T0, DURATION));
+        create(client, shardLease(namespace, "shard-1", "example", T0, DURATION));
+        controller.start();
+        await().atMost(TIMEOUT).until(() -> controller.membership().availableShards(RingKey.clusterRing("example")).size() == 2);
     }
 }

@@ -389,8 +389,7 @@ class ShardLeaseReconcilerTest {
     @Test
     void aRestartingShardKeepsItsObjectsForTheGraceAndIsAcquiredAfterIt() {
         reconciler = withGraces(Map.of(KEY, Duration.ofSeconds(30)), () -> true);
-        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
-                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "2026-01-01T00:00:02Z").endMetadata());
+        leaseMarkedRestarting("2026-01-01T00:00:02Z");
 
         // the detector says ready, then expired, then uncertain: the hold says expired until T0 + 32 s
         passAt(T0.plusSeconds(1), ShardState.EXPIRED, Duration.ofSeconds(31));
@@ -413,8 +412,7 @@ class ShardLeaseReconcilerTest {
     @Test
     void aShardBackFromItsRestartIsReady() {
         reconciler = withGraces(Map.of(KEY, Duration.ofSeconds(30)), () -> true);
-        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
-                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "2026-01-01T00:00:02Z").endMetadata());
+        leaseMarkedRestarting("2026-01-01T00:00:02Z");
         passAt(T0.plusSeconds(2), ShardState.EXPIRED, Duration.ofSeconds(30));
 
         client.leases().inNamespace(namespace).withName(SHARD).edit(lease -> new LeaseBuilder(lease)
@@ -428,8 +426,7 @@ class ShardLeaseReconcilerTest {
     @Test
     void aFollowerHoldsARestartingShardToo() {
         ShardLeaseReconciler follower = withGraces(Map.of(KEY, Duration.ofSeconds(30)), () -> false);
-        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
-                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "2026-01-01T00:00:02Z").endMetadata());
+        leaseMarkedRestarting("2026-01-01T00:00:02Z");
         String created = get(client, namespace, SHARD).getMetadata().getResourceVersion();
 
         clock.set(T0.plusSeconds(25));
@@ -446,8 +443,7 @@ class ShardLeaseReconcilerTest {
     void theHoldOverridesTheDetectorInForce() {
         reconciler = withGraces(Map.of(KEY, Duration.ofSeconds(30)), () -> true);
         detector.set((lease, now) -> new ShardStatus(ShardState.DEAD, now.plusSeconds(60)));
-        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
-                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "2026-01-01T00:00:02Z").endMetadata());
+        leaseMarkedRestarting("2026-01-01T00:00:02Z");
         passAt(T0.plusSeconds(2), ShardState.EXPIRED, Duration.ofSeconds(30));
         passAt(T0.plusSeconds(32), ShardState.DEAD, Duration.ofSeconds(60));
     }
@@ -455,8 +451,7 @@ class ShardLeaseReconcilerTest {
     /** A grace of 0 is today's behaviour; a Lease of several rings has the largest grace, of no known ring the default. */
     @Test
     void theGraceIsTheLargestOfTheLeasesKnownRings() {
-        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
-                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "2026-01-01T00:00:02Z").endMetadata());
+        leaseMarkedRestarting("2026-01-01T00:00:02Z");
         reconciler = withGraces(Map.of(KEY, Duration.ZERO), () -> false);
         clock.set(T0.plusSeconds(25));
         reconciler.reconcile(key);
@@ -482,8 +477,7 @@ class ShardLeaseReconcilerTest {
     @Test
     void anUnparseableRestartingTimeIsIgnoredAndReportedOncePerValue() {
         reconciler = withGraces(Map.of(KEY, Duration.ofSeconds(30)), () -> true);
-        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
-                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, "soon").endMetadata());
+        leaseMarkedRestarting("soon");
         passAt(T0.plusSeconds(1), ShardState.READY, Duration.ofSeconds(9));
         passAt(T0.plusSeconds(2), ShardState.READY, Duration.ofSeconds(8));
         assertThat(warnings("InvalidRestarting")).singleElement().satisfies(event -> {
@@ -550,5 +544,11 @@ class ShardLeaseReconcilerTest {
             throw new AssertionError(e);
         }
         return matching;
+    }
+
+    /** The shard's Lease, renewed at T0 and still its own, marked restarting {@code at}. */
+    private void leaseMarkedRestarting(String at) {
+        create(client, shardLease(namespace, SHARD, RING, T0, DURATION)
+                .editMetadata().addToAnnotations(RingContract.RESTARTING_ANNOTATION, at).endMetadata());
     }
 }

@@ -82,8 +82,7 @@ class RangeAssignerTest {
 
     @Test
     void aJoiningShardGetsTheLosersRangesOnlyOnceItServesThemNoMore() {
-        lease("a", B1, B1);
-        lease("b", B023, B023);
+        aServesB1AndBTheRest();
         lease("c");
         members(ready("a"), ready("b"), ready("c"));
 
@@ -108,8 +107,7 @@ class RangeAssignerTest {
 
     @Test
     void aFencedShardsRangesMoveAtOnceAndItsAssignmentIsCleared() {
-        lease("a", B1, B1);
-        lease("b", B023, B023);
+        aServesB1AndBTheRest();
         lease("c");
         members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, false), ready("c"));
         assigner.reconcile(KEY);
@@ -120,8 +118,7 @@ class RangeAssignerTest {
 
     @Test
     void aShardJudgedDeadButStillRenewingKeepsItsClaimUntilItsRenewalsRunOut() {
-        lease("a", B1, B1);
-        lease("b", B023, B023);
+        aServesB1AndBTheRest();
         members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, true));
         assigner.reconcile(KEY);
         assertThat(assigned("b")).isEmpty();
@@ -163,8 +160,7 @@ class RangeAssignerTest {
      */
     @Test
     void everyWriteTheCachedVersionDoesNotIncludeCountsAsAClaim() {
-        lease("a", B1, B1);
-        lease("b", B023, B023);
+        aServesB1AndBTheRest();
         lease("c", "", "");
         members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, false), ready("c"));
         assigner.reconcile(KEY);
@@ -184,8 +180,7 @@ class RangeAssignerTest {
 
     @Test
     void unreadableServedRangesClaimWhatTheShardLastServedReadably() {
-        lease("a", B1, B1);
-        lease("b", B023, B023);
+        aServesB1AndBTheRest();
         lease("c");
         members(ready("a"), ready("b"), ready("c"));
         assigner.reconcile(KEY); // b := nothing, its served B0 B2 B3 remembered
@@ -230,8 +225,7 @@ class RangeAssignerTest {
 
     @Test
     void aKeyChangeHandsEverythingOverThroughNothing() {
-        lease("a", B1, B1);
-        lease("b", B023, B023);
+        aServesB1AndBTheRest();
         members(ready("a"), ready("b"));
         ClusterRing ring = configMapRing(KEY.name());
         ring.getSpec().setRanges(new RingRanges("namespace", 4));
@@ -259,6 +253,12 @@ class RangeAssignerTest {
 
     private static ShardInfo ready(String name) {
         return new ShardInfo(name, ShardState.READY, 1);
+    }
+
+    /** The Leases of a, assigned and serving B1, and b, assigned and serving B0 B2 B3. */
+    private void aServesB1AndBTheRest() {
+        lease("a", B1, B1);
+        lease("b", B023, B023);
     }
 
     private void lease(String name) {

@@ -1,12 +1,15 @@
 package dev.ringmaster.sharder.rebalance;
 
+import static dev.ringmaster.sharder.testing.ExampleRing.DRAIN;
+import static dev.ringmaster.sharder.testing.ExampleRing.KEY;
+import static dev.ringmaster.sharder.testing.ExampleRing.RING;
+import static dev.ringmaster.sharder.testing.ExampleRing.SHARD;
 import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_THREE_SHARDS;
 import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHARDS;
 import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
@@ -21,7 +24,6 @@ import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
-import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
@@ -57,10 +59,6 @@ class RebalancerTest {
     KubernetesClient client;
     KubernetesMockServer server;
 
-    private static final String RING = "example";
-    private static final RingKey KEY = RingKey.clusterRing(RING);
-    private static final String SHARD = RingContract.shardLabel(RING);
-    private static final String DRAIN = RingContract.drainLabel(RING);
     private static final RebalanceLimits LIMITS = new RebalanceLimits(7, 4, 500, Duration.ofMinutes(5), Duration.ofSeconds(5));
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();

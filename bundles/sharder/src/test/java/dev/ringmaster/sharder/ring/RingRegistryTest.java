@@ -63,9 +63,12 @@ class RingRegistryTest {
     }
 
     /** The one change of the one notification the test caused. */
-    private RingChange theOnlyChange() {
+    /** The one change notified, which is of the ClusterRing {@code ring}. */
+    private RingChange theOnlyChangeOf(String ring) {
         assertThat(notifications).singleElement().satisfies(changes -> assertThat(changes).hasSize(1));
-        return notifications.get(0).get(0);
+        RingChange change = notifications.get(0).get(0);
+        assertThat(change.ring()).isEqualTo(RingKey.clusterRing(ring));
+        return change;
     }
 
     @BeforeEach
@@ -112,8 +115,7 @@ class RingRegistryTest {
         assertThat(shardRing("a")).isSameAs(before);
         assertThat(builds.get()).isZero();
         // the shard states are news for the ring's status, not for its objects
-        RingChange change = theOnlyChange();
-        assertThat(change.ring()).isEqualTo(RingKey.clusterRing("a"));
+        RingChange change = theOnlyChangeOf("a");
         assertThat(change.movesObjects()).isFalse();
         assertThat(change.resourcesChanged()).isFalse();
     }
@@ -186,8 +188,7 @@ class RingRegistryTest {
         ClusterRing a = configMapRing("a");
         a.getStatus().setShards(2);
         registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, rings(a, registry.view(RingKey.clusterRing("b")).orElseThrow().ring())));
-        RingChange change = theOnlyChange();
-        assertThat(change.ring()).isEqualTo(RingKey.clusterRing("a"));
+        RingChange change = theOnlyChangeOf("a");
         assertThat(change.movesObjects()).isFalse();
         assertThat(builds.get()).isZero();
     }
@@ -196,8 +197,7 @@ class RingRegistryTest {
     void removedRingsAreForgottenAndReported() {
         registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, rings(registry.view(RingKey.clusterRing("a")).orElseThrow().ring())));
         assertThat(registry.view(RingKey.clusterRing("b"))).isEmpty();
-        RingChange change = theOnlyChange();
-        assertThat(change.ring()).isEqualTo(RingKey.clusterRing("b"));
+        RingChange change = theOnlyChangeOf("b");
         assertThat(change.after()).isEmpty();
         assertThat(change.resourcesChanged()).isTrue();
         assertThat(change.movesObjects()).isFalse();

@@ -1,11 +1,14 @@
 package dev.ringmaster.sharder.unassigned;
 
+import static dev.ringmaster.sharder.testing.ExampleRing.DRAIN;
+import static dev.ringmaster.sharder.testing.ExampleRing.KEY;
+import static dev.ringmaster.sharder.testing.ExampleRing.RING;
+import static dev.ringmaster.sharder.testing.ExampleRing.SHARD;
 import static dev.ringmaster.sharder.testing.PinnedPlacements.RENDEZVOUS_TWO_SHARDS;
 import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
@@ -47,10 +50,6 @@ class UnassignedWatchesTest {
     KubernetesClient client;
     KubernetesMockServer server;
 
-    private static final String RING = "example";
-    private static final RingKey KEY = RingKey.clusterRing(RING);
-    private static final String SHARD = RingContract.shardLabel(RING);
-    private static final String DRAIN = RingContract.drainLabel(RING);
     private static final Duration WITHIN_SECONDS = Duration.ofSeconds(10);
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();

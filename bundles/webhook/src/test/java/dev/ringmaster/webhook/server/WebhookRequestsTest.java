@@ -12,46 +12,26 @@ import dev.ringmaster.webhook.testing.HttpsClient;
 import dev.ringmaster.webhook.testing.HttpsClient.Answer;
 import dev.ringmaster.webhook.testing.RawConnection;
 import dev.ringmaster.webhook.testing.Reviews;
-import dev.ringmaster.webhook.testing.TestPki;
 import io.micrometer.core.instrument.Timer;
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Every branch of a request against the running server, over real HTTPS. */
-class WebhookRequestsTest {
+class WebhookRequestsTest extends WebhookServerTestBase {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static TestPki pki;
 
-    @TempDir
-    Path directory;
-
-    private ServerFixture fixture;
     private HttpsClient client;
-
-    @BeforeAll
-    static void authority() {
-        pki = TestPki.create();
-    }
 
     @BeforeEach
     void start() throws Exception {
         fixture = new ServerFixture(pki, directory.resolve("tls")).started();
         client = fixture.client();
-    }
-
-    @AfterEach
-    void stop() {
-        fixture.close();
     }
 
     @Test
@@ -90,9 +70,7 @@ class WebhookRequestsTest {
     void anUnknownPathIs404EchoingTheUid() {
         Answer answer = client.review("/webhooks/other", Reviews.configMapCreate("uid-404", "cm"));
 
-        assertThat(answer.status()).isEqualTo(404);
-        assertThat(answer.json().at("/response/uid").asText()).isEqualTo("uid-404");
-        assertThat(answer.json().at("/response/allowed").asBoolean()).isFalse();
+        refused(answer, 404, "uid-404");
         assertThat(answer.json().at("/response/status/reason").asText()).isEqualTo("NotFound");
         assertThat(answer.json().at("/response/status/message").asText())
                 .isEqualTo("no admission handler serves the path /webhooks/other");
@@ -166,21 +144,18 @@ class WebhookRequestsTest {
         assertThat(malformed.json().get("message").asText()).startsWith("malformed JSON:");
 
         Answer truncated = client.review(SHARDER_PATH, Reviews.configMapCreate("uid-cut", "cm").substring(0, 250));
-        assertThat(truncated.status()).isEqualTo(400);
-        assertThat(truncated.json().at("/response/uid").asText()).isEqualTo("uid-cut");
+        refused(truncated, 400, "uid-cut");
         assertThat(truncated.json().at("/response/status/message").asText()).startsWith("malformed JSON:");
 
         Answer wrongVersion = client.review(SHARDER_PATH, Reviews.configMapCreate("uid-v1beta1", "cm")
                 .replace("admission.k8s.io/v1", "admission.k8s.io/v1beta1"));
-        assertThat(wrongVersion.status()).isEqualTo(400);
-        assertThat(wrongVersion.json().at("/response/uid").asText()).isEqualTo("uid-v1beta1");
+        refused(wrongVersion, 400, "uid-v1beta1");
         assertThat(wrongVersion.json().at("/response/status/message").asText())
                 .contains("got apiVersion admission.k8s.io/v1beta1");
 
         Answer wrongKind = client.review(SHARDER_PATH, Reviews.configMapCreate("uid-kind", "cm")
                 .replace("\"kind\":\"AdmissionReview\"", "\"kind\":\"AdmissionRequest\""));
-        assertThat(wrongKind.status()).isEqualTo(400);
-        assertThat(wrongKind.json().at("/response/uid").asText()).isEqualTo("uid-kind");
+        refused(wrongKind, 400, "uid-kind");
 
         Answer noUid = client.review(SHARDER_PATH, Reviews.configMapCreate("", "cm"));
         assertThat(noUid.status()).isEqualTo(400);
@@ -193,15 +168,12 @@ class WebhookRequestsTest {
     @Test
     void aFailingHandlerIs500EchoingTheUid() {
         Answer thrown = client.review("/boom/", Reviews.configMapCreate("uid-boom", "cm"));
-        assertThat(thrown.status()).isEqualTo(500);
-        assertThat(thrown.json().at("/response/uid").asText()).isEqualTo("uid-boom");
-        assertThat(thrown.json().at("/response/allowed").asBoolean()).isFalse();
+        refused(thrown, 500, "uid-boom");
         assertThat(thrown.json().at("/response/status/message").asText())
                 .isEqualTo("admission handler boom failed: java.lang.IllegalStateException: handler exploded");
 
         Answer nothing = client.review("/null/", Reviews.configMapCreate("uid-null", "cm"));
-        assertThat(nothing.status()).isEqualTo(500);
-        assertThat(nothing.json().at("/response/uid").asText()).isEqualTo("uid-null");
+        refused(nothing, 500, "uid-null");
         assertThat(nothing.json().at("/response/status/message").asText())
                 .isEqualTo("admission handler null returned no response");
 
@@ -262,5 +234,12 @@ class WebhookRequestsTest {
                 .getBytes(StandardCharsets.UTF_8);
         System.arraycopy(start, 0, body, 0, start.length);
         return body;
+    }
+
+    /** The answer is {@code status}, echoes the review's {@code uid} and does not allow it. */
+    private static void refused(Answer answer, int status, String uid) {
+        assertThat(answer.status()).isEqualTo(status);
+        assertThat(answer.json().at("/response/uid").asText()).isEqualTo(uid);
+        assertThat(answer.json().at("/response/allowed").asBoolean()).isFalse();
     }
 }

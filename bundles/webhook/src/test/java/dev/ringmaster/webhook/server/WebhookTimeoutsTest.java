@@ -14,43 +14,24 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Slow clients and a graceful stop. */
-class WebhookTimeoutsTest {
+class WebhookTimeoutsTest extends WebhookServerTestBase {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static TestPki pki;
 
-    @TempDir
-    Path directory;
-
-    private ServerFixture fixture;
-
-    @BeforeAll
-    static void authority() {
-        pki = TestPki.create();
-    }
 
     @BeforeEach
     void certificate() throws IOException {
         fixture = new ServerFixture(pki, directory.resolve("tls"));
         fixture.mount.publish(pki.issue(TestPki.KeyFormat.RSA_PKCS1));
-    }
-
-    @AfterEach
-    void stop() {
-        fixture.close();
     }
 
     /** Head sent, body promised but stalled: 408 at the read timeout, and others are served meanwhile. */

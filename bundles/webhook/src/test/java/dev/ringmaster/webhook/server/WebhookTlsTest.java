@@ -9,7 +9,6 @@ import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.webhook.testing.HttpsClient;
 import dev.ringmaster.webhook.testing.RawConnection;
 import dev.ringmaster.webhook.testing.Reviews;
-import dev.ringmaster.webhook.testing.TestPki;
 import dev.ringmaster.webhook.testing.TestPki.Issued;
 import dev.ringmaster.webhook.testing.TestPki.KeyFormat;
 import dev.ringmaster.webhook.tls.KeyMaterial;
@@ -37,33 +36,13 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** TLS: protocol versions, certificate rotation and every way the certificate files can be wrong. */
-class WebhookTlsTest {
+class WebhookTlsTest extends WebhookServerTestBase {
 
     private static final Duration SOON = Duration.ofSeconds(10);
-    private static TestPki pki;
 
-    @TempDir
-    Path directory;
-
-    private ServerFixture fixture;
-
-    @BeforeAll
-    static void authority() {
-        pki = TestPki.create();
-    }
-
-    @AfterEach
-    void stop() {
-        if (fixture != null) {
-            fixture.close();
-        }
-    }
 
     @Test
     void tls11IsRefusedThoughThisJvmAllowsItAndTls12And13AreServed() throws Exception {

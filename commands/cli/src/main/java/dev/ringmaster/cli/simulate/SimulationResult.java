@@ -1,5 +1,6 @@
 package dev.ringmaster.cli.simulate;
 
+import dev.ringmaster.flags.JsonText;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;

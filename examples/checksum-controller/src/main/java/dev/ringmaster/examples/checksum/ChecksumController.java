@@ -1,6 +1,7 @@
 package dev.ringmaster.examples.checksum;
 
 import dev.ringmaster.flags.Flags;
+import dev.ringmaster.flags.StopOnSignal;
 import dev.ringmaster.flags.UsageException;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -25,7 +26,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
@@ -85,20 +85,26 @@ public final class ChecksumController {
         default boolean rangeMode() {
             return false;
         }
+
+        /** {@code shards}, range mode included. */
+        static Shards withRangeMode(Shards shards) {
+            return new Shards() {
+                @Override
+                public AutoCloseable start(KubernetesClient client, ChecksumShard.Options options,
+                                           Consumer<String> reconcileLog) {
+                    return shards.start(client, options, reconcileLog);
+                }
+
+                @Override
+                public boolean rangeMode() {
+                    return true;
+                }
+            };
+        }
     }
 
     /** {@link ChecksumShard#start}, range mode included. */
-    static final Shards CHECKSUM_SHARDS = new Shards() {
-        @Override
-        public AutoCloseable start(KubernetesClient client, ChecksumShard.Options options, Consumer<String> reconcileLog) {
-            return ChecksumShard.start(client, options, reconcileLog);
-        }
-
-        @Override
-        public boolean rangeMode() {
-            return true;
-        }
-    };
+    static final Shards CHECKSUM_SHARDS = Shards.withRangeMode(ChecksumShard::start);
 
     private ChecksumController() {
     }
@@ -112,28 +118,9 @@ public final class ChecksumController {
      * shutdown hook's thread, {@code usage} for {@code --help} and bad arguments, {@code shards} to run.
      */
     public static void main(String name, String usage, Shards shards, String[] args) {
-        CountDownLatch stop = new CountDownLatch(1);
-        CountDownLatch finished = new CountDownLatch(1);
-        AtomicBoolean signalled = new AtomicBoolean();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            signalled.set(true);
-            stop.countDown();
-            try {
-                // the JVM exits when the hooks are done: let the shard release its Lease first
-                finished.await(SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, name + "-shutdown"));
-        int code;
-        try {
-            code = run(name, usage, shards, Arrays.asList(args), System.out, System.err, stop);
-        } finally {
-            finished.countDown();
-        }
-        if (!signalled.get()) {
-            System.exit(code);
-        }
+        // after a signal, the shard releases its Lease before the JVM ends
+        StopOnSignal.run(name + "-shutdown", SHUTDOWN_TIMEOUT,
+                stop -> run(name, usage, shards, Arrays.asList(args), System.out, System.err, stop));
     }
 
     /**

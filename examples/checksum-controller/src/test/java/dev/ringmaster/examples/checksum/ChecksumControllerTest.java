@@ -34,7 +34,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.assertj.core.api.AbstractStringAssert;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,6 +67,42 @@ class ChecksumControllerTest {
                 print(out), print(err), stop, CommandLine.Environment.of(environment), autoConfiguration);
     }
 
+    /** Runs the command in the background with the client configuration of a pod (the mock server's). */
+    private CompletableFuture<Integer> runningInAPod(String... args) {
+        autoConfiguration = client::getConfiguration;
+        return CompletableFuture.supplyAsync(() -> run(args));
+    }
+
+    /** Stops the command (what SIGTERM does through the shutdown hook), which then exits with 0. */
+    private void stopAndExpectExitCode0(CompletableFuture<Integer> exit) throws Exception {
+        stop.countDown();
+        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+    }
+
+    /** ConfigMap {@code namespace}/app, assigned to {@code shard} of the ClusterRing "checksums". */
+    private void appOf(String namespace, String shard) {
+        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName("app")
+                .withNamespace(namespace).addToLabels(RingContract.shardLabel("checksums"), shard).endMetadata()
+                .addToData("k", "v").build()).create();
+    }
+
+    /** The StatefulSet "checksums" of 3 replicas in {@code namespace}, whose pods the tests play. */
+    private void statefulSetOf3(String namespace) {
+        client.apps().statefulSets().inNamespace(namespace).resource(new StatefulSetBuilder().withNewMetadata()
+                .withName("checksums").withNamespace(namespace).endMetadata().withNewSpec().withReplicas(3).endSpec()
+                .build()).create();
+    }
+
+    /** The line on stderr, which must be the only one. */
+    private AbstractStringAssert<?> theOnlyErrorLine() {
+        return assertThat(text(err).lines().toList()).singleElement().asString();
+    }
+
+    /** A kubeconfig of a server the test never reaches: the command fails before it connects. */
+    private String unusedKubeconfig() {
+        return kubeconfig("https://127.0.0.1:6443").toString();
+    }
+
     private static PrintStream print(ByteArrayOutputStream bytes) {
         return new PrintStream(bytes, true, StandardCharsets.UTF_8);
     }
@@ -86,35 +125,26 @@ class ChecksumControllerTest {
 
     @Test
     void aMissingFlagIsNamedAboveTheUsage() throws IOException {
-        assertThat(run("--kubeconfig", kubeconfig("https://127.0.0.1:6443").toString(), "--shard-name", "shard-0",
+        assertThat(run("--kubeconfig", unusedKubeconfig(), "--shard-name", "shard-0",
                 "--namespace", "default")).isEqualTo(2);
         assertThat(text(err).lines().toList()).first().isEqualTo("checksum-controller: missing required flag --ring");
         assertThat(text(err)).contains("Usage: checksum-controller");
         assertThat(text(out)).isEmpty();
     }
 
-    @Test
-    void aShardNameFoundNowhereIsOneLineAndExitCode2() throws IOException {
-        environment = Map.of("POD_NAMESPACE", "default");
+    /** The pod's variable that is set; the other one, and its flag, are missing. */
+    @ParameterizedTest(name = "only ${0}: {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            POD_NAMESPACE | default | no shard name: give --shard-name NAME, or set $POD_NAME or $HOSTNAME
+            POD_NAME      | shard-0 | no Lease namespace: give --namespace LEASE_NAMESPACE, or set $POD_NAMESPACE
+            """)
+    void aSettingFoundNowhereIsOneLineAndExitCode2(String variable, String value, String problem) {
+        environment = Map.of(variable, value);
 
-        assertThat(run("--kubeconfig", kubeconfig("https://127.0.0.1:6443").toString(), "--ring", "checksums"))
-                .isEqualTo(2);
+        assertThat(run("--kubeconfig", unusedKubeconfig(), "--ring", "checksums")).isEqualTo(2);
 
-        assertThat(text(err).lines().toList()).singleElement().asString()
-                .startsWith("checksum-controller: no shard name: give --shard-name NAME, or set $POD_NAME or $HOSTNAME")
-                .endsWith("(see checksum-controller --help)");
+        theOnlyErrorLine().startsWith("checksum-controller: " + problem).endsWith("(see checksum-controller --help)");
         assertThat(text(out)).isEmpty();
-    }
-
-    @Test
-    void aLeaseNamespaceFoundNowhereIsOneLineAndExitCode2() throws IOException {
-        environment = Map.of("POD_NAME", "shard-0");
-
-        assertThat(run("--kubeconfig", kubeconfig("https://127.0.0.1:6443").toString(), "--ring", "checksums"))
-                .isEqualTo(2);
-
-        assertThat(text(err).lines().toList()).singleElement().asString()
-                .startsWith("checksum-controller: no Lease namespace: give --namespace LEASE_NAMESPACE, or set $POD_NAMESPACE");
     }
 
     @Test
@@ -126,7 +156,7 @@ class ChecksumControllerTest {
 
         assertThat(run("--ring", "checksums")).isEqualTo(2);
 
-        assertThat(text(err).lines().toList()).singleElement().asString()
+        theOnlyErrorLine()
                 .isEqualTo("checksum-controller: no cluster to connect to: not in a pod ($KUBERNETES_SERVICE_HOST is not"
                         + " set) and no kubeconfig ($KUBECONFIG, ~/.kube/config): give --kubeconfig FILE");
         assertThat(Duration.ofNanos(System.nanoTime() - started)).as("no request").isLessThan(Duration.ofSeconds(5));
@@ -141,7 +171,7 @@ class ChecksumControllerTest {
 
         assertThat(run("--ring", "checksums")).isEqualTo(2);
 
-        assertThat(text(err).lines().toList()).singleElement().asString()
+        theOnlyErrorLine()
                 .isEqualTo("checksum-controller: cannot configure the client from $KUBECONFIG or ~/.kube/config:"
                         + " while parsing a flow node (give --kubeconfig FILE)");
     }
@@ -149,22 +179,16 @@ class ChecksumControllerTest {
     @Test
     void inAPodTheRingIsTheOnlyFlagNeeded() throws Exception {
         String namespace = "in-pod";
-        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName("app")
-                .withNamespace(namespace).addToLabels(RingContract.shardLabel("checksums"), "checksums-1").endMetadata()
-                .addToData("k", "v").build()).create();
+        appOf(namespace, "checksums-1");
         // a StatefulSet's pod: the downward API's POD_NAME and POD_NAMESPACE, the ServiceAccount's configuration
         environment = Map.of("POD_NAME", "checksums-1", "HOSTNAME", "checksums-1", "POD_NAMESPACE", namespace,
                 "KUBERNETES_SERVICE_HOST", "10.0.0.1");
-        autoConfiguration = client::getConfiguration;
-
-        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--ring", "checksums",
-                "--watch-namespace", namespace));
+        CompletableFuture<Integer> exit = runningInAPod("--ring", "checksums", "--watch-namespace", namespace);
 
         await().atMost(Duration.ofSeconds(15)).until(() -> text(out).contains("reconcile shard=checksums-1 object=in-pod/app "));
         assertThat(client.leases().inNamespace(namespace).withName("checksums-1").get().getSpec().getHolderIdentity())
                 .isEqualTo("checksums-1");
-        stop.countDown();
-        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        stopAndExpectExitCode0(exit);
         assertThat(text(err)).isEmpty();
     }
 
@@ -176,7 +200,7 @@ class ChecksumControllerTest {
 
     @Test
     void anUnknownRingKindIsAUsageError() throws IOException {
-        assertThat(run("--kubeconfig", kubeconfig("https://127.0.0.1:6443").toString(), "--ring", "checksums",
+        assertThat(run("--kubeconfig", unusedKubeconfig(), "--ring", "checksums",
                 "--ring-kind", "clusterrings", "--shard-name", "shard-0", "--namespace", "default")).isEqualTo(2);
         assertThat(text(err).lines().toList()).first()
                 .isEqualTo("checksum-controller: --ring-kind 'clusterrings' is not a ring kind: use clusterring or controllerring");
@@ -205,7 +229,7 @@ class ChecksumControllerTest {
                 "--shard-name", "shard-0", "--namespace", "default");
 
         assertThat(code).isEqualTo(1);
-        assertThat(text(err).lines().toList()).singleElement().asString()
+        theOnlyErrorLine()
                 .startsWith("checksum-controller: cannot reach the API server at https://127.0.0.1:" + closedPort)
                 .containsIgnoringCase("connect");
         assertThat(text(out)).isEmpty();
@@ -215,9 +239,7 @@ class ChecksumControllerTest {
     @Test
     void runsAShardUntilStoppedAndThenReleasesItsLease() throws Exception {
         String namespace = "cli-test";
-        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName("app")
-                .withNamespace(namespace).addToLabels(RingContract.shardLabel("checksums"), "shard-7").endMetadata()
-                .addToData("k", "v").build()).create();
+        appOf(namespace, "shard-7");
 
         CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--kubeconfig",
                 kubeconfig(client.getMasterUrl().toString()).toString(), "--ring", "checksums", "--shard-name", "shard-7",
@@ -228,28 +250,19 @@ class ChecksumControllerTest {
         assertThat(text(out).lines()).allSatisfy(line -> assertThat(ReconcileLine.parse(line)).isPresent());
         assertThat(exit).isNotDone();
 
-        stop.countDown(); // what SIGTERM does through the shutdown hook
-
-        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        stopAndExpectExitCode0(exit); // what SIGTERM does through the shutdown hook
         assertThat(client.leases().inNamespace(namespace).withName("shard-7").get().getSpec().getHolderIdentity()).isEmpty();
     }
 
     @Test
     void aStatefulSetPodWithinTheReplicasKeepsItsLeaseForTheRestart() throws Exception {
         String namespace = "sts-restart";
-        client.apps().statefulSets().inNamespace(namespace).resource(new StatefulSetBuilder().withNewMetadata()
-                .withName("checksums").withNamespace(namespace).endMetadata().withNewSpec().withReplicas(3).endSpec()
-                .build()).create();
+        statefulSetOf3(namespace);
         environment = Map.of("POD_NAME", "checksums-2", "POD_NAMESPACE", namespace, "POD_UID", "uid-of-pod-2",
                 "KUBERNETES_SERVICE_HOST", "10.0.0.1");
-        autoConfiguration = client::getConfiguration;
-
-        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--ring", "checksums",
-                "--watch-namespace", namespace));
+        CompletableFuture<Integer> exit = runningInAPod("--ring", "checksums", "--watch-namespace", namespace);
         await().atMost(Duration.ofSeconds(15)).until(() -> leaseHeldBy(namespace, "checksums-2"));
-        stop.countDown();
-
-        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        stopAndExpectExitCode0(exit);
         Lease kept = client.leases().inNamespace(namespace).withName("checksums-2").get();
         assertThat(kept.getSpec().getHolderIdentity()).isEqualTo("checksums-2");
         assertThat(kept.getMetadata().getAnnotations()).containsEntry("ringmaster.dev/holder-instance", "uid-of-pod-2")
@@ -259,18 +272,12 @@ class ChecksumControllerTest {
     @Test
     void onStopLeaveReleasesTheLeaseOfAStatefulSetPod() throws Exception {
         String namespace = "sts-leave";
-        client.apps().statefulSets().inNamespace(namespace).resource(new StatefulSetBuilder().withNewMetadata()
-                .withName("checksums").withNamespace(namespace).endMetadata().withNewSpec().withReplicas(3).endSpec()
-                .build()).create();
+        statefulSetOf3(namespace);
         environment = Map.of("POD_NAME", "checksums-0", "POD_NAMESPACE", namespace, "KUBERNETES_SERVICE_HOST", "10.0.0.1");
-        autoConfiguration = client::getConfiguration;
-
-        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--ring", "checksums",
-                "--watch-namespace", namespace, "--on-stop", "leave"));
+        CompletableFuture<Integer> exit = runningInAPod("--ring", "checksums", "--watch-namespace", namespace,
+                "--on-stop", "leave");
         await().atMost(Duration.ofSeconds(15)).until(() -> leaseHeldBy(namespace, "checksums-0"));
-        stop.countDown();
-
-        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        stopAndExpectExitCode0(exit);
         assertThat(client.leases().inNamespace(namespace).withName("checksums-0").get().getSpec().getHolderIdentity())
                 .isEmpty();
     }
@@ -278,27 +285,14 @@ class ChecksumControllerTest {
     @Test
     void anIdentityPoolNamesTheShardAndItsStopKeepsTheLease() throws Exception {
         String namespace = "pool-run";
-        client.apps().deployments().inNamespace(namespace).resource(new DeploymentBuilder().withNewMetadata()
-                .withName("workers").withNamespace(namespace).endMetadata().withNewSpec().withReplicas(2).endSpec()
-                .build()).create();
-        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
-        client.leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName("workers-0")
-                .withNamespace(namespace).addToAnnotations("ringmaster.dev/holder-instance", "another-pod").endMetadata()
-                .withNewSpec().withHolderIdentity("workers-0").withLeaseDurationSeconds(600).withRenewTime(now)
-                .withAcquireTime(now).endSpec().build()).create();
-        client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName("app")
-                .withNamespace(namespace).addToLabels(RingContract.shardLabel("checksums"), "workers-1").endMetadata()
-                .addToData("k", "v").build()).create();
+        poolWithWorkers0Held(namespace, 2);
+        appOf(namespace, "workers-1");
         environment = Map.of("POD_NAME", "workers-5d8f7-x2b4q", "POD_NAMESPACE", namespace, "POD_UID", "uid-new",
                 "KUBERNETES_SERVICE_HOST", "10.0.0.1");
-        autoConfiguration = client::getConfiguration;
-
-        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--ring", "checksums",
-                "--identity-pool", "workers", "--watch-namespace", namespace));
+        CompletableFuture<Integer> exit = runningInAPod("--ring", "checksums", "--identity-pool", "workers",
+                "--watch-namespace", namespace);
         await().atMost(Duration.ofSeconds(15)).until(() -> text(out).contains("reconcile shard=workers-1 object=pool-run/app "));
-        stop.countDown();
-
-        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        stopAndExpectExitCode0(exit);
         Lease kept = client.leases().inNamespace(namespace).withName("workers-1").get();
         assertThat(kept.getSpec().getHolderIdentity()).isEqualTo("workers-1");
         assertThat(kept.getMetadata().getAnnotations()).containsEntry("ringmaster.dev/holder-instance", "uid-new")
@@ -319,24 +313,12 @@ class ChecksumControllerTest {
     @Test
     void aStopWhileWaitingForAPoolNameEndsTheRun() throws Exception {
         String namespace = "pool-full";
-        client.apps().deployments().inNamespace(namespace).resource(new DeploymentBuilder().withNewMetadata()
-                .withName("workers").withNamespace(namespace).endMetadata().withNewSpec().withReplicas(1).endSpec()
-                .build()).create();
-        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
-        client.leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName("workers-0")
-                .withNamespace(namespace).addToAnnotations("ringmaster.dev/holder-instance", "another-pod").endMetadata()
-                .withNewSpec().withHolderIdentity("workers-0").withLeaseDurationSeconds(600).withRenewTime(now)
-                .endSpec().build()).create();
+        poolWithWorkers0Held(namespace, 1);
         environment = Map.of("POD_NAMESPACE", namespace, "POD_UID", "uid-new", "KUBERNETES_SERVICE_HOST", "10.0.0.1");
-        autoConfiguration = client::getConfiguration;
-
-        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--ring", "checksums",
-                "--identity-pool", "workers"));
+        CompletableFuture<Integer> exit = runningInAPod("--ring", "checksums", "--identity-pool", "workers");
         Thread.sleep(500);
         assertThat(exit).isNotDone();
-        stop.countDown();
-
-        assertThat(exit.get(15, TimeUnit.SECONDS)).isZero();
+        stopAndExpectExitCode0(exit);
         assertThat(client.leases().inNamespace(namespace).withName("workers-0").get().getMetadata().getAnnotations())
                 .containsEntry("ringmaster.dev/holder-instance", "another-pod");
     }
@@ -364,6 +346,18 @@ class ChecksumControllerTest {
         assertThat(ChecksumController.rootMessage(new IllegalStateException("outer", new IOException("two\n lines"))))
                 .isEqualTo("two lines");
         assertThat(ChecksumController.rootMessage(new IllegalStateException())).isEqualTo("IllegalStateException");
+    }
+
+    /** The Deployment "workers" of {@code replicas} in {@code namespace}, and its name workers-0 held by another pod. */
+    private void poolWithWorkers0Held(String namespace, int replicas) {
+        client.apps().deployments().inNamespace(namespace).resource(new DeploymentBuilder().withNewMetadata()
+                .withName("workers").withNamespace(namespace).endMetadata().withNewSpec().withReplicas(replicas).endSpec()
+                .build()).create();
+        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+        client.leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName("workers-0")
+                .withNamespace(namespace).addToAnnotations("ringmaster.dev/holder-instance", "another-pod").endMetadata()
+                .withNewSpec().withHolderIdentity("workers-0").withLeaseDurationSeconds(600).withRenewTime(now)
+                .withAcquireTime(now).endSpec().build()).create();
     }
 
     private Path kubeconfig(String server) {

@@ -1,10 +1,7 @@
 package dev.ringmaster.examples.josdk;
 
 import dev.ringmaster.examples.checksum.ChecksumController;
-import dev.ringmaster.examples.checksum.ChecksumShard;
 import dev.ringmaster.examples.checksum.CommandLine;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import java.util.function.Consumer;
 
 /**
  * {@code bin/josdk-checksum-operator}: one shard of the JOSDK checksum operator until SIGTERM (or
@@ -21,17 +18,7 @@ public final class JosdkChecksumOperator {
             SHA-256 of each data key, controlled by the ConfigMap.""", true);
 
     /** {@link JosdkChecksumShard#start}, range mode included. */
-    static final ChecksumController.Shards SHARDS = new ChecksumController.Shards() {
-        @Override
-        public AutoCloseable start(KubernetesClient client, ChecksumShard.Options options, Consumer<String> reconcileLog) {
-            return JosdkChecksumShard.start(client, options, reconcileLog);
-        }
-
-        @Override
-        public boolean rangeMode() {
-            return true;
-        }
-    };
+    static final ChecksumController.Shards SHARDS = ChecksumController.Shards.withRangeMode(JosdkChecksumShard::start);
 
     private JosdkChecksumOperator() {
     }

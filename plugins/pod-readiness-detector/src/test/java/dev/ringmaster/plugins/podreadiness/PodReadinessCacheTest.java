@@ -40,6 +40,19 @@ class PodReadinessCacheTest {
         return cache;
     }
 
+    /**
+     * A cache of this test's namespace once it knows Pod {@code pod}, which the test creates Ready or
+     * not; the changes it reported until then are not counted.
+     */
+    private PodReadinessCache cacheKnowing(String pod, boolean ready) {
+        TestPods.create(client, namespace, pod, ready);
+        PodReadinessCache pods = cache(Set.of(namespace), "");
+        PodReadiness readiness = ready ? PodReadiness.READY : PodReadiness.NOT_READY;
+        await().atMost(TIMEOUT).until(() -> pods.readiness(namespace, pod) == readiness);
+        changes.set(0);
+        return pods;
+    }
+
     @AfterEach
     void tearDown() {
         if (cache != null) {
@@ -66,27 +79,21 @@ class PodReadinessCacheTest {
 
     @Test
     void reportsAReadinessChangeOfAPodItWasAskedAbout() {
-        TestPods.create(client, namespace, "shard-0", true);
-        PodReadinessCache pods = cache(Set.of(namespace), "");
-        await().atMost(TIMEOUT).until(() -> pods.readiness(namespace, "shard-0") == PodReadiness.READY);
-        int before = changes.get();
+        PodReadinessCache pods = cacheKnowing("shard-0", true);
 
         TestPods.setReady(client, namespace, "shard-0", false);
-        await().atMost(TIMEOUT).until(() -> changes.get() == before + 1);
+        await().atMost(TIMEOUT).until(() -> changes.get() == 1);
         assertThat(pods.readiness(namespace, "shard-0")).isEqualTo(PodReadiness.NOT_READY);
 
         TestPods.setReady(client, namespace, "shard-0", true);
-        await().atMost(TIMEOUT).until(() -> changes.get() == before + 2);
+        await().atMost(TIMEOUT).until(() -> changes.get() == 2);
         assertThat(pods.readiness(namespace, "shard-0")).isEqualTo(PodReadiness.READY);
     }
 
     @Test
     void reportsOnlyChangesThatChangeAnAnswer() {
-        TestPods.create(client, namespace, "shard-0", true);
         TestPods.create(client, namespace, "other", true);
-        PodReadinessCache pods = cache(Set.of(namespace), "");
-        await().atMost(TIMEOUT).until(() -> pods.readiness(namespace, "shard-0") == PodReadiness.READY);
-        int before = changes.get();
+        PodReadinessCache pods = cacheKnowing("shard-0", true);
 
         // a Pod nobody asked about, and an update that leaves shard-0 Ready
         TestPods.setReady(client, namespace, "other", false);
@@ -95,35 +102,29 @@ class PodReadinessCacheTest {
         // a later change that matters, so the two above have been delivered when it arrives
         TestPods.setReady(client, namespace, "shard-0", false);
         await().atMost(TIMEOUT).until(() -> pods.readiness(namespace, "shard-0") == PodReadiness.NOT_READY);
-        assertThat(changes.get()).isEqualTo(before + 1);
+        assertThat(changes.get()).isEqualTo(1);
     }
 
     @Test
     void keepsReportingWhileTheLastAnswerIsStale() {
-        TestPods.create(client, namespace, "shard-0", true);
-        PodReadinessCache pods = cache(Set.of(namespace), "");
-        await().atMost(TIMEOUT).until(() -> pods.readiness(namespace, "shard-0") == PodReadiness.READY);
-        int before = changes.get();
+        PodReadinessCache pods = cacheKnowing("shard-0", true);
 
         // not Ready and Ready again before anyone asked: two reports (each differs from the last answer)
         TestPods.setReady(client, namespace, "shard-0", false);
-        await().atMost(TIMEOUT).until(() -> changes.get() == before + 1);
+        await().atMost(TIMEOUT).until(() -> changes.get() == 1);
         TestPods.setReady(client, namespace, "shard-0", true);
         TestPods.setReady(client, namespace, "shard-0", false);
         // the last answer (Ready) differs from NOT_READY, so the second NOT_READY is reported too
-        await().atMost(TIMEOUT).until(() -> changes.get() == before + 2);
+        await().atMost(TIMEOUT).until(() -> changes.get() == 2);
         assertThat(pods.readiness(namespace, "shard-0")).isEqualTo(PodReadiness.NOT_READY);
     }
 
     @Test
     void aDeletedPodLeavesTheDecisionToTheLease() {
-        TestPods.create(client, namespace, "shard-0", false);
-        PodReadinessCache pods = cache(Set.of(namespace), "");
-        await().atMost(TIMEOUT).until(() -> pods.readiness(namespace, "shard-0") == PodReadiness.NOT_READY);
-        int before = changes.get();
+        PodReadinessCache pods = cacheKnowing("shard-0", false);
 
         TestPods.delete(client, namespace, "shard-0");
-        await().atMost(TIMEOUT).until(() -> changes.get() == before + 1);
+        await().atMost(TIMEOUT).until(() -> changes.get() == 1);
         assertThat(pods.readiness(namespace, "shard-0")).isEqualTo(PodReadiness.UNKNOWN);
 
         // a new Pod of the name (StatefulSet) counts once it is there

@@ -189,6 +189,17 @@ public final class RealApiServer {
                 .build()).forceConflicts().serverSideApply();
     }
 
+    /**
+     * A client acting as the ServiceAccount {@code namespace/account}, granted {@code rules} in its namespace
+     * ({@link #serviceAccountKubeconfig} in the namespace's work folder, {@link #grant}); the caller closes it.
+     */
+    public KubernetesClient clientAs(String namespace, String account, List<PolicyRule> rules) {
+        Path kubeconfig = serviceAccountKubeconfig(namespace, account,
+                workFolder(namespace).resolve(account + ".kubeconfig"));
+        grant(namespace, account, rules);
+        return clientFor(kubeconfig);
+    }
+
     /** A client for {@link #serviceAccountKubeconfig}; the caller closes it. */
     public KubernetesClient clientFor(Path kubeconfigFile) {
         try {

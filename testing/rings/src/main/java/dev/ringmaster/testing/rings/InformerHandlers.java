@@ -1,5 +1,6 @@
 package dev.ringmaster.testing.rings;
 
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.util.function.Consumer;
 
@@ -9,23 +10,8 @@ public final class InformerHandlers {
     private InformerHandlers() {
     }
 
-    /** Passes each object added or updated to {@code changed}, each deleted one to {@code deleted}. */
+    /** Passes each object added or updated to {@code changed}, each deleted one to {@code deleted}: {@link EventHandlers#handler}. */
     public static <T> ResourceEventHandler<T> handler(Consumer<T> changed, Consumer<T> deleted) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T object) {
-                changed.accept(object);
-            }
-
-            @Override
-            public void onUpdate(T before, T object) {
-                changed.accept(object);
-            }
-
-            @Override
-            public void onDelete(T object, boolean finalStateUnknown) {
-                deleted.accept(object);
-            }
-        };
+        return EventHandlers.handler(changed, deleted);
     }
 }

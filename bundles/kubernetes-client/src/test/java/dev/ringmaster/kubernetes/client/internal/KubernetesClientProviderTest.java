@@ -3,16 +3,12 @@ package dev.ringmaster.kubernetes.client.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ringmaster.testing.apiserver.CuttingApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.io.IOException;
 import java.lang.annotation.Annotation;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,25 +79,12 @@ class KubernetesClientProviderTest {
      */
     @Test
     void aRequestToAnUnreachableApiServerFailsAfterTwoRetries(@TempDir Path dir) throws Exception {
-        AtomicInteger connections = new AtomicInteger();
-        try (ServerSocket cutting = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Thread acceptor = new Thread(() -> {
-                while (!cutting.isClosed()) {
-                    try (Socket connection = cutting.accept()) {
-                        connections.incrementAndGet();
-                    } catch (IOException e) {
-                        return; // closed
-                    }
-                }
-            });
-            acceptor.setDaemon(true);
-            acceptor.start();
-            try (KubernetesClient client = KubernetesClientProvider.create(
-                    settings("", "https://127.0.0.1:" + cutting.getLocalPort()))) {
+        try (CuttingApiServer cutting = new CuttingApiServer()) {
+            try (KubernetesClient client = KubernetesClientProvider.create(settings("", cutting.url()))) {
                 assertThatThrownBy(() -> client.configMaps().inNamespace("default").withName("any").get())
                         .isInstanceOf(KubernetesClientException.class);
             }
+            assertThat(cutting.connections()).isEqualTo(2 * (1 + KubernetesClientProvider.REQUEST_RETRIES));
         }
-        assertThat(connections.get()).isEqualTo(2 * (1 + KubernetesClientProvider.REQUEST_RETRIES));
     }
 }

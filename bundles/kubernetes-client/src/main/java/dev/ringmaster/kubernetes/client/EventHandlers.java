@@ -1,9 +1,9 @@
-package dev.ringmaster.sharder.kube;
+package dev.ringmaster.kubernetes.client;
 
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.util.function.Consumer;
 
-/** Informer event handlers that do one thing with the object of an event, whichever event it is. */
+/** Informer event handlers that treat an added object as an updated one. */
 public final class EventHandlers {
 
     private EventHandlers() {
@@ -11,31 +11,30 @@ public final class EventHandlers {
 
     /** {@code action} on every add, update (the new state) and delete (the last state seen). */
     public static <T> ResourceEventHandler<T> onEveryEvent(Consumer<? super T> action) {
-        return handler(action, true);
+        return handler(action, action);
     }
 
     /** {@code action} on every add and update (the new state); deletes are left alone. */
     public static <T> ResourceEventHandler<T> onAddOrUpdate(Consumer<? super T> action) {
-        return handler(action, false);
+        return handler(action, deleted -> { });
     }
 
-    private static <T> ResourceEventHandler<T> handler(Consumer<? super T> action, boolean deletes) {
+    /** Passes each object added or updated (its new state) to {@code changed}, each deleted one (its last state seen) to {@code deleted}. */
+    public static <T> ResourceEventHandler<T> handler(Consumer<? super T> changed, Consumer<? super T> deleted) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(T object) {
-                action.accept(object);
+                changed.accept(object);
             }
 
             @Override
             public void onUpdate(T before, T after) {
-                action.accept(after);
+                changed.accept(after);
             }
 
             @Override
             public void onDelete(T object, boolean finalStateUnknown) {
-                if (deletes) {
-                    action.accept(object);
-                }
+                deleted.accept(object);
             }
         };
     }
