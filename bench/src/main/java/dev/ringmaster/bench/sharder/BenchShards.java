@@ -1,9 +1,9 @@
 package dev.ringmaster.bench.sharder;
 
 import dev.ringmaster.bench.BenchCluster;
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.shard.client.Sharding;
-import dev.ringmaster.testing.rings.InformerHandlers;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -47,7 +47,7 @@ final class BenchShards implements AutoCloseable {
             return thread;
         });
         this.draining = cluster.admin().configMaps().inNamespace(namespace).withLabel(RingContract.drainLabel(ring))
-                .inform(InformerHandlers.handler(this::handBack, gone -> { }));
+                .inform(EventHandlers.handler(this::handBack, gone -> { }));
     }
 
     /** The shard takes its Lease (and renews it from now on). */

@@ -2,10 +2,10 @@ package dev.ringmaster.bench.sharder;
 
 import dev.ringmaster.bench.BenchArgs;
 import dev.ringmaster.bench.BenchCluster;
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.testing.apiserver.AuditLog;
-import dev.ringmaster.testing.rings.InformerHandlers;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -21,8 +21,8 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -364,7 +364,7 @@ public final class RealScaleBench {
      */
     private static <T extends HasMetadata> SharedIndexInformer<T> watchLabels(
             MixedOperation<T, ?, ?> objects, Map<String, Map<String, String>> into, UnaryOperator<String> owner) {
-        return objects.inNamespace(NAMESPACE).inform(InformerHandlers.handler(object -> {
+        return objects.inNamespace(NAMESPACE).inform(EventHandlers.handler(object -> {
             String name = owner.apply(object.getMetadata().getName());
             if (name != null) {
                 Map<String, String> all = object.getMetadata().getLabels();

@@ -1,8 +1,8 @@
 package dev.ringmaster.clustertests.support;
 
 import dev.ringmaster.examples.checksum.ReconcileLine;
+import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.sandbox.ReconcileLog;
-import dev.ringmaster.testing.rings.InformerHandlers;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -73,7 +73,7 @@ public final class ShardLogs implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         this.informer = client.pods().inNamespace(namespace).withLabels(selector)
-                .inform(InformerHandlers.handler(this::look, this::look), 0);
+                .inform(EventHandlers.handler(this::look, this::look), 0);
     }
 
     private void look(Pod pod) {
