@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ringmaster.clustertests.support.Command;
 import dev.ringmaster.clustertests.support.StatefulSetScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
+import dev.ringmaster.testing.rings.PolicyDenials;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -52,12 +52,7 @@ class AdmissionPoliciesClusterIT extends StatefulSetScenarios {
                 .doesNotContainKey("ringmaster.dev/touched");
     }
 
-    /** The API server's count of requests the policy denied ({@code apiserver_validating_admission_policy_check_total}). */
     private static long denials() {
-        return Arrays.stream(cluster.admin().raw("/metrics").split("\n"))
-                .filter(line -> line.startsWith("apiserver_validating_admission_policy_check_total{"))
-                .filter(line -> line.contains("policy=\"" + POLICY + "\"") && line.contains("enforcement_action=\"deny\""))
-                .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
-                .sum();
+        return PolicyDenials.count(cluster.admin(), POLICY);
     }
 }

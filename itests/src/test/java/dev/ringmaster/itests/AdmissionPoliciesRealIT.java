@@ -4,11 +4,15 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.testing.rings.PolicyDenials;
 import dev.ringmaster.testing.rings.RingState;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -25,6 +29,9 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +44,8 @@ import org.junit.function.ThrowingRunnable;
  * The ValidatingAdmissionPolicy of {@code manifests/admission-policies/} on the real API server, with the
  * base's RBAC: requests of the sharder's ServiceAccount (a token the API server issued, so its user and
  * groups are the server's own) that RBAC allows but the sharder never makes are denied with the policy's
- * message, every kind of write the sharder does is allowed, and other users are not confined.
+ * message, every kind of write the sharder does is allowed, {@code bin/ringmaster run} does its work under it
+ * denied nothing, and other users are not confined.
  */
 public class AdmissionPoliciesRealIT {
 
@@ -125,6 +133,7 @@ public class AdmissionPoliciesRealIT {
                 .forceConflicts().serverSideApply();
         admin.leases().inNamespace(SHARDS).resource(lease("no-shard", Map.of())).forceConflicts().serverSideApply();
         cluster.liveShardLease(SHARDS, "shard-stays", RING);
+        long denials = PolicyDenials.count(admin, POLICY);
 
         assertDenied(LEASE_REFUSAL + "UPDATE of Lease kube-node-lease/" + NODE + " refused",
                 () -> patchLabel(sharder, "kube-node-lease", NODE, "team", "a"));
@@ -144,6 +153,7 @@ public class AdmissionPoliciesRealIT {
         assertDenied(LEASE_REFUSAL + "CREATE of Lease " + SYSTEM + "/other refused",
                 () -> sharder.leases().inNamespace(SYSTEM).resource(lease("other", Map.of())).create());
 
+        assertEquals("the API server counts each denial", denials + 6, PolicyDenials.count(admin, POLICY));
         assertEquals(null, RingState.labels(admin.leases().inNamespace("kube-node-lease").withName(NODE).get()).get("team"));
         assertTrue(RingState.labels(admin.leases().inNamespace(SHARDS).withName("shard-stays").get())
                 .containsKey(RingKind.CLUSTER_RING.leaseLabel()));
@@ -254,6 +264,58 @@ public class AdmissionPoliciesRealIT {
         }
     }
 
+    /**
+     * {@code bin/ringmaster run} as the sharder's ServiceAccount under the policy: it creates its election Lease
+     * and renews it, creates its rings' webhook configurations, labels a live shard's Lease, takes an
+     * uncertain shard's Lease over, deletes an orphaned one and assigns the ring's objects; the API server
+     * denies it nothing meanwhile.
+     */
+    @Test
+    public void theSharderRunsUnderThePolicyDeniedNothing() throws Exception {
+        String ring = "admission-policies-run";
+        String namespace = "admission-policies-run";
+        cluster.configMapRing(RingKind.CLUSTER_RING, ring, namespace, false);
+        cluster.liveShardLease(namespace, "shard-live", ring);
+        Instant now = Instant.now();
+        // uncertain: held, silent for longer than twice its duration; orphaned: released and expired for a minute
+        admin.leases().inNamespace(namespace).resource(shardLease("shard-frozen", ring, "shard-frozen", now.minusSeconds(60)))
+                .forceConflicts().serverSideApply();
+        admin.leases().inNamespace(namespace).resource(shardLease("shard-gone", ring, "", now.minusSeconds(120)))
+                .forceConflicts().serverSideApply();
+        admin.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName("cm-0")
+                .endMetadata().build()).forceConflicts().serverSideApply();
+        admin.leases().inNamespace(SYSTEM).withName("sharder").delete();
+        long denials = PolicyDenials.count(admin, POLICY);
+
+        SharderHome replica = SharderHome.prepare("admission-policies");
+        Cli.Started process = cluster.runSharder(replica, cluster.sharderKubeconfig(replica));
+        try {
+            Waiting.until(SOON, () -> "the sharder's writes done\n" + process.err(), () ->
+                    cluster.electionHolder() != null
+                    && admin.admissionRegistration().v1().mutatingWebhookConfigurations()
+                            .withName(RingKind.CLUSTER_RING.webhookConfigurationName(ring)).get() != null
+                    && "ready".equals(RingState.labels(admin.leases().inNamespace(namespace).withName("shard-live").get())
+                            .get(RingContract.STATE_LABEL))
+                    && RingContract.LEASE_CONTROLLER_HOLDER.equals(admin.leases().inNamespace(namespace).withName("shard-frozen")
+                            .get().getSpec().getHolderIdentity())
+                    && admin.leases().inNamespace(namespace).withName("shard-gone").get() == null
+                    && "shard-live".equals(RingState.labels(admin.configMaps().inNamespace(namespace).withName("cm-0").get())
+                            .get(RingContract.shardLabel(ring))));
+            assertEquals("requests of the sharder the policy denied\n" + process.err(), denials, PolicyDenials.count(admin, POLICY));
+        } finally {
+            Cli.kill(process);
+            admin.genericKubernetesResources(RingContract.API_GROUP + "/" + RingContract.API_VERSION, "ClusterRing")
+                    .withName(ring).delete();
+            admin.leases().inNamespace(SYSTEM).withName("sharder").delete();
+            // the webhook configurations the sharder made for the rings of this class (the garbage collector's job in a cluster)
+            for (String name : List.of(RingKind.CLUSTER_RING.webhookConfigurationName(ring), RingKind.CLUSTER_RING
+                    .webhookConfigurationName(RING), RingKind.CONTROLLER_RING.webhookConfigurationName(RING),
+                    RingKind.CLUSTER_RING.webhookConfigurationName(LONG_RING))) {
+                admin.admissionRegistration().v1().mutatingWebhookConfigurations().withName(name).delete();
+            }
+        }
+    }
+
     /** The policy matches the sharder's requests only: the administrator and a shard write as before. */
     @Test
     public void otherUsersAreNotConfined() {
@@ -274,6 +336,13 @@ public class AdmissionPoliciesRealIT {
                 .addNewOwnerReference().withApiVersion(owner.getApiVersion()).withKind(kind.kind()).withName(ring)
                 .withUid(owner.getMetadata().getUid()).withController(true).withBlockOwnerDeletion(true).endOwnerReference()
                 .endMetadata().build();
+    }
+
+    private static Lease shardLease(String name, String ring, String holder, Instant renewed) {
+        ZonedDateTime renewTime = ZonedDateTime.ofInstant(renewed, ZoneOffset.UTC);
+        return new LeaseBuilder(lease(name, Map.of(RingKind.CLUSTER_RING.leaseLabel(), ring))).editSpec()
+                .withHolderIdentity(holder).withLeaseDurationSeconds(10).withAcquireTime(renewTime).withRenewTime(renewTime)
+                .endSpec().build();
     }
 
     private static Lease lease(String name, Map<String, String> labels) {
