@@ -3,6 +3,7 @@ package dev.ringmaster.clustertests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.clustertests.support.Command;
+import dev.ringmaster.clustertests.support.PolicedScenarios;
 import dev.ringmaster.clustertests.support.StatefulSetScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
 import dev.ringmaster.testing.rings.PolicyDenials;
@@ -17,14 +18,16 @@ import org.junit.jupiter.api.Test;
  * without a warning, the sharder installed, elected, made its certificates' Secrets, its ring's webhook
  * configuration and the shards' Lease states, and settled the ring without one denial, while a write the
  * sharder never makes (a node's heartbeat Lease) is denied to its ServiceAccount with the policy's message.
- * The scenarios after this class run under the policy too.
+ * The scenarios after this class run under the policy too, and each fails if the policy denied a request
+ * meanwhile ({@link PolicedScenarios}).
  */
 class AdmissionPoliciesClusterIT extends StatefulSetScenarios {
 
-    private static final String POLICY = "ringmaster-sharder";
+    private static final String POLICY = PolicedScenarios.POLICY;
     private static final String SHARDER_USER = "system:serviceaccount:sharding-system:sharder";
 
     @Test
+    @PolicedScenarios.Denies(1)
     void theSharderWorksHeldToItsOwnWritesAndNothingElse() {
         ValidatingAdmissionPolicy policy = Waiting.value(Duration.ofSeconds(60), () -> POLICY + " type-checked", () -> {
             ValidatingAdmissionPolicy current = cluster.admin().admissionRegistration().v1().validatingAdmissionPolicies()
