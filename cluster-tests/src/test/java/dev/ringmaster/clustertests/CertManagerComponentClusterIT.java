@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.clustertests.support.Command;
 import dev.ringmaster.clustertests.support.NodeCluster;
+import dev.ringmaster.clustertests.support.PolicedScenarios;
 import dev.ringmaster.clustertests.support.TimedScenarios;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code manifests/cert-manager} goes to the API server as a server-side dry run with strict field
  * validation. Nothing of the running install changes.
  */
-@ExtendWith(TimedScenarios.class)
+@ExtendWith({TimedScenarios.class, PolicedScenarios.class})
 class CertManagerComponentClusterIT {
 
     private static NodeCluster cluster;

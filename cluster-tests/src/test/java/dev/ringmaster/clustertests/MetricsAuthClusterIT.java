@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ringmaster.clustertests.support.Command;
 import dev.ringmaster.clustertests.support.NodeCluster;
 import dev.ringmaster.clustertests.support.Sharder;
+import dev.ringmaster.clustertests.support.PolicedScenarios;
 import dev.ringmaster.clustertests.support.TimedScenarios;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * API server decides every request (TokenReview, SubjectAccessReview), so what is proven is the
  * install's RBAC and the pods' wiring, in the cluster.
  */
-@ExtendWith(TimedScenarios.class)
+@ExtendWith({TimedScenarios.class, PolicedScenarios.class})
 class MetricsAuthClusterIT {
 
     private static final String READERS = "metrics-auth-cluster-it";

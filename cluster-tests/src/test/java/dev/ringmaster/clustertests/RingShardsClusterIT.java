@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.clustertests.support.Examples;
 import dev.ringmaster.clustertests.support.NodeCluster;
+import dev.ringmaster.clustertests.support.PolicedScenarios;
 import dev.ringmaster.clustertests.support.TimedScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * every ConfigMap of the ring on a ready shard, none in drain, each with its up-to-date Secret, and no
  * object reconciled by two shards at overlapping times over every shard pod that ever ran.
  */
-@ExtendWith(TimedScenarios.class)
+@ExtendWith({TimedScenarios.class, PolicedScenarios.class})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RingShardsClusterIT {
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ringmaster.clustertests.support.Examples;
 import dev.ringmaster.clustertests.support.NodeCluster;
 import dev.ringmaster.clustertests.support.RolloutRecorder;
+import dev.ringmaster.clustertests.support.PolicedScenarios;
 import dev.ringmaster.clustertests.support.TimedScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
@@ -40,7 +41,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * (a shard label changed, or the drain label set); the gap of each handover is the time from the old
  * process's stop (its {@code ringmaster.dev/restarting} stamp) to the new one's acquisition.
  */
-@ExtendWith(TimedScenarios.class)
+@ExtendWith({TimedScenarios.class, PolicedScenarios.class})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardRolloutClusterIT {
 

@@ -64,7 +64,7 @@ import org.junit.jupiter.api.Test;
  * Service and the sharder's certificates (its own by default, cert-manager's with the cert-manager
  * component) agree with each other and with the sharder's defaults, and the RBAC grants exactly what
  * the sharder's code calls. manifests/label-guard belongs to the label guard plug-in and is checked by
- * LabelGuardManifestTest.
+ * LabelGuardManifestTest, the policy of manifests/admission-policies by AdmissionPoliciesManifestTest.
  */
 class ManifestsTest {
 
@@ -72,10 +72,11 @@ class ManifestsTest {
     private static final Path MANIFESTS = REPO.resolve("manifests");
     /** Kustomizations of their own that the base deliberately leaves out (docs/install.md). */
     private static final Set<String> OPTIONAL = Set.of("monitoring", "pod-readiness", "label-guard", "cert-manager",
-            "namespaced-leases",
-            "network-policy");
+            "namespaced-leases", "network-policy", "admission-policies");
     /** Not ours to check. */
     private static final Path LABEL_GUARD = MANIFESTS.resolve("label-guard");
+    /** A kustomize Component of admission policies only (Kubernetes 1.30 or later), checked by AdmissionPoliciesManifestTest. */
+    private static final Path ADMISSION_POLICIES = MANIFESTS.resolve("admission-policies");
     /** A kustomize Component: objects (Issuer, Certificate) and patches of the base, loaded apart ({@link #component}). */
     private static final Path CERT_MANAGER = MANIFESTS.resolve("cert-manager");
     /**
@@ -632,7 +633,8 @@ class ManifestsTest {
         combinations.put("both", List.of("label-guard", "cert-manager"));
         combinations.put("both-reversed", List.of("cert-manager", "label-guard"));
         combinations.put("namespaced-leases", List.of("namespaced-leases"));
-        combinations.put("all", List.of("label-guard", "cert-manager", "namespaced-leases"));
+        combinations.put("admission-policies", List.of("admission-policies"));
+        combinations.put("all", List.of("label-guard", "cert-manager", "namespaced-leases", "admission-policies"));
         for (Map.Entry<String, List<String>> combination : combinations.entrySet()) {
             Path overlay = Files.createDirectories(overlays.resolve(combination.getKey()));
             String relative = overlay.relativize(MANIFESTS).toString();
@@ -649,6 +651,12 @@ class ManifestsTest {
             Volume tls = volume(pod, "tls");
             List<String> args = pod.getContainers().get(0).getArgs();
             boolean certManager = combination.getValue().contains("cert-manager");
+            assertThat(resources).extracting(resource -> resource.getKind() + "/" + resource.getMetadata().getName())
+                    .as("the admission policies exactly with their Component, unchanged by the others")
+                    .filteredOn(kind -> kind.startsWith("ValidatingAdmissionPolicy"))
+                    .isEqualTo(combination.getValue().contains("admission-policies")
+                            ? List.of("ValidatingAdmissionPolicy/ringmaster-sharder", "ValidatingAdmissionPolicyBinding/ringmaster-sharder")
+                            : List.of());
             if (combination.getValue().contains("namespaced-leases")) {
                 assertNamespacedLeases(resources, args, certManager);
             }
@@ -1145,11 +1153,11 @@ class ManifestsTest {
 
     // ---- files
 
-    /** Every YAML file under manifests/ but kustomizations and the label guard's. */
+    /** Every YAML file under manifests/ but kustomizations, the label guard's and the admission policies'. */
     private static List<Path> manifestFiles() throws IOException {
         try (Stream<Path> paths = Files.walk(MANIFESTS)) {
             return paths.filter(Files::isRegularFile)
-                    .filter(path -> !path.startsWith(LABEL_GUARD))
+                    .filter(path -> !path.startsWith(LABEL_GUARD) && !path.startsWith(ADMISSION_POLICIES))
                     .filter(path -> path.toString().endsWith(".yaml") || path.toString().endsWith(".yml"))
                     .filter(path -> !path.getFileName().toString().equals("kustomization.yaml"))
                     .sorted()

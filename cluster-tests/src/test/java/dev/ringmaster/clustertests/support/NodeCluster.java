@@ -38,8 +38,9 @@ import org.junit.jupiter.api.Assumptions;
  * (API server 26443, etcd 22379/22380 unless {@code -Dcluster.tests.apiserver.port} etc.), so it
  * never meets the real-API-server tier's servers; stopped again by {@code node-down} at JVM exit
  * (unless {@code -Dcluster.tests.keep=true}, for looking around after a run);</li>
- * <li>installs the sharder: {@code kubectl apply -k manifests}, {@code kubectl -n sharding-system
- * rollout status deployment/sharder} ({@link SharderInstall}).</li>
+ * <li>installs the sharder: {@code kubectl apply -k} of the base with the Component
+ * {@code manifests/admission-policies}, {@code kubectl -n sharding-system rollout status
+ * deployment/sharder} ({@link SharderInstall}).</li>
  * </ol>
  * A machine that cannot run the tier ({@link Unavailable}) gets a banner saying why, and the scenarios
  * are skipped (JUnit assumptions) — unless {@code CI=true}, where they fail. A failure of what is

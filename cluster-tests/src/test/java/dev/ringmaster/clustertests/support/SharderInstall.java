@@ -7,16 +7,20 @@ import java.time.Duration;
 import java.util.Set;
 
 /**
- * The sharder's install, as docs/install.md tells a user: {@code kubectl apply -k manifests}, then
- * {@code kubectl -n sharding-system rollout status deployment/sharder --timeout=3m}. Nothing else: the
- * sharder makes its webhook certificates itself and writes their CA into the webhook configurations
- * (the cluster has no cert-manager, and the base does not need it).
+ * The sharder's install, as docs/install.md tells a user on Kubernetes 1.30 or later: a kustomization of
+ * one's own with the base and the Component {@code manifests/admission-policies} ({@code kubectl apply -k}),
+ * then {@code kubectl -n sharding-system rollout status deployment/sharder --timeout=3m}, so that every
+ * scenario runs with the sharder held to its own writes. Nothing else: the sharder makes its webhook
+ * certificates itself and writes their CA into the webhook configurations (the cluster has no
+ * cert-manager, and the base does not need it).
  */
 public final class SharderInstall {
 
     static final String NAMESPACE = "sharding-system";
     /** The overlay's delivery ConfigMap: the sharder settings the extras need. */
     static final String SETTINGS = "cluster-tests-settings";
+    /** The Component every install of the tier has (docs/install.md, "Admission policies"). */
+    static final String ADMISSION_POLICIES = "admission-policies";
 
     private final NodeCluster cluster;
 
@@ -32,17 +36,17 @@ public final class SharderInstall {
         POD_READINESS
     }
 
-    /** The base install: {@code kubectl apply -k manifests}, then the rollout. */
-    void install() {
-        apply(Path.of("manifests"));
+    /** The base install with the admission policies, then the rollout. */
+    void install() throws IOException {
+        install(Set.of());
     }
 
     /**
      * The install with {@code extras}, as the docs tell a user to combine them: a kustomization of
-     * one's own ({@code target/cluster/install/}) listing the base and the optional parts; the
-     * sharder's own settings in a delivery ConfigMap of the overlay (docs/operating.md), which the
-     * running replicas apply (no rollout): this returns once every replica has. No extras: the base's
-     * objects again, and the overlay's settings emptied.
+     * one's own ({@code target/cluster/install/}) listing the base, the admission policies and the
+     * optional parts; the sharder's own settings in a delivery ConfigMap of the overlay
+     * (docs/operating.md), which the running replicas apply (no rollout): this returns once every
+     * replica has. No extras: the base with the admission policies, and the overlay's settings emptied.
      */
     void install(Set<Extra> extras) throws IOException {
         Path overlay = cluster.work().resolve("install");
@@ -71,8 +75,9 @@ public final class SharderInstall {
                     labels:
                       ringmaster.dev/delivery: "true"
                 """.formatted(resources, SETTINGS));
+        kustomization.append("components:\n- ").append(base).append("/").append(ADMISSION_POLICIES).append("\n");
         if (extras.contains(Extra.LABEL_GUARD)) {
-            kustomization.append("components:\n- ").append(base).append("/label-guard\n");
+            kustomization.append("- ").append(base).append("/label-guard\n");
         }
         Files.writeString(overlay.resolve("kustomization.yaml"), kustomization.toString());
         apply(overlay);

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * What most scenario classes start from: the cluster of this JVM, the example shards of
  * {@code examples/manifests/checksum-statefulset} on it, and the sharder's replicas; each scenario timed.
  */
-@ExtendWith(TimedScenarios.class)
+@ExtendWith({TimedScenarios.class, PolicedScenarios.class})
 public abstract class StatefulSetScenarios {
 
     protected static NodeCluster cluster;

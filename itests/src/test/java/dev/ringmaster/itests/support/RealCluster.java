@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -43,7 +44,8 @@ public final class RealCluster {
             "serviceaccount.yaml", "clusterrole.yaml", "clusterrole-sharded-resources.yaml", "clusterrolebinding.yaml",
             "clusterrolebinding-sharded-resources.yaml", "clusterrole-shard-leases.yaml",
             "clusterrolebinding-shard-leases.yaml", "role-leader-election.yaml", "rolebinding-leader-election.yaml",
-            "role-events.yaml", "rolebinding-events.yaml", "role-delivery.yaml", "rolebinding-delivery.yaml",
+            "role-events.yaml", "rolebinding-events.yaml", "role-webhook-certificates.yaml", "rolebinding-webhook-certificates.yaml",
+            "role-delivery.yaml", "rolebinding-delivery.yaml",
             "clusterrole-metrics-auth.yaml", "clusterrolebinding-metrics-auth.yaml", "clusterrole-metrics-reader.yaml");
 
     private static RealCluster installed;
@@ -218,16 +220,36 @@ public final class RealCluster {
                 .withVerbs("get", "list", "watch", "create", "update", "patch", "delete").build();
     }
 
-    private void install() {
-        for (String file : INSTALLED) {
-            try (InputStream yaml = Files.newInputStream(manifests().resolve(file))) {
-                for (HasMetadata resource : admin().load(yaml).items()) {
-                    admin().resource(resource).forceConflicts().serverSideApply();
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+    /**
+     * Applies the objects of the kustomize Component {@code manifests/<component>} (one that patches
+     * nothing of the base) as its kustomization lists them, and returns them.
+     */
+    public List<HasMetadata> installComponent(String component) {
+        Path folder = manifests().resolve(component);
+        try {
+            Map<?, ?> kustomization = admin().getKubernetesSerialization()
+                    .unmarshal(Files.readString(folder.resolve("kustomization.yaml")), Map.class);
+            if (kustomization.containsKey("patches")) {
+                throw new IllegalArgumentException(folder + " patches the base: render it with kubectl kustomize instead");
             }
+            return ((List<?>) kustomization.get("resources")).stream()
+                    .flatMap(file -> apply(folder.resolve(String.valueOf(file))).stream()).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
+    }
+
+    private List<HasMetadata> apply(Path file) {
+        try (InputStream yaml = Files.newInputStream(file)) {
+            return admin().load(yaml).items().stream()
+                    .map(resource -> admin().resource(resource).forceConflicts().serverSideApply()).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void install() {
+        INSTALLED.forEach(file -> apply(manifests().resolve(file)));
         // what an operator grants for rings over ConfigMaps and Secrets (docs/install.md)
         grantShardedResources("itests-sharded-core", "", List.of("configmaps", "secrets"));
         for (RingKind kind : RingKind.values()) {
