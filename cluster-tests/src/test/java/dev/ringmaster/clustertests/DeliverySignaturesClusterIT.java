@@ -35,10 +35,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the sharder's Deployment rolled to that image, the example strategy's jar signed with {@code jarsigner}.
  * The trust comes from the image, never from a ConfigMap. The Deployment is rolled back to the install's
  * image afterwards, and the ConfigMaps are deleted, so the classes after this one find the install as
- * it was.
+ * it was: {@link HotSwapClusterIT}, next by name, delivers an unsigned jar, which a sharder still
+ * trusting the test's signer would refuse.
  */
 @ExtendWith(TimedScenarios.class)
-class SignedPlugInsClusterIT {
+class DeliverySignaturesClusterIT {
 
     private static final String IMAGE = "ringmaster-trusting-signer:" + NodeCluster.VERSION;
     private static final String TRUST = "/opt/ringmaster/trust/signers.pem";
