@@ -7,7 +7,6 @@ import dev.ringmaster.clustertests.support.StatefulSetScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
 import dev.ringmaster.ring.XxHash64;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -58,7 +57,7 @@ class HotSwapClusterIT extends StatefulSetScenarios {
     @Order(1)
     void aPlugInStrategyDeliveredWithKubectlIsUsedByBothReplicasWithoutARestart() throws Exception {
         Set<String> ready = shards.settledWithObjects("hot-swap", SETTLE);
-        Map<String, Integer> restarts = restarts();
+        Map<String, Integer> restarts = sharder.restarts();
 
         deliver(SETTINGS, "--from-literal=dev.ringmaster.sharder.cfg=moveBudget = " + MOVE_BUDGET);
         sharder.awaitDelivered(Duration.ofSeconds(30));
@@ -87,7 +86,7 @@ class HotSwapClusterIT extends StatefulSetScenarios {
             assertThat(drains.most()).as("objects in drain at once, under moveBudget = %d", MOVE_BUDGET)
                     .isBetween(1, MOVE_BUDGET);
         }
-        assertThat(restarts()).as("sharder pods and their restart counts").isEqualTo(restarts);
+        assertThat(sharder.restarts()).as("sharder pods and their restart counts").isEqualTo(restarts);
         shards.assertNoOverlappingReconciles();
 
         String leader = sharder.awaitLeader(Duration.ofSeconds(30));
@@ -164,7 +163,7 @@ class HotSwapClusterIT extends StatefulSetScenarios {
     }
 
     /** The example plug-in's jar as Maven built it. */
-    private static Path jumpHashJar() throws URISyntaxException {
+    static Path jumpHashJar() throws URISyntaxException {
         Path jar = Path.of(JumpHashStrategy.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         assertThat(jar.toString()).as("the example-jump-hash-strategy jar").endsWith(".jar");
         return jar;
@@ -186,12 +185,6 @@ class HotSwapClusterIT extends StatefulSetScenarios {
 
     private static boolean readyWith(String strategy) {
         return shards.isReady() && String.valueOf(shards.readyCondition().get("message")).contains("\"" + strategy + "\"");
-    }
-
-    /** Restart count by sharder pod. */
-    private static Map<String, Integer> restarts() {
-        return sharder.pods().stream().collect(Collectors.toMap(pod -> pod.getMetadata().getName(),
-                (Pod pod) -> Sharder.container(pod).getRestartCount(), (a, b) -> a, TreeMap::new));
     }
 
     /**

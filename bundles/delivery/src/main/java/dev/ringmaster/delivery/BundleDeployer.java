@@ -6,10 +6,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
@@ -21,10 +21,12 @@ import org.osgi.framework.wiring.FrameworkWiring;
 
 /**
  * Runs the delivered bundles: installs a new one, updates one whose bytes changed, uninstalls one no
- * longer delivered, and leaves every bundle it did not install alone. A jar that is not allowed, not a
- * bundle, or does not resolve and start is refused: a new one is uninstalled again, an updated one is
- * put back to the bytes it had, so what served before goes on serving. Refused bytes are not tried
- * again until they change. Not thread-safe: one delivery thread calls it.
+ * longer delivered, and leaves every bundle it did not install alone. A jar that fails the
+ * {@link JarCheck} (its digest not allowed, not signed by a trusted signer) is refused before it is
+ * installed; one that is not a bundle, or does not resolve and start, is refused too: a new one is
+ * uninstalled again, an updated one is put back to the bytes it had. Either way what served before
+ * goes on serving. Refused bytes are not tried again until they change. Not thread-safe: one delivery
+ * thread calls it.
  */
 final class BundleDeployer {
 
@@ -41,16 +43,16 @@ final class BundleDeployer {
     private static final long REFRESH_TIMEOUT_SECONDS = 30;
 
     private final BundleContext context;
-    private final Predicate<String> allowed;
+    private final JarCheck check;
     /** The bytes each delivered location runs now, to put back when an update is refused. */
     private final Map<String, Delivery.Jar> running = new HashMap<>();
     /** Refused bytes by location, with why, so that they are not tried again. */
     private final Map<String, Outcome> refused = new HashMap<>();
 
-    /** @param allowed whether a SHA-256 (hex) may run */
-    BundleDeployer(BundleContext context, Predicate<String> allowed) {
+    /** @param check what a jar must pass before it is installed */
+    BundleDeployer(BundleContext context, JarCheck check) {
         this.context = Objects.requireNonNull(context, "context");
-        this.allowed = Objects.requireNonNull(allowed, "allowed");
+        this.check = Objects.requireNonNull(check, "check");
     }
 
     /** Makes the delivered bundles exactly {@code jars}; the outcome of each, in order. */
@@ -83,9 +85,9 @@ final class BundleDeployer {
         if (installed != null && current != null && current.sha256().equals(jar.sha256())) {
             return outcome(jar, installed, null);
         }
-        if (!allowed.test(jar.sha256())) {
-            return refuse(jar, installed, "sha256 " + jar.sha256() + " is not in allowedSha256 of the configuration "
-                    + DeliveryComponent.PID);
+        Optional<String> refusal = check.refusal(jar);
+        if (refusal.isPresent()) {
+            return refuse(jar, installed, refusal.get());
         }
         try {
             Bundle bundle = installed;

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Dictionary;
 import java.util.Hashtable;
@@ -69,6 +70,11 @@ public class DeliveryComponent implements ReadinessCheck {
                 + " empty: any bundle whoever may write the ConfigMaps delivers")
         String allowedSha256() default "";
 
+        @AttributeDefinition(description = "Trusted certificates of plug-in signers: a PEM file, or a directory of"
+                + " *.pem and *.crt files, in the image; empty: signatures are not checked. Set: a bundle runs only if"
+                + " every entry is signed by a signer one of them vouches for (that certificate, or a chain to it)")
+        String trustedCertificates() default "";
+
         @AttributeDefinition(description = "This replica's name in Events; empty: $HOSTNAME (the pod name)")
         String identity() default "";
     }
@@ -97,7 +103,17 @@ public class DeliveryComponent implements ReadinessCheck {
         String namespace = settings.namespace();
         Set<String> allowed = Arrays.stream(settings.allowedSha256().split(",")).map(String::trim)
                 .map(String::toLowerCase).filter(sha -> !sha.isEmpty()).collect(Collectors.toUnmodifiableSet());
-        deployer = new BundleDeployer(context, sha -> allowed.isEmpty() || allowed.contains(sha));
+        JarCheck check = JarCheck.allowedSha256(allowed);
+        String trust = settings.trustedCertificates().trim();
+        if (!trust.isEmpty()) {
+            SignedJars signed = SignedJars.trusting(Path.of(trust));
+            signed.problem().ifPresentOrElse(
+                    problem -> LOG.error("Every delivered bundle is refused: the trusted certificates cannot be read: {}",
+                            problem),
+                    () -> LOG.info("Delivered bundles must be signed: {}", signed.describe()));
+            check = check.and(signed);
+        }
+        deployer = new BundleDeployer(context, check);
         String identity = settings.identity().isEmpty() ? Optional.ofNullable(System.getenv("HOSTNAME")).orElse("")
                 : settings.identity();
         report = new DeliveryReport(client, identity);

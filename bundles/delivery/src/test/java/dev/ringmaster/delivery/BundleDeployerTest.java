@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import org.apache.felix.framework.FrameworkFactory;
@@ -30,6 +31,8 @@ import org.osgi.framework.launch.Framework;
 class BundleDeployerTest {
 
     private static final String NAMESPACE_AND_NAME = "sharding-system/plugins";
+    /** The one entry of the test's bundles besides the manifest. */
+    static final String RESOURCE = "about.txt";
 
     @TempDir
     Path storage;
@@ -55,7 +58,7 @@ class BundleDeployerTest {
 
     @Test
     void installsStartsAndLeavesUnchangedBytesAlone() throws Exception {
-        BundleDeployer deployer = new BundleDeployer(context, sha -> true);
+        BundleDeployer deployer = new BundleDeployer(context, JarCheck.NONE);
         Delivery.Jar jar = jar("strategy.jar", bundle("example.strategy", "1.0.0"));
 
         BundleDeployer.Outcome first = deployer.apply(List.of(jar)).get(0);
@@ -73,7 +76,7 @@ class BundleDeployerTest {
 
     @Test
     void updatesChangedBytesInPlace() throws Exception {
-        BundleDeployer deployer = new BundleDeployer(context, sha -> true);
+        BundleDeployer deployer = new BundleDeployer(context, JarCheck.NONE);
         deployer.apply(List.of(jar("strategy.jar", bundle("example.strategy", "1.0.0"))));
         long id = delivered("strategy.jar").orElseThrow().getBundleId();
 
@@ -88,7 +91,7 @@ class BundleDeployerTest {
 
     @Test
     void anUpdateThatDoesNotResolveIsRefusedAndThePreviousBundleServesOn() throws Exception {
-        BundleDeployer deployer = new BundleDeployer(context, sha -> true);
+        BundleDeployer deployer = new BundleDeployer(context, JarCheck.NONE);
         deployer.apply(List.of(jar("strategy.jar", bundle("example.strategy", "1.0.0"))));
 
         byte[] unresolvable = bundle("example.strategy", "2.0.0", Constants.IMPORT_PACKAGE, "no.such.pkg");
@@ -107,7 +110,7 @@ class BundleDeployerTest {
 
     @Test
     void aJarThatIsNoBundleIsRefusedAndNothingIsInstalled() throws Exception {
-        BundleDeployer deployer = new BundleDeployer(context, sha -> true);
+        BundleDeployer deployer = new BundleDeployer(context, JarCheck.NONE);
         int before = context.getBundles().length;
 
         BundleDeployer.Outcome notAZip = deployer.apply(List.of(jar("broken.jar",
@@ -122,7 +125,7 @@ class BundleDeployerTest {
     void onlyAllowedDigestsRun() throws Exception {
         byte[] allowedBytes = bundle("example.allowed", "1.0.0");
         String allowedSha = Delivery.sha256(allowedBytes);
-        BundleDeployer deployer = new BundleDeployer(context, Set.of(allowedSha)::contains);
+        BundleDeployer deployer = new BundleDeployer(context, JarCheck.allowedSha256(Set.of(allowedSha)));
 
         List<BundleDeployer.Outcome> outcomes = deployer.apply(List.of(jar("allowed.jar", allowedBytes),
                 jar("other.jar", bundle("example.other", "1.0.0"))));
@@ -133,10 +136,58 @@ class BundleDeployerTest {
     }
 
     @Test
+    void withTrustedCertificatesOnlySignedUpdatesRunAndTheSignedVersionServesOn(@TempDir Path trust) throws Exception {
+        Signers.Signer signer = Signers.selfSigned("plug-in signer");
+        JarCheck signed = SignedJars.trusting(Signers.pem(trust.resolve("signer.pem"), signer.certificate()));
+        BundleDeployer deployer = new BundleDeployer(context, signed);
+
+        BundleDeployer.Outcome first = deployer.apply(List.of(jar("strategy.jar",
+                signer.sign(bundle("example.strategy", "1.0.0"))))).get(0);
+        assertThat(first.refused()).as("signed by the trusted signer: %s", first.problem()).isFalse();
+        assertThat(first.state()).isEqualTo("active");
+        Bundle bundle = delivered("strategy.jar").orElseThrow();
+        long modified = bundle.getLastModified();
+
+        byte[] signedUpdate = signer.sign(bundle("example.strategy", "2.0.0"));
+        Map<String, byte[]> refusedUpdates = Map.of(
+                "unsigned", bundle("example.strategy", "2.0.0"),
+                "tampered", Signers.rewrite(signedUpdate, entries -> entries.put(RESOURCE, new byte[] {1})),
+                "wrongly signed", Signers.selfSigned("plug-in signer").sign(bundle("example.strategy", "2.0.0")));
+        refusedUpdates.forEach((how, bytes) -> {
+            BundleDeployer.Outcome outcome = deployer.apply(List.of(jar("strategy.jar", bytes))).get(0);
+            assertThat(outcome.refused()).as(how).isTrue();
+            assertThat(outcome.state()).as(how).isEqualTo("refused");
+            assertThat(bundle.getVersion()).as("%s: the signed version serves on", how).isEqualTo(new Version(1, 0, 0));
+            assertThat(bundle.getState()).as(how).isEqualTo(Bundle.ACTIVE);
+            assertThat(bundle.getLastModified()).as("%s: not installed", how).isEqualTo(modified);
+            assertThat(deployer.apply(List.of(jar("strategy.jar", bytes))).get(0)).as("%s, again: not tried again", how)
+                    .isSameAs(outcome);
+        });
+
+        assertThat(deployer.apply(List.of(jar("strategy.jar", signedUpdate))).get(0).version()).isEqualTo("2.0.0");
+        assertThat(bundle.getVersion()).isEqualTo(new Version(2, 0, 0));
+        assertThat(bundle.getState()).isEqualTo(Bundle.ACTIVE);
+    }
+
+    @Test
+    void withTrustedCertificatesANewUnsignedJarIsNotInstalled(@TempDir Path trust) throws Exception {
+        JarCheck signed = SignedJars.trusting(Signers.pem(trust.resolve("signer.pem"),
+                Signers.selfSigned("plug-in signer").certificate()));
+        BundleDeployer deployer = new BundleDeployer(context, signed);
+        int before = context.getBundles().length;
+
+        BundleDeployer.Outcome outcome = deployer.apply(List.of(jar("strategy.jar",
+                bundle("example.strategy", "1.0.0")))).get(0);
+
+        assertThat(outcome.problem()).contains("it is not signed");
+        assertThat(context.getBundles()).hasSize(before);
+    }
+
+    @Test
     void uninstallsWhatIsNoLongerDeliveredAndNothingElse() throws Exception {
         Bundle notDelivered = context.installBundle("test:other", new ByteArrayInputStream(
                 bundle("example.notdelivered", "1.0.0")));
-        BundleDeployer deployer = new BundleDeployer(context, sha -> true);
+        BundleDeployer deployer = new BundleDeployer(context, JarCheck.NONE);
         deployer.apply(List.of(jar("strategy.jar", bundle("example.strategy", "1.0.0"))));
 
         deployer.apply(List.of());
@@ -151,11 +202,11 @@ class BundleDeployerTest {
                 .findFirst();
     }
 
-    private static Delivery.Jar jar(String key, byte[] bytes) {
+    static Delivery.Jar jar(String key, byte[] bytes) {
         return new Delivery.Jar(new Delivery.Source(NAMESPACE_AND_NAME, key), bytes, Delivery.sha256(bytes));
     }
 
-    /** A bundle with no classes and the given extra headers (name, value, …). */
+    /** A bundle with no classes, one resource ({@value #RESOURCE}) and the given extra headers (name, value, …). */
     static byte[] bundle(String symbolicName, String version, String... headers) throws IOException {
         Manifest manifest = new Manifest();
         Attributes attributes = manifest.getMainAttributes();
@@ -168,7 +219,9 @@ class BundleDeployerTest {
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (JarOutputStream jar = new JarOutputStream(bytes, manifest)) {
-            jar.flush();
+            jar.putNextEntry(new JarEntry(RESOURCE));
+            jar.write((symbolicName + " " + version).getBytes(StandardCharsets.UTF_8));
+            jar.closeEntry();
         }
         return bytes.toByteArray();
     }

@@ -310,6 +310,22 @@ public final class NodeCluster {
     }
 
     /**
+     * Builds the image {@code name} ({@code NAME:TAG}) from {@code containerfile} with the build context
+     * {@code context} as the tier builds its own ({@link Images}; its {@code FROM} may name one of them as
+     * {@code localhost/NAME:TAG}), and imports it into the node's containerd, where a manifest's
+     * {@code NAME:TAG} finds it. Timed as the phase "image NAME".
+     */
+    public void buildImage(String name, Path containerfile, Path context) {
+        long started = System.nanoTime();
+        try {
+            Path archive = new Images(root, work).build(new Images.Image(name, containerfile, context));
+            ctr("images", "import", archive.toString()).orThrow();
+        } finally {
+            record("image " + name, Duration.ofNanos(System.nanoTime() - started));
+        }
+    }
+
+    /**
      * Adds {@code extra} to the install (with the extras added before: a scenario that adds one keeps
      * the others) and waits for the sharder's rollout; nothing if it is there already. Timed as the
      * phase "install + EXTRA".

@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
@@ -103,6 +104,12 @@ public final class Sharder {
                         && configMap.equals(event.getInvolvedObject().getName()))
                 .sorted(Comparator.comparing(Event::getLastTimestamp))
                 .map(event -> event.getReason() + ": " + event.getMessage()).toList();
+    }
+
+    /** The sharder container's restart count by pod name, of the pods there now. */
+    public Map<String, Integer> restarts() {
+        return pods().stream().collect(Collectors.toMap(pod -> pod.getMetadata().getName(),
+                pod -> container(pod).getRestartCount(), (a, b) -> a, TreeMap::new));
     }
 
     /** The PodDisruptionBudget's count of healthy pods now. */

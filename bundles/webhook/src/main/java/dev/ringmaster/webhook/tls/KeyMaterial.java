@@ -1,8 +1,6 @@
 package dev.ringmaster.webhook.tls;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -40,7 +38,7 @@ public final class KeyMaterial {
      * @throws KeyMaterialException with a one-line reason naming the file when the pair cannot serve TLS
      */
     public static KeyMaterial load(Path certificateFile, Path keyFile, Instant now) throws KeyMaterialException {
-        return parse(read(certificateFile), certificateFile.toString(), read(keyFile), keyFile.toString(), now);
+        return parse(Pem.read(certificateFile), certificateFile.toString(), Pem.read(keyFile), keyFile.toString(), now);
     }
 
     /** As {@link #load}, from the files' contents. */
@@ -131,16 +129,6 @@ public final class KeyMaterial {
             return verifier.verify(signature);
         } catch (GeneralSecurityException | RuntimeException e) {
             return false; // e.g. a key of another curve than the certificate's
-        }
-    }
-
-    private static byte[] read(Path file) throws KeyMaterialException {
-        try {
-            return Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            throw new KeyMaterialException(file + ": no such file");
-        } catch (IOException e) {
-            throw new KeyMaterialException(file + ": cannot be read: " + e, e);
         }
     }
 

@@ -1,6 +1,10 @@
 package dev.ringmaster.webhook.tls;
 
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.security.PrivateKey;
 import java.security.PublicKey;
@@ -89,6 +93,11 @@ public final class Pem {
         return chain;
     }
 
+    /** The certificates of a PEM file, in order, at least one. */
+    public static List<X509Certificate> readCertificates(Path file) throws KeyMaterialException {
+        return readCertificates(read(file), file.toString());
+    }
+
     /**
      * The one private key of the text, in any encoding {@link PrivateKeys} reads.
      *
@@ -124,6 +133,17 @@ public final class Pem {
             }
         }
         return blocks;
+    }
+
+    /** The bytes of a key or certificate file; a missing or unreadable one is a one-line exception. */
+    static byte[] read(Path file) throws KeyMaterialException {
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new KeyMaterialException(file + ": no such file");
+        } catch (IOException e) {
+            throw new KeyMaterialException(file + ": cannot be read: " + e, e);
+        }
     }
 
     private static String text(byte[] pem) {

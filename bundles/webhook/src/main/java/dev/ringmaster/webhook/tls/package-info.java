@@ -6,7 +6,7 @@
  * {@link dev.ringmaster.webhook.tls.CertificateBuilder}), which the sharder's self-signed certificates use.
  */
 @Export
-@Version("1.2.0")
+@Version("1.3.0")
 package dev.ringmaster.webhook.tls;
 
 import org.osgi.annotation.bundle.Export;
