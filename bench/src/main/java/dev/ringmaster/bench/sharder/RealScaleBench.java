@@ -64,7 +64,10 @@ public final class RealScaleBench {
     private static final String DRAIN_LABEL = RingContract.drainLabel(RING);
     private static final Pattern FAILED = Pattern.compile("failed=(\\d+)");
     private static final String SECRET_PREFIX = "checksums-";
-    private static final Pattern HEAP_USED = Pattern.compile("garbage-first heap\\s+total \\d+K, used (\\d+)K");
+    /** The heap's generations in jcmd GC.heap_info: G1's one line, or the serial and parallel collectors' two. */
+    private static final Pattern HEAP_USED = Pattern.compile(
+            "(?:garbage-first heap|def new generation|tenured generation|PSYoungGen|ParOldGen)\\s+total \\d+K, used (\\d+)K");
+    private static final Pattern NMT_CATEGORY = Pattern.compile("-\\s+(\\S[^(]*?) \\(reserved=\\d+KB, committed=(\\d+)KB\\)");
     private static final String SHARDER_USER = "system:serviceaccount:" + BenchCluster.SYSTEM_NAMESPACE + ":sharder";
     /** How the sharder logs a pass over the ring (its failed writes in {@code failed=}), and a pass that failed. */
     private static final String PASS = "rebalanced ClusterRing/" + RING + ": ";
@@ -172,9 +175,9 @@ public final class RealScaleBench {
         System.out.printf(Locale.ROOT, "%,d ConfigMaps created at %.0f/s; sharder heap after GC before the changes:"
                 + " %.1f MiB%n%n", objects, objects / createSeconds, heapBefore);
         System.out.println("| change | moved | controlled moved | settled after s | moves/s | sharder writes/move"
-                + " | shard writes/move | sharder CPU ms/move | sharder heap after GC MiB | sharder passes"
-                + " | failed writes (sharder's passes) | writes answered ≥ 400 but 409, by cause |");
-        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+                + " | shard writes/move | sharder CPU ms/move | sharder heap after GC MiB | sharder resident MiB (peak)"
+                + " | sharder passes | failed writes (sharder's passes) | writes answered ≥ 400 but 409, by cause |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         boolean scaledOut = outage > 0
                 ? change("scale-out 3 → 4, API server away " + outage + " s once it drains", leaderPid, 4, () -> {
                     startShard(3);
@@ -272,12 +275,17 @@ public final class RealScaleBench {
         // a pass logs its summary once its writes are answered and its listing done: a moment after settled
         Thread.sleep(Math.max(0, Duration.between(Instant.now(), settledAt.plusSeconds(5)).toMillis()));
         List<String> passes = sharderLog(start, settledAt.plusSeconds(5), PASS);
-        System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.1f | %.0f | %.2f | %.2f | %.2f | %.1f | %d | %d | %s |%n", name,
+        System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.1f | %.0f | %.2f | %.2f | %.2f | %.1f | %s | %d | %d | %s |%n", name,
                 toMove, controlledToMove, settleSeconds, moves / settleSeconds,
                 (double) writesBy(writes, ":" + BenchCluster.SYSTEM_NAMESPACE + ":sharder ") / moves,
                 (double) writesBy(writes, ":" + NAMESPACE + ":shard-") / moves, cpu * 1000 / moves,
-                heapAfterGcMiB(sharderPid), passes.size(), passes.stream().mapToLong(RealScaleBench::failedOf).sum(),
-                failuresByCause(writes));
+                heapAfterGcMiB(sharderPid), residentMiB(sharderPid), passes.size(),
+                passes.stream().mapToLong(RealScaleBench::failedOf).sum(), failuresByCause(writes));
+        String nativeMemory = nativeMemoryMiB(sharderPid);
+        if (!nativeMemory.isEmpty()) {
+            details.append("the sharder's committed memory after it, MiB (Native Memory Tracking): ").append(nativeMemory)
+                    .append('\n');
+        }
         details.append(name).append(settled ? ": settled" : ": NOT settled, " + misplaced(after) + " misplaced")
                 .append("; writes until then (user verb resource code: count):\n");
         writes.forEach((what, count) -> details.append(String.format(Locale.ROOT, "  %s: %,d%n", what, count)));
@@ -486,14 +494,49 @@ public final class RealScaleBench {
                 .mapToLong(Map.Entry::getValue).sum();
     }
 
-    /** Heap in use right after a full collection, from jcmd. */
+    /** Heap in use right after a full collection, from jcmd (every generation's). */
     private static double heapAfterGcMiB(long pid) throws Exception {
         BenchCluster.exec(List.of(jcmd(), Long.toString(pid), "GC.run"));
         Matcher used = HEAP_USED.matcher(BenchCluster.exec(List.of(jcmd(), Long.toString(pid), "GC.heap_info")));
-        if (!used.find()) {
-            throw new IllegalStateException("no G1 heap figure from jcmd GC.heap_info");
+        long usedKiB = 0;
+        boolean found = false;
+        while (used.find()) {
+            usedKiB += Long.parseLong(used.group(1));
+            found = true;
         }
-        return Long.parseLong(used.group(1)) / 1024.0;
+        if (!found) {
+            throw new IllegalStateException("no heap figure from jcmd GC.heap_info");
+        }
+        return usedKiB / 1024.0;
+    }
+
+    /** Resident memory now and its peak so far ({@code VmRSS}, {@code VmHWM} of /proc), "now (peak)" in MiB. */
+    private static String residentMiB(long pid) throws IOException {
+        Map<String, Long> kiB = new TreeMap<>();
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+            String[] field = line.split(":\\s+");
+            if (field[0].equals("VmRSS") || field[0].equals("VmHWM")) {
+                kiB.put(field[0], Long.parseLong(field[1].replace(" kB", "")));
+            }
+        }
+        return String.format(Locale.ROOT, "%.0f (%.0f)", kiB.get("VmRSS") / 1024.0, kiB.get("VmHWM") / 1024.0);
+    }
+
+    /**
+     * Committed memory by Native Memory Tracking's categories (heap, class metadata, threads, code cache,
+     * GC, ...), in MiB, when the sharder runs with {@code -XX:NativeMemoryTracking=summary} (in
+     * {@code --sharder-jvm}); empty otherwise.
+     */
+    private static String nativeMemoryMiB(long pid) throws Exception {
+        Matcher category = NMT_CATEGORY.matcher(BenchCluster.exec(List.of(jcmd(), Long.toString(pid), "VM.native_memory", "summary")));
+        List<String> committed = new ArrayList<>();
+        while (category.find()) {
+            long kiB = Long.parseLong(category.group(2));
+            if (kiB >= 1024) {
+                committed.add(String.format(Locale.ROOT, "%s %.1f", category.group(1).trim(), kiB / 1024.0));
+            }
+        }
+        return String.join(", ", committed);
     }
 
     private static String jcmd() {
