@@ -14,7 +14,6 @@ import dev.ringmaster.testing.rings.PolicyDenials;
 import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
@@ -71,7 +70,6 @@ public class AdmissionPoliciesRealIT {
     private static KubernetesClient admin;
     private static KubernetesClient sharder;
     private static KubernetesClient shard;
-    private static List<HasMetadata> policies = List.of();
 
     @BeforeClass
     public static void installThePolicies() {
@@ -91,8 +89,8 @@ public class AdmissionPoliciesRealIT {
                 .endMetadata().withNewSpec().withHolderIdentity(NODE).withLeaseDurationSeconds(40).endSpec().build())
                 .forceConflicts().serverSideApply();
 
-        policies = cluster.installComponent("admission-policies");
-        // the API server picks a new policy and binding up a moment after they are written
+        // RealCluster installed the policy with the manifests; the API server picks a new policy and
+        // binding up a moment after they are written
         Waiting.until(SOON, () -> "the API server enforces " + POLICY, () -> {
             try {
                 sharder.leases().inNamespace("kube-node-lease").withName(NODE).dryRun()
@@ -109,7 +107,6 @@ public class AdmissionPoliciesRealIT {
         if (admin == null) {
             return;
         }
-        policies.forEach(policy -> admin.resource(policy).delete());
         for (String ring : List.of(RING, LONG_RING)) {
             admin.genericKubernetesResources(RingContract.API_GROUP + "/" + RingContract.API_VERSION, "ClusterRing")
                     .withName(ring).delete();

@@ -5,7 +5,6 @@ import dev.ringmaster.testing.apiserver.RealApiServer;
 import dev.ringmaster.testing.rings.RingState;
 import dev.ringmaster.testing.rings.Rings;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -222,9 +221,9 @@ public final class RealCluster {
 
     /**
      * Applies the objects of the kustomize Component {@code manifests/<component>} (one that patches
-     * nothing of the base) as its kustomization lists them, and returns them.
+     * nothing of the base) as its kustomization lists them.
      */
-    public List<HasMetadata> installComponent(String component) {
+    private void installComponent(String component) {
         Path folder = manifests().resolve(component);
         try {
             Map<?, ?> kustomization = admin().getKubernetesSerialization()
@@ -232,17 +231,15 @@ public final class RealCluster {
             if (kustomization.containsKey("patches")) {
                 throw new IllegalArgumentException(folder + " patches the base: render it with kubectl kustomize instead");
             }
-            return ((List<?>) kustomization.get("resources")).stream()
-                    .flatMap(file -> apply(folder.resolve(String.valueOf(file))).stream()).toList();
+            ((List<?>) kustomization.get("resources")).forEach(file -> apply(folder.resolve(String.valueOf(file))));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private List<HasMetadata> apply(Path file) {
+    private void apply(Path file) {
         try (InputStream yaml = Files.newInputStream(file)) {
-            return admin().load(yaml).items().stream()
-                    .map(resource -> admin().resource(resource).forceConflicts().serverSideApply()).toList();
+            admin().load(yaml).items().forEach(resource -> admin().resource(resource).forceConflicts().serverSideApply());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -250,6 +247,9 @@ public final class RealCluster {
 
     private void install() {
         INSTALLED.forEach(file -> apply(manifests().resolve(file)));
+        // the admission policies of docs/install.md (Kubernetes 1.30+), so that every sharder of the tier,
+        // which runs as the sharder's ServiceAccount, works under them; AdmissionPoliciesRealIT proves them
+        installComponent("admission-policies");
         // what an operator grants for rings over ConfigMaps and Secrets (docs/install.md)
         grantShardedResources("itests-sharded-core", "", List.of("configmaps", "secrets"));
         for (RingKind kind : RingKind.values()) {
