@@ -5,6 +5,7 @@ import static org.junit.Assert.assertTrue;
 
 import dev.ringmaster.examples.checksum.ReconcileLine;
 import dev.ringmaster.itests.support.Cli;
+import dev.ringmaster.itests.support.HashRanges;
 import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.ShardFleet;
 import dev.ringmaster.itests.support.SharderHome;
@@ -150,7 +151,7 @@ public class RangeModeRealIT {
         createConfigMaps();
         double createSeconds = (System.nanoTime() - createStart) / 1e9;
         for (ConfigMap configMap : admin.configMaps().inNamespace(ring).list().getItems()) {
-            hashes.put(configMap.getMetadata().getName(), unsigned(Fnv1a.fnv1a64(configMap.getMetadata().getUid())));
+            hashes.put(configMap.getMetadata().getName(), HashRanges.unsigned(Fnv1a.fnv1a64(configMap.getMetadata().getUid())));
         }
         assertEquals("ConfigMaps created", OBJECTS, hashes.size());
         Map<String, String> owners = initial.owners(hashes);
@@ -396,7 +397,7 @@ public class RangeModeRealIT {
                     || !"uid".equals(annotation(lease, RingContract.RANGE_KEY_ANNOTATION))) {
                 return null;
             }
-            served.put(name, parseRanges(assigned));
+            served.put(name, HashRanges.parse(assigned));
         }
         if (!served.keySet().equals(shards)) {
             return null;
@@ -411,21 +412,6 @@ public class RangeModeRealIT {
             next = range[1];
         }
         return next.equals(SPACE) ? new Placement(served) : null;
-    }
-
-    /** {@code 0x<16 hex>-0x<16 hex>} pairs, comma-separated: [start, end) each, the end of the space {@code 0x1} and 16 zeros. */
-    private static List<BigInteger[]> parseRanges(String text) {
-        List<BigInteger[]> ranges = new ArrayList<>();
-        for (String part : text.split(",")) {
-            String[] bounds = part.strip().split("-");
-            ranges.add(new BigInteger[] {new BigInteger(bounds[0].substring(2), 16), new BigInteger(bounds[1].substring(2), 16)});
-        }
-        return ranges;
-    }
-
-
-    private static BigInteger unsigned(long value) {
-        return new BigInteger(Long.toUnsignedString(value));
     }
 
     /** The served ranges by shard, as [start, end) pairs. */

@@ -125,7 +125,7 @@ public final class RealCluster {
      * labelled {@value #AGGREGATE_TO_SHARDER}. A cluster's controller manager aggregates it into the
      * sharder's role; this API server has no controller manager, so this does the aggregation as it would.
      */
-    private void grantShardedResources(String roleName, String group, List<String> resources) {
+    public void grantShardedResources(String roleName, String group, List<String> resources) {
         admin().rbac().clusterRoles().resource(new ClusterRoleBuilder().withNewMetadata().withName(roleName)
                 .addToLabels(AGGREGATE_TO_SHARDER, "true").endMetadata()
                 .withRules(new PolicyRuleBuilder().withApiGroups(group).withResources(resources)
