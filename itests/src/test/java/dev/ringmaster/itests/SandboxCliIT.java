@@ -48,8 +48,8 @@ public class SandboxCliIT {
 
     private static final List<String> KILL_SHARD = scenarioArgs("kill-shard");
     private static final List<String> KILL_JOSDK_SHARD = scenarioArgs("kill-shard", "--shard-impl", "josdk");
-    private static final List<String> RANGE_SCALE_OUT = List.of("sandbox", "--ranges", "--shards", "3", "--objects",
-            String.valueOf(RANGE_OBJECTS), "--scenario", "scale-out", "--exit", "--json");
+    private static final List<String> RANGE_SCALE_OUT = List.of("sandbox", "--ranges", "--shards", String.valueOf(SHARDS),
+            "--objects", String.valueOf(RANGE_OBJECTS), "--scenario", "scale-out", "--exit", "--json");
     private static final List<String> SWAP_STRATEGY = scenarioArgs("swap-strategy");
     private static final List<String> SCALE_OUT = scenarioArgs("scale-out");
     private static final List<String> SCALE_IN = scenarioArgs("scale-in");
@@ -93,7 +93,6 @@ public class SandboxCliIT {
      */
     @Test
     public void rangeModeScaleOutHandsRangesToTheNewShardWithoutWritingAConfigMap() {
-        int objects = RANGE_OBJECTS;
         Cli.Result result = result(RANGE_SCALE_OUT);
         assertEquals(result.toString(), 0, result.exit());
         assertNoErrors(result);
@@ -104,7 +103,7 @@ public class SandboxCliIT {
         assertEquals(text, 64, json.integer("buckets"));
         Map<String, Integer> perShard = json.counts("perShard");
         assertEquals(text, List.of("shard-0", "shard-1", "shard-2", "shard-3"), new ArrayList<>(perShard.keySet()));
-        assertEquals("every object is owned by a shard serving its hash: " + text, objects,
+        assertEquals("every object is owned by a shard serving its hash: " + text, RANGE_OBJECTS,
                 perShard.values().stream().mapToInt(Integer::intValue).sum());
         // a joining shard takes ranges only from the others: what moved is exactly what it holds
         assertEquals(text, (int) perShard.get("shard-3"), json.integer("moves"));
