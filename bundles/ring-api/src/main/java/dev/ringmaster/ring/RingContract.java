@@ -52,6 +52,13 @@ public final class RingContract {
      */
     public static final String SERVED_RANGES_ANNOTATION = "ringmaster.dev/served-ranges";
 
+    /**
+     * Ringmaster extension: annotation a shard writes on its own Lease with its renewals, what its work cost over
+     * its last window ({@code dev.ringmaster.ring.load.LoadReport} annotation form). The leader's balancer reads it;
+     * a shard that writes none is counted by its share of the space.
+     */
+    public static final String LOAD_ANNOTATION = "ringmaster.dev/load";
+
     /** The shard label of every ring starts with this; the ring suffix follows ({@link #shardLabel}). */
     public static final String SHARD_LABEL_PREFIX = "shard.alpha.sharding.timebertt.dev/";
     /** The drain label of every ring starts with this; the ring suffix follows ({@link #drainLabel}). */

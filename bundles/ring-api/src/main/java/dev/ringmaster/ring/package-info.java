@@ -3,7 +3,7 @@
  * object references, shard states and the label/name rules.
  */
 @Export
-@Version("1.4.0")
+@Version("1.5.0")
 package dev.ringmaster.ring;
 
 import org.osgi.annotation.bundle.Export;

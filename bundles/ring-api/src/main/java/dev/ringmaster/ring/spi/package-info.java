@@ -3,7 +3,7 @@
  * property; consumers bind them dynamically and select one by name.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package dev.ringmaster.ring.spi;
 
 import org.osgi.annotation.bundle.Export;
