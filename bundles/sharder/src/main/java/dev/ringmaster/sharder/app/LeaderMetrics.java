@@ -2,6 +2,7 @@ package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.ring.spi.Placement;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ranges.RangeRecorder;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
@@ -18,6 +19,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
@@ -42,6 +44,11 @@ import java.util.function.ToDoubleFunction;
  * {@code ringmaster_ring_range_handovers_total} {clusterring, controllerring}: buckets that left one shard's
  * assignment and entered another's; {@code ringmaster_ring_range_handover_seconds} (histogram): how long after
  * leaving the loser's assignment they entered the gainer's</li>
+ * <li>balanced rings (docs/design.md section 10): {@code ringmaster_ring_shard_load_seconds_per_second}
+ * {clusterring, controllerring, shard}: each available shard's busy time for its assigned ranges, as the shards
+ * reported it; {@code ringmaster_ring_load_imbalance}: the busiest shard's over the mean;
+ * {@code ringmaster_ring_balancing_steps_total} and {@code ringmaster_ring_balancing_moved_total}: load steps that
+ * moved ranges, and the share of the objects they moved, summed</li>
  * </ul>
  */
 final class LeaderMetrics implements MoveRecorder, RangeRecorder {
@@ -67,6 +74,14 @@ final class LeaderMetrics implements MoveRecorder, RangeRecorder {
     private final Map<RingKey, List<MultiGauge.Row<?>>> shardObjectRows = new HashMap<>();
     private final MultiGauge shardRanges;
     private final MultiGauge shardRangeShare;
+    private final MultiGauge shardLoad;
+    private final MultiGauge loadImbalance;
+    /** Each balanced ring's load per shard and imbalance as its last pass saw them. */
+    private final Map<RingKey, Balance> balancing = new HashMap<>();
+
+    private record Balance(Map<String, Double> load, double imbalance) {
+    }
+
     /** Each range-mode ring's assignments as last published, by shard. */
     private final Map<RingKey, Map<String, RangeSet>> assignments = new HashMap<>();
 
@@ -89,6 +104,11 @@ final class LeaderMetrics implements MoveRecorder, RangeRecorder {
         this.shardRangeShare = MultiGauge.builder("ringmaster.ring.shard.range.share")
                 .description("Share of the hash space (0..1) each shard Lease of a range-mode ring is assigned")
                 .register(registry);
+        this.shardLoad = MultiGauge.builder("ringmaster.ring.shard.load").baseUnit("seconds.per.second")
+                .description("Busy time of each shard of a balanced ring, as the shards reported it for their ranges")
+                .register(registry);
+        this.loadImbalance = MultiGauge.builder("ringmaster.ring.load.imbalance")
+                .description("The busiest shard's load over the mean, of a balanced ring").register(registry);
     }
 
     @Override
@@ -161,10 +181,41 @@ final class LeaderMetrics implements MoveRecorder, RangeRecorder {
     }
 
     @Override
+    public synchronized void balanced(RingKey ring, Map<String, Double> load, double imbalance,
+            Optional<Placement> step) {
+        balancing.put(ring, new Balance(Map.copyOf(load), imbalance));
+        registerBalancing();
+        step.ifPresent(placement -> {
+            Tags tags = SharderMetrics.ringTags(ring);
+            Counter.builder("ringmaster.ring.balancing.steps")
+                    .description("Load steps of a balanced range-mode ring that moved ranges").tags(tags)
+                    .register(registry).increment();
+            Counter.builder("ringmaster.ring.balancing.moved")
+                    .description("Share of a balanced ring's objects its load steps moved, summed over the steps")
+                    .tags(tags).register(registry).increment(placement.moved());
+        });
+    }
+
+    @Override
     public synchronized void forget(RingKey ring) {
         if (assignments.remove(ring) != null) {
             registerAssignments();
         }
+        if (balancing.remove(ring) != null) {
+            registerBalancing();
+        }
+    }
+
+    private void registerBalancing() {
+        List<MultiGauge.Row<?>> loads = new ArrayList<>();
+        List<MultiGauge.Row<?>> imbalances = new ArrayList<>();
+        balancing.forEach((ring, balance) -> {
+            Tags tags = SharderMetrics.ringTags(ring);
+            imbalances.add(MultiGauge.Row.of(tags, balance.imbalance()));
+            balance.load().forEach((shard, busy) -> loads.add(MultiGauge.Row.of(tags.and("shard", shard), busy)));
+        });
+        shardLoad.register(loads, true);
+        loadImbalance.register(imbalances, true);
     }
 
     private void registerAssignments() {
@@ -186,6 +237,9 @@ final class LeaderMetrics implements MoveRecorder, RangeRecorder {
         }
         if (assignments.keySet().retainAll(rings)) {
             registerAssignments();
+        }
+        if (balancing.keySet().retainAll(rings)) {
+            registerBalancing();
         }
         inDrain.register(rows(rings, ring -> objects.inDrain(ring)), true);
         oldestDrain.register(rows(rings, ring -> objects.oldestDrain(ring).map(age -> age.toMillis() / 1000.0)

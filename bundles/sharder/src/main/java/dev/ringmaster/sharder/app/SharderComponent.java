@@ -5,6 +5,7 @@ import dev.ringmaster.ring.spi.AdmissionRequest;
 import dev.ringmaster.ring.spi.AdmissionResponse;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.PartitioningStrategy;
+import dev.ringmaster.ring.spi.PlacementPolicy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.admission.SharderAdmission;
 import dev.ringmaster.sharder.certificates.WebhookCertificates;
@@ -302,6 +303,16 @@ public class SharderComponent implements AdmissionHandler {
 
     synchronized void unbindInterpreter(ResourceInterpreter interpreter, Map<String, Object> properties) {
         use(plugIns.withoutInterpreter(name(properties, ResourceInterpreter.NAME), interpreter));
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    synchronized void bindPolicy(PlacementPolicy policy, Map<String, Object> properties) {
+        use(plugIns.withPolicy(name(properties, PlacementPolicy.NAME), policy));
+    }
+
+    synchronized void unbindPolicy(PlacementPolicy policy, Map<String, Object> properties) {
+        use(plugIns.withoutPolicy(name(properties, PlacementPolicy.NAME), policy));
     }
 
     private void use(PlugIns next) {

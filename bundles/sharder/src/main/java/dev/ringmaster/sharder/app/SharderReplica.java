@@ -266,7 +266,8 @@ public final class SharderReplica implements AutoCloseable {
      */
     public void use(PlugIns next) {
         PlugIns before = plugIns.getAndSet(Objects.requireNonNull(next, "plugIns"));
-        registry.update(inputs -> inputs.withStrategies(next.strategies()).withInterpreters(next.interpreters()));
+        registry.update(inputs -> inputs.withStrategies(next.strategies()).withInterpreters(next.interpreters())
+                .withPolicies(next.policies()));
         if (!before.detectors().equals(next.detectors())) {
             reevaluateShards();
         }

@@ -1,7 +1,9 @@
 package dev.ringmaster.sharder.kube;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -51,11 +53,28 @@ public final class ObjectEvents {
         this.reportingInstance = host.length() > MAX_INSTANCE_LENGTH ? host.substring(0, MAX_INSTANCE_LENGTH) : host;
     }
 
+    /** A reference to {@code object} as events name what they regard: its kind, namespace, name, uid and version. */
+    public static ObjectReference about(HasMetadata object) {
+        return new ObjectReferenceBuilder().withApiVersion(HasMetadata.getApiVersion(object.getClass()))
+                .withKind(HasMetadata.getKind(object.getClass())).withNamespace(object.getMetadata().getNamespace())
+                .withName(object.getMetadata().getName()).withUid(object.getMetadata().getUid())
+                .withResourceVersion(object.getMetadata().getResourceVersion()).build();
+    }
+
     /**
      * Records a Warning about the object. Failures are logged, not thrown: an event is a courtesy to
      * the operator and must never stop a reconciliation.
      */
     public void warn(ObjectReference regarding, String reason, String action, String note) {
+        record("Warning", regarding, reason, action, note);
+    }
+
+    /** Records a Normal event about the object: what the sharder did and why. Failures are logged, not thrown. */
+    public void normal(ObjectReference regarding, String reason, String action, String note) {
+        record("Normal", regarding, reason, action, note);
+    }
+
+    private void record(String type, ObjectReference regarding, String reason, String action, String note) {
         String namespace = regarding.getNamespace() == null || regarding.getNamespace().isEmpty()
                 ? CLUSTER_SCOPED_NAMESPACE : regarding.getNamespace();
         Event event = new EventBuilder()
@@ -65,7 +84,7 @@ public final class ObjectEvents {
                     .withNamespace(namespace)
                 .endMetadata()
                 .withEventTime(new MicroTime(MICRO_TIME.format(clock.instant())))
-                .withType("Warning")
+                .withType(type)
                 .withReason(reason)
                 .withAction(action)
                 .withNote(note)

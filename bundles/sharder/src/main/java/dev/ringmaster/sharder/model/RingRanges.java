@@ -43,6 +43,11 @@ public class RingRanges {
             + " two from 1 to 4096. Omitted: 64.")
     private Integer buckets;
 
+    @JsonPropertyDescription("Present: the leader places the ranges by what the shards report their objects cost"
+            + " (ringmaster.dev/load on their Leases), with a placement policy, and moves ranges from busy shards to idle"
+            + " ones under a churn budget. Omitted: ranges are placed by hash alone.")
+    private RingBalancing balancing;
+
     public RingRanges() {
     }
 
@@ -67,6 +72,14 @@ public class RingRanges {
         this.buckets = buckets;
     }
 
+    public RingBalancing getBalancing() {
+        return balancing;
+    }
+
+    public void setBalancing(RingBalancing balancing) {
+        this.balancing = balancing;
+    }
+
     /** The key, {@code uid} when omitted; {@link IllegalArgumentException} for another word (see {@link RingValidation}). */
     public RangeKey keyOrDefault() {
         return key == null || key.isEmpty() ? RangeKey.UID : RangeKey.ofSpec(key);
@@ -84,16 +97,17 @@ public class RingRanges {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof RingRanges that && Objects.equals(key, that.key) && Objects.equals(buckets, that.buckets);
+        return other instanceof RingRanges that && Objects.equals(key, that.key) && Objects.equals(buckets, that.buckets)
+                && Objects.equals(balancing, that.balancing);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(key, buckets);
+        return Objects.hash(key, buckets, balancing);
     }
 
     @Override
     public String toString() {
-        return "RingRanges[key=" + key + ", buckets=" + buckets + "]";
+        return "RingRanges[key=" + key + ", buckets=" + buckets + ", balancing=" + balancing + "]";
     }
 }

@@ -72,8 +72,33 @@ public final class RingValidation {
                         + RangePlacement.MAX_BUCKETS + " (omit it for "
                         + RangePlacement.DEFAULT_BUCKETS + ")");
             }
+            if (ranges.getBalancing() != null) {
+                validateBalancing(ranges.getBalancing(), problems);
+            }
         }
         return problems;
+    }
+
+    private static void validateBalancing(RingBalancing balancing, List<String> problems) {
+        String field = "spec.ranges.balancing.";
+        String policy = balancing.getPolicy();
+        if (policy != null && !policy.isEmpty() && !isValidStrategyName(policy)) {
+            problems.add(field + "policy: \"" + policy + "\" is not a valid policy name: use at most 63 lowercase"
+                    + " letters, digits and '-', starting and ending with a letter or digit (omit it for "
+                    + RingBalancing.DEFAULT_POLICY + ")");
+        }
+        within(field + "maxImbalancePercent", balancing.getMaxImbalancePercent(), 1, 1000, problems);
+        within(field + "maxMovePercent", balancing.getMaxMovePercent(), 1, 100, problems);
+        within(field + "intervalSeconds", balancing.getIntervalSeconds(), RingBalancing.MIN_INTERVAL_SECONDS,
+                RingBalancing.MAX_SECONDS, problems);
+        within(field + "stabilizationSeconds", balancing.getStabilizationSeconds(), 0, RingBalancing.MAX_SECONDS,
+                problems);
+    }
+
+    private static void within(String field, Integer value, int min, int max, List<String> problems) {
+        if (value != null && (value < min || value > max)) {
+            problems.add(field + ": " + value + " is not from " + min + " to " + max);
+        }
     }
 
     /** Whether {@code name} may name a partitioning strategy or resource interpreter: a lowercase DNS label. */

@@ -1,6 +1,8 @@
 package dev.ringmaster.sharder.ranges;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.load.LoadMap;
+import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.ring.ranges.RangePlacement;
 import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.sharder.kube.ObjectEvents;
@@ -11,9 +13,6 @@ import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.runtime.Reconciler;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ObjectReference;
-import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -61,6 +60,10 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     static final String REPORTING_CONTROLLER = "ringmaster.dev/sharder";
     static final String INVALID_SERVED_RANGES = "InvalidServedRanges";
     static final String INVALID_ASSIGNED_RANGES = "InvalidAssignedRanges";
+    static final String INVALID_LOAD_REPORT = "InvalidLoadReport";
+    static final String BALANCED = "Balanced";
+    /** Busy seconds per second a report may claim: more reconciles at once than any shard runs. */
+    static final double MAX_REPORTED_BUSY = 1024;
     /** Releases not handed over after this long are no longer timed (the ranges went nowhere, e.g. no shard). */
     static final Duration FORGET_RELEASE_AFTER = Duration.ofHours(1);
 
@@ -72,6 +75,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     private final Clock clock;
     private final RangeRecorder recorder;
     private final ObjectEvents events;
+    private final RangeBalancer balancer;
 
     /**
      * The assignments this sharder wrote to each Lease that its cache may not show yet, oldest first: a shard may
@@ -107,6 +111,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.recorder = Objects.requireNonNull(recorder, "recorder");
         this.events = new ObjectEvents(client, clock, REPORTING_CONTROLLER);
+        this.balancer = new RangeBalancer(clock);
     }
 
     @Override
@@ -116,6 +121,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         if (mode.isEmpty()) {
             // gone, label mode, or invalid (the assignments stay as they are until the spec is fixed)
             releases.remove(ring);
+            balancer.forget(ring);
             recorder.forget(ring);
             return Result.done();
         }
@@ -126,15 +132,14 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         forgetGone();
         Map<String, Lease> ringLeases = leasesOf(ring);
 
-        Map<String, RangeSet> desired = RangePlacement.place(
-                view.availableShards().stream().map(dev.ringmaster.ring.Shard::name).toList(), mode.get().buckets());
         Map<String, RangeAssignment.Shard> shards = new TreeMap<>();
+        Map<String, RangeSet> servedRanges = new HashMap<>();
         Map<String, String> publishedRanges = new HashMap<>();
         Map<String, String> publishedKeys = new HashMap<>();
         Map<String, Optional<Written>> pendingWrites = new HashMap<>();
         ringLeases.forEach((name, lease) -> {
             LeaseKey leaseKey = LeaseKey.of(lease);
-            Map<String, String> annotations = Objects.requireNonNullElse(lease.getMetadata().getAnnotations(), Map.of());
+            Map<String, String> annotations = annotations(lease);
             String assignedText = annotations.get(RingContract.ASSIGNED_RANGES_ANNOTATION);
             String keyText = annotations.get(RingContract.RANGE_KEY_ANNOTATION);
             publishedRanges.put(name, assignedText);
@@ -144,11 +149,13 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             pendingWrites.put(name, Optional.ofNullable(mine));
             boolean sameKey = key.equals(keyText);
             Optional<RangeSet> assigned = read(lease, RingContract.ASSIGNED_RANGES_ANNOTATION, assignedText,
-                    INVALID_ASSIGNED_RANGES, "its assignment is rewritten; it claims the whole space until then");
+                    RangeSet::parse, INVALID_ASSIGNED_RANGES, "ReadRanges",
+                    "its assignment is rewritten; it claims the whole space until then");
             Optional<RangeSet> served = read(lease, RingContract.SERVED_RANGES_ANNOTATION,
-                    annotations.get(RingContract.SERVED_RANGES_ANNOTATION), INVALID_SERVED_RANGES,
-                    "it is taken to serve everything it served before");
+                    annotations.get(RingContract.SERVED_RANGES_ANNOTATION), RangeSet::parse, INVALID_SERVED_RANGES,
+                    "ReadRanges", "it is taken to serve everything it served before");
             served.ifPresent(value -> lastServed.put(leaseKey, value));
+            served.ifPresent(value -> servedRanges.put(name, value));
             boolean assignedOfOtherKey = assigned.map(value -> !value.isEmpty()).orElse(true) && !sameKey
                     && assignedText != null;
             if (assignedOfOtherKey) {
@@ -174,6 +181,13 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             shards.put(name, new RangeAssignment.Shard(current, claims, fenced));
         });
 
+        List<String> available = view.availableShards().stream().map(dev.ringmaster.ring.Shard::name).sorted().toList();
+        Map<String, RangeSet> desired = mode.get().balancing().isPresent()
+                ? balanced(view, mode.get(), ringLeases, shards, servedRanges, available)
+                : RangePlacement.place(available, mode.get().buckets());
+        if (mode.get().balancing().isEmpty()) {
+            balancer.forget(ring);
+        }
         Map<String, RangeSet> next = RangeAssignment.assign(desired, shards);
         // shrinks first, so a fenced shard's release is timed before the same pass grants it
         List<String> order = new ArrayList<>(next.keySet());
@@ -208,7 +222,60 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             handover(ring, name, before, after, mode.get().buckets());
         }
         recorder.assigned(ring, published);
-        return Result.done();
+        return mode.get().balancing().map(balancing -> Result.requeueAfter(balancing.settings().interval()))
+                .orElse(Result.done());
+    }
+
+    /**
+     * The placement of a balanced ring (docs/design.md section 10), from the shards' load reports; a load step that
+     * moved something is logged, recorded and told in an Event on the ring.
+     */
+    private Map<String, RangeSet> balanced(RingView view, RingView.RangeMode mode, Map<String, Lease> ringLeases,
+            Map<String, RangeAssignment.Shard> shards, Map<String, RangeSet> servedRanges, List<String> available) {
+        LoadMap.Builder load = LoadMap.builder();
+        boolean reported = false;
+        for (String name : available) {
+            Lease lease = ringLeases.get(name);
+            String text = lease == null ? null : annotations(lease).get(RingContract.LOAD_ANNOTATION);
+            if (text == null) {
+                continue;
+            }
+            Optional<LoadReport> report = read(lease, RingContract.LOAD_ANNOTATION, text, RangeAssigner::plausible,
+                    INVALID_LOAD_REPORT, "ReadLoad", "the shard is counted by its share of the space");
+            if (report.isPresent()) {
+                load.report(servedRanges.getOrDefault(name, shards.get(name).current()), report.get());
+                reported = true;
+            }
+        }
+        Map<String, RangeSet> assigned = new TreeMap<>();
+        shards.forEach((name, shard) -> assigned.put(name, shard.current()));
+        boolean settled = shards.entrySet().stream().allMatch(entry -> entry.getValue().fenced()
+                || entry.getValue().current().equals(servedRanges.get(entry.getKey())));
+        LoadMap map = load.build();
+        RangeBalancer.Decision decision = balancer.decide(view.key(), mode, mode.balancing().orElseThrow(), assigned,
+                available, map, reported, settled);
+        Map<String, Double> perShard = new TreeMap<>();
+        available.forEach(name -> perShard.put(name, map.busy(assigned.getOrDefault(name, RangeSet.EMPTY))));
+        recorder.balanced(view.key(), perShard, decision.imbalance(), decision.step());
+        decision.step().ifPresent(step -> {
+            LOG.info("{}: balancing step: {}", view.key(), step.reason());
+            events.normal(ObjectEvents.about(view.ring()), BALANCED, "Balance", step.reason());
+        });
+        return decision.desired();
+    }
+
+    /** A report read from a Lease, refused when its numbers cannot be true. */
+    private static LoadReport plausible(String text) {
+        LoadReport report = LoadReport.parse(text);
+        if (report.busy() > MAX_REPORTED_BUSY) {
+            throw new IllegalArgumentException("busy time " + report.busy() + " s/s is more than " + MAX_REPORTED_BUSY
+                    + " reconciles at once can spend");
+        }
+        return report;
+    }
+
+    private static Map<String, String> annotations(Lease lease) {
+        return Objects.requireNonNullElse(lease.getMetadata().getAnnotations(), Map.of());
     }
 
     /** The ring's shard Leases by name; of a name in two namespaces, the first namespace's (as the membership). */
@@ -263,18 +330,19 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         otherKey.retainAll(present);
     }
 
-    private Optional<RangeSet> read(Lease lease, String annotation, String text, String reason, String consequence) {
+    private <T> Optional<T> read(Lease lease, String annotation, String text, Function<String, T> parser,
+            String reason, String action, String consequence) {
         String warnedKey = LeaseKey.of(lease) + "/" + annotation;
         try {
-            RangeSet value = RangeSet.parse(text);
+            T value = parser.apply(text);
             warned.remove(warnedKey);
             return Optional.of(value);
         } catch (IllegalArgumentException e) {
             if (!text.equals(warned.put(warnedKey, text))) {
-                String note = "Annotation " + annotation + "=\"" + abbreviate(text) + "\" is no set of hash ranges ("
+                String note = "Annotation " + annotation + "=\"" + abbreviate(text) + "\" cannot be read ("
                         + e.getMessage() + "); " + consequence;
                 LOG.warn("Lease {}: {}", LeaseKey.of(lease), note);
-                events.warn(reference(lease), reason, "ReadRanges", note);
+                events.warn(ObjectEvents.about(lease), reason, action, note);
             }
             return Optional.empty();
         }
@@ -340,13 +408,6 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     private static String describe(RangeSet ranges) {
         return ranges.isEmpty() ? "nothing" : ranges.ranges().size() + " ranges, " + String.format("%.1f%%",
                 100 * ranges.fraction());
-    }
-
-    private static ObjectReference reference(Lease lease) {
-        return new ObjectReferenceBuilder().withApiVersion(HasMetadata.getApiVersion(Lease.class))
-                .withKind(HasMetadata.getKind(Lease.class)).withNamespace(lease.getMetadata().getNamespace())
-                .withName(lease.getMetadata().getName()).withUid(lease.getMetadata().getUid())
-                .withResourceVersion(lease.getMetadata().getResourceVersion()).build();
     }
 
     private static String abbreviate(String value) {

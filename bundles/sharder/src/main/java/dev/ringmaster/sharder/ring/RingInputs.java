@@ -2,6 +2,7 @@ package dev.ringmaster.sharder.ring;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.spi.PlacementPolicy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.lease.Membership;
@@ -21,16 +22,18 @@ import java.util.Objects;
  * @param defaultStrategy    the strategy of rings that name none
  * @param interpreters       the resource interpreter services bound now, by name
  * @param defaultInterpreter the interpreter of ring resources that name none
+ * @param policies           the placement policy services bound now, by name
  */
 public record RingInputs(Map<RingKey, RingObject> rings, Membership membership,
         Map<String, StrategyBinding> strategies, String defaultStrategy,
-        Map<String, ResourceInterpreter> interpreters, String defaultInterpreter) {
+        Map<String, ResourceInterpreter> interpreters, String defaultInterpreter,
+        Map<String, PlacementPolicy> policies) {
 
     /** The sharder's default resource interpreter, for ring resources that name none. */
     public static final String DEFAULT_INTERPRETER = DefaultResourceInterpreter.NAME;
 
     public static final RingInputs EMPTY = new RingInputs(Map.of(), Membership.EMPTY, Map.of(), RingContract.DEFAULT_STRATEGY,
-            Map.of(), DEFAULT_INTERPRETER);
+            Map.of(), DEFAULT_INTERPRETER, Map.of());
 
     public RingInputs {
         rings = Map.copyOf(rings);
@@ -39,6 +42,7 @@ public record RingInputs(Map<RingKey, RingObject> rings, Membership membership,
         Objects.requireNonNull(defaultStrategy, "defaultStrategy");
         interpreters = Map.copyOf(interpreters);
         Objects.requireNonNull(defaultInterpreter, "defaultInterpreter");
+        policies = Map.copyOf(policies);
     }
 
     /** These inputs with {@code rings} as every ring of their kind, and the rings of the other kind as they are. */
@@ -46,26 +50,30 @@ public record RingInputs(Map<RingKey, RingObject> rings, Membership membership,
         Map<RingKey, RingObject> next = new HashMap<>(this.rings);
         next.keySet().removeIf(key -> key.kind() == kind);
         rings.forEach(ring -> next.put(ring.key(), ring));
-        return new RingInputs(next, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
+        return new RingInputs(next, membership, strategies, defaultStrategy, interpreters, defaultInterpreter, policies);
     }
 
     public RingInputs withMembership(Membership membership) {
-        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter, policies);
     }
 
     public RingInputs withStrategies(Map<String, StrategyBinding> strategies) {
-        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter, policies);
     }
 
     public RingInputs withDefaultStrategy(String defaultStrategy) {
-        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter, policies);
     }
 
     public RingInputs withInterpreters(Map<String, ResourceInterpreter> interpreters) {
-        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter, policies);
     }
 
     public RingInputs withDefaultInterpreter(String defaultInterpreter) {
-        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter);
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter, policies);
+    }
+
+    public RingInputs withPolicies(Map<String, PlacementPolicy> policies) {
+        return new RingInputs(rings, membership, strategies, defaultStrategy, interpreters, defaultInterpreter, policies);
     }
 }

@@ -7,10 +7,12 @@ import dev.ringmaster.ring.RingResource.Role;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardRing;
 import dev.ringmaster.ring.spi.PartitionKey;
+import dev.ringmaster.ring.spi.PlacementPolicy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingBalancing;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.model.RingSpec;
@@ -45,6 +47,7 @@ public final class RingView {
     /** Ready=False reasons, in the order they are checked. */
     public static final String INVALID_SPEC = "InvalidSpec";
     public static final String STRATEGY_UNAVAILABLE = "StrategyUnavailable";
+    public static final String POLICY_UNAVAILABLE = "PlacementPolicyUnavailable";
     public static final String INTERPRETER_UNAVAILABLE = "InterpreterUnavailable";
 
     private static final Logger LOG = LoggerFactory.getLogger(RingView.class);
@@ -98,7 +101,17 @@ public final class RingView {
      * @param key     the field hashed
      * @param buckets the bucket count, a power of two
      */
-    public record RangeMode(RangeKey key, int buckets) {
+    public record RangeMode(RangeKey key, int buckets, Optional<Balancing> balancing) {
+    }
+
+    /**
+     * How a balanced range-mode ring is placed ({@code spec.ranges.balancing}, docs/design.md section 10).
+     *
+     * @param settings the spec's settings with their defaults
+     * @param policy   the placement policy service of that name; empty while none is bound, and the ranges stay
+     *                 where they are
+     */
+    public record Balancing(RingBalancing.Settings settings, Optional<PlacementPolicy> policy) {
     }
 
     private RingView(RingObject ring, RingInputs inputs, RingView previous) {
@@ -139,7 +152,10 @@ public final class RingView {
                 .collect(Collectors.toUnmodifiableSet());
         this.rangeModeAsked = ring.getSpec() != null && ring.getSpec().rangeMode();
         this.rangeMode = rangeModeAsked && problems.isEmpty()
-                ? new RangeMode(spec.getRanges().keyOrDefault(), spec.getRanges().bucketsOrDefault()) : null;
+                ? new RangeMode(spec.getRanges().keyOrDefault(), spec.getRanges().bucketsOrDefault(),
+                Optional.ofNullable(spec.getRanges().getBalancing()).map(RingBalancing::settings)
+                        .map(settings -> new Balancing(settings, Optional.ofNullable(
+                                inputs.policies().get(settings.policy()))))) : null;
         // a range-mode ring places no object by the strategy: it needs none
         this.shardRing = rangeModeAsked ? null : sameStrategyRing(previous) ? previous.shardRing : build();
     }
@@ -248,6 +264,12 @@ public final class RingView {
      * {@code spec.strategy}, or a plug-in not delivered yet, changes nothing until it is fixed).
      */
     public Optional<Blocker> degraded() {
+        Optional<String> missingPolicy = Optional.ofNullable(rangeMode).flatMap(RangeMode::balancing)
+                .filter(balancing -> balancing.policy().isEmpty()).map(balancing -> balancing.settings().policy());
+        if (missingPolicy.isPresent()) {
+            return Optional.of(new Blocker(POLICY_UNAVAILABLE, "placement policy \"" + missingPolicy.get()
+                    + "\" (spec.ranges.balancing.policy) is not available; the ranges stay where they are until it is"));
+        }
         if (rangeModeAsked || unavailableStrategy == null || blocker().isPresent()) {
             return Optional.empty();
         }
@@ -263,7 +285,9 @@ public final class RingView {
     public String readyMessage() {
         if (rangeMode != null) {
             return "sharding by ranges of the hash of " + rangeMode.key().field() + " in " + rangeMode.buckets()
-                    + " buckets (spec.ranges), published on the shard Leases";
+                    + " buckets (spec.ranges), published on the shard Leases" + rangeMode.balancing()
+                    .map(balancing -> ", placed by load with policy \"" + balancing.settings().policy() + "\"")
+                    .orElse("");
         }
         String message = "sharding with strategy \"" + strategyName + "\" (" + strategySource() + ")";
         return binding == null || binding.provider().isEmpty() ? message : message + ", bundle " + binding.provider();

@@ -127,7 +127,15 @@ class ClusterRingCrdTest {
         assertThat(ranges.getType()).isEqualTo("object");
         assertThat(ranges.getRequired()).isNullOrEmpty();
         assertThat(ranges.getDescription()).contains("ringmaster.dev/assigned-ranges");
-        assertThat(ranges.getProperties()).containsOnlyKeys("key", "buckets");
+        assertThat(ranges.getProperties()).containsOnlyKeys("key", "buckets", "balancing");
+        JSONSchemaProps balancing = ranges.getProperties().get("balancing");
+        assertThat(balancing.getType()).isEqualTo("object");
+        assertThat(balancing.getProperties()).containsOnlyKeys("policy", "maxImbalancePercent", "maxMovePercent",
+                "intervalSeconds", "stabilizationSeconds");
+        assertThat(balancing.getProperties().get("maxMovePercent").getMinimum()).isEqualTo(1.0);
+        assertThat(balancing.getProperties().get("maxMovePercent").getMaximum()).isEqualTo(100.0);
+        assertThat(balancing.getProperties().get("intervalSeconds").getMinimum()).isEqualTo(5.0);
+        assertThat(balancing.getProperties().get("stabilizationSeconds").getMinimum()).isEqualTo(0.0);
         JSONSchemaProps key = ranges.getProperties().get("key");
         assertThat(key.getType()).isEqualTo("string");
         assertThat(key.getEnum()).extracting(value -> value.asText()).containsExactlyInAnyOrder("uid", "namespace");

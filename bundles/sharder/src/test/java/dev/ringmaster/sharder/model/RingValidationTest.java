@@ -259,4 +259,26 @@ class RingValidationTest {
             assertThat(RingValidation.validate(ring)).singleElement().asString().startsWith("spec.ranges.buckets: " + buckets);
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void balancingNeedsAPolicyNameAndSettingsWithinTheirBounds() {
+        ClusterRing ring = dev.ringmaster.sharder.testing.TestRings.configMapRing("ranges");
+        RingRanges ranges = new RingRanges();
+        ring.getSpec().setRanges(ranges);
+        ranges.setBalancing(new RingBalancing());
+        assertThat(RingValidation.validate(ring)).isEmpty();
+        assertThat(ranges.getBalancing().settings()).isEqualTo(new RingBalancing.Settings("load-aware", 1.1, 0.1,
+                java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(60)));
+        ranges.setBalancing(new RingBalancing("load-aware", 1, 100, 5, 0));
+        assertThat(RingValidation.validate(ring)).isEmpty();
+
+        ranges.setBalancing(new RingBalancing("Load Aware", 0, 101, 4, -1));
+        assertThat(RingValidation.validate(ring)).containsExactly(
+                "spec.ranges.balancing.policy: \"Load Aware\" is not a valid policy name: use at most 63 lowercase"
+                        + " letters, digits and '-', starting and ending with a letter or digit (omit it for load-aware)",
+                "spec.ranges.balancing.maxImbalancePercent: 0 is not from 1 to 1000",
+                "spec.ranges.balancing.maxMovePercent: 101 is not from 1 to 100",
+                "spec.ranges.balancing.intervalSeconds: 4 is not from 5 to 3600",
+                "spec.ranges.balancing.stabilizationSeconds: -1 is not from 0 to 3600");
+    }
 }

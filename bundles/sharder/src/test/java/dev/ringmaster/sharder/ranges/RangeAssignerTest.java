@@ -318,6 +318,12 @@ class RangeAssignerTest {
         }
 
         @Override
+        public void balanced(RingKey ring, Map<String, Double> load, double imbalance,
+                java.util.Optional<dev.ringmaster.ring.spi.Placement> step) {
+            throw new AssertionError("no ring here is balanced");
+        }
+
+        @Override
         public void forget(RingKey ring) {
             assigned.clear();
         }

@@ -162,7 +162,8 @@ class RingViewTest {
                 .withMembership(new Membership(Map.of(RingKey.clusterRing("shop"), List.of(
                         new ShardInfo("shard-0", ShardState.READY, 1))))), null);
         assertThat(view.rangeModeAsked()).isTrue();
-        assertThat(view.rangeMode()).contains(new RingView.RangeMode(dev.ringmaster.ring.ranges.RangeKey.UID, 64));
+        assertThat(view.rangeMode()).contains(new RingView.RangeMode(dev.ringmaster.ring.ranges.RangeKey.UID, 64,
+                java.util.Optional.empty()));
         assertThat(view.blocker()).isEmpty();
         assertThat(view.degraded()).isEmpty();
         assertThat(view.canAct()).isFalse();
@@ -182,5 +183,33 @@ class RingViewTest {
         RingView labelled = compile(shop());
         assertThat(view.placesLike(labelled)).isFalse();
         assertThat(labelled.placesLike(view)).isFalse();
+    }
+
+    @Test
+    void aBalancedRingWhosePolicyIsMissingKeepsItsRangesAndSaysWhy() {
+        ClusterRing ring = shop();
+        dev.ringmaster.sharder.model.RingRanges ranges = new dev.ringmaster.sharder.model.RingRanges();
+        ranges.setBalancing(new dev.ringmaster.sharder.model.RingBalancing());
+        ring.getSpec().setRanges(ranges);
+        RingView missing = RingView.compile(ring, RingInputs.EMPTY.withInterpreters(interpreters), null);
+        assertThat(missing.rangeMode()).hasValueSatisfying(mode -> assertThat(mode.balancing())
+                .hasValueSatisfying(balancing -> assertThat(balancing.policy()).isEmpty()));
+        assertThat(missing.blocker()).isEmpty();
+        assertThat(missing.degraded()).hasValueSatisfying(degraded -> {
+            assertThat(degraded.reason()).isEqualTo("PlacementPolicyUnavailable");
+            assertThat(degraded.message()).isEqualTo("placement policy \"load-aware\" (spec.ranges.balancing.policy)"
+                    + " is not available; the ranges stay where they are until it is");
+        });
+
+        dev.ringmaster.ring.spi.PlacementPolicy policy = request -> {
+            throw new AssertionError("not called by a view");
+        };
+        RingView bound = RingView.compile(ring, RingInputs.EMPTY.withInterpreters(interpreters)
+                .withPolicies(Map.of("load-aware", policy)), missing);
+        assertThat(bound.rangeMode().flatMap(RingView.RangeMode::balancing).flatMap(RingView.Balancing::policy))
+                .containsSame(policy);
+        assertThat(bound.degraded()).isEmpty();
+        assertThat(bound.readyMessage()).endsWith(", placed by load with policy \"load-aware\"");
+        assertThat(bound.placesLike(missing)).as("a policy's arrival changes the view").isFalse();
     }
 }
