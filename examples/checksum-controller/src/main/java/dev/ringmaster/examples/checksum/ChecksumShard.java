@@ -199,7 +199,8 @@ public final class ChecksumShard implements AutoCloseable {
         /** This shard's name (e.g. the one claimed from the identity pool). */
         public Options withShard(String shard) {
             return new Options(ringKind, ring, Objects.requireNonNull(shard, "shard"), leaseNamespace, watchNamespaces,
-                    leaseDuration, renewDeadline, retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
+                    leaseDuration, renewDeadline, retryPeriod, resync, clock, instance, identityPool, podName, onStop,
+                    rangeMode, costAs);
         }
 
         /** This process's instance (the pod's UID). */

@@ -127,8 +127,8 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                                                the namespace of the pod's ServiceAccount
                   --watch-namespace NAMESPACE  reconcile ConfigMaps of this namespace only; repeat or separate
                                                with commas for several; default: all namespaces
-                  --resync DURATION            reconcile every ConfigMap again this often (250ms, 30s, 10m);
-                                               0: only on changes; default: 10m
+                  --resync DURATION            reconcile every ConfigMap again this often (1s or more, e.g.
+                                               30s, 10m); 0: only on changes; default: 10m
                   --cost-as MODE               how a reconcile spends the cost its ConfigMap's annotation
                                                checksums.ringmaster.dev/cost asks for (a duration, e.g. 250ms)
                                                before its work: wait (default: sleep) or cpu (compute until
@@ -172,6 +172,7 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
     private static final String ON_STOP = "--on-stop";
     private static final String RESYNC = "--resync";
     private static final String COST_AS = "--cost-as";
+    private static final Duration MIN_RESYNC = Duration.ofSeconds(1);
     /** The one flag without a value. */
     static final String RANGE_MODE = "--range-mode";
     private static final Flags FLAGS = Flags.of()
@@ -228,6 +229,11 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         }
         ChecksumShard.OnStop onStop = given.has(ON_STOP) ? onStop(given.value(ON_STOP).get()) : ChecksumShard.OnStop.AUTO;
         Optional<Duration> resync = given.duration(RESYNC);
+        if (resync.isPresent() && !resync.get().isZero() && resync.get().compareTo(MIN_RESYNC) < 0) {
+            // fabric8's informers resync at most once a second
+            throw new UsageException(RESYNC + " must be 0 (only on changes) or at least 1s, not '"
+                    + given.value(RESYNC).get() + "'");
+        }
         Cost.Mode costAs = given.has(COST_AS) ? costAs(given.value(COST_AS).get()) : Cost.Mode.WAIT;
         Value shard = null;
         if (pool != null) {

@@ -292,6 +292,9 @@ class CommandLineTest {
         assertThatThrownBy(() -> parse(complete("--resync", "10"))).isInstanceOf(UsageException.class)
                 .hasMessage("--resync: '10' is not a duration such as 250ms, 2s or 1m30s");
         assertThatThrownBy(() -> parse(complete("--resync", "-1s"))).hasMessageStartingWith("--resync: '-1s' is not");
+        assertThatThrownBy(() -> parse(complete("--resync", "250ms")))
+                .hasMessage("--resync must be 0 (only on changes) or at least 1s, not '250ms'");
+        assertThat(parse(complete("--resync", "1s")).shard().resync()).isEqualTo(Duration.ofSeconds(1));
         assertThat(CommandLine.USAGE).contains("[--resync DURATION] [--cost-as wait|cpu]")
                 .contains("--resync DURATION            reconcile every ConfigMap again this often");
     }
