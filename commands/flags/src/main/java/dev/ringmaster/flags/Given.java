@@ -1,5 +1,6 @@
 package dev.ringmaster.flags;
 
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -44,5 +45,23 @@ public final class Given {
     public OptionalInt number(String flag, int min, int max) throws UsageException {
         Optional<String> value = value(flag);
         return value.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Flags.wholeNumber(flag, value.get(), min, max));
+    }
+
+    /**
+     * The flag's value as a {@link Durations duration} ({@code 250ms}, {@code 10m}, {@code 0}); empty if it
+     * was not given.
+     *
+     * @throws UsageException when the value is no duration
+     */
+    public Optional<Duration> duration(String flag) throws UsageException {
+        Optional<String> value = value(flag);
+        if (value.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Durations.parse(value.get()));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(flag + ": " + e.getMessage());
+        }
     }
 }

@@ -27,7 +27,8 @@ record RingPreviewOptions(RingKind kind, String ring, Optional<Path> kubeconfig,
 
     /** The options of a preview: the flags given with {@code --ring}. */
     static RingPreviewOptions of(Given given) throws UsageException {
-        for (String flag : List.of("--shards", "--objects", "--add", "--remove", "--weights", "--ranges", "--range-key")) {
+        for (String flag : List.of("--shards", "--objects", "--add", "--remove", "--weights", "--ranges", "--range-key",
+                SimulationOptions.COSTS)) {
             if (given.has(flag)) {
                 throw new UsageException(flag + " does not go with --ring: the ring's shards and objects are read from"
                         + " the cluster");

@@ -1,5 +1,6 @@
 package dev.ringmaster.cli.simulate;
 
+import dev.ringmaster.cli.workload.CostDistribution;
 import dev.ringmaster.flags.Flags;
 import dev.ringmaster.flags.Given;
 import dev.ringmaster.flags.UsageException;
@@ -20,13 +21,13 @@ import java.util.OptionalInt;
  */
 record SimulationOptions(
         String strategy, int shards, int objects, int added, int removed, Map<String, Integer> weights,
-        OptionalInt tokensPerShard, boolean json, Optional<RangeModeStrategy> ranges) {
+        OptionalInt tokensPerShard, boolean json, Optional<RangeModeStrategy> ranges, Optional<CostDistribution> costs) {
 
     static final String USAGE = """
             usage: ringmaster simulate --strategy NAME --shards N --objects K
-                     [--add M | --remove M] [--weights shard-0=2,shard-3=4] [--tokens T] [--json]
+                     [--add M | --remove M] [--weights shard-0=2,shard-3=4] [--tokens T] [--costs SPEC] [--json]
                    ringmaster simulate --ranges B [--range-key uid|namespace] --shards N --objects K
-                     [--add M | --remove M] [--json]
+                     [--add M | --remove M] [--costs SPEC] [--json]
                    ringmaster simulate --ring KIND/NAME --strategy NAME [--kubeconfig FILE]
                      [--current-strategy NAME] [--tokens T] [--json]
 
@@ -43,6 +44,12 @@ record SimulationOptions(
                                 with B buckets (a power of two up to 4096), in place of --strategy;
                                 simulated objects get name-based UUIDs as uids
               --range-key KEY   the field ranges hash: uid (default) or namespace (100 namespaces)
+              --costs SPEC      what reconciling each object costs, and the load per shard (the sum
+                                of its objects' costs, in objects of mean cost) beside the counts:
+                                equal, zipf:S (rank k costs 1/k^S, ranks shuffled), hot:P:F (P% of
+                                the objects at F times the cost), namespace-half[:M] (equal costs,
+                                half the objects in ns-0, the others over ns-1 … ns-M, default 99);
+                                drawn with a fixed seed, so runs repeat; at most 1000000 objects
 
             A live preview of a strategy change against a cluster, read-only:
               --ring KIND/NAME  clusterring/NAME or controllerring/NAME: its shards (their Leases,
@@ -58,13 +65,20 @@ record SimulationOptions(
 
     private static final int MAX_SHARDS = 10_000;
     private static final int MAX_OBJECTS = 100_000_000;
+    /** With {@code --costs} every object's cost is held at once. */
+    static final int MAX_OBJECTS_WITH_COSTS = 1_000_000;
+    static final String COSTS = "--costs";
+    /** The seed of the costs (and namespaces) {@code --costs} draws: fixed, so that runs repeat. */
+    static final long COSTS_SEED = 1;
+    /** The simulated objects' namespaces, {@code ns-0 … ns-99}. */
+    static final int NAMESPACES = 100;
     // the consistent-hash strategy's upper bound
     private static final int MAX_TOKENS_PER_SHARD = 10_000;
 
     /** The flags of both forms: over a synthetic fleet, and with {@code --ring} over a ring in a cluster. */
     static final Flags FLAGS = Flags.of()
             .valued("--strategy", "--shards", "--objects", "--add", "--remove", "--weights", "--tokens", "--ranges",
-                    "--range-key", RingPreviewOptions.RING, "--kubeconfig", "--current-strategy")
+                    "--range-key", RingPreviewOptions.RING, "--kubeconfig", "--current-strategy", COSTS)
             .switches("--json");
 
     /** The options of a simulation over a synthetic fleet: the flags given without {@code --ring}. */
@@ -96,8 +110,9 @@ record SimulationOptions(
         if (removed.orElse(0) >= shards.getAsInt()) {
             throw new UsageException("--remove " + removed.getAsInt() + " would leave no shard of " + shards.getAsInt());
         }
+        Optional<CostDistribution> costs = costs(given.value(COSTS), objects.getAsInt());
         var options = new SimulationOptions(strategy, shards.getAsInt(), objects.getAsInt(), added.orElse(0),
-                removed.orElse(0), weights, tokens, given.has("--json"), ranges);
+                removed.orElse(0), weights, tokens, given.has("--json"), ranges, costs);
         options.checkWeightsNameFleetShards();
         return options;
     }
@@ -125,8 +140,27 @@ record SimulationOptions(
         return "shard-" + index;
     }
 
+    /** The key of object {@code index} without {@code --costs}, in namespace {@code ns-(index mod 100)}. */
     static String objectKey(int index) {
-        return RingContract.partitionKey("", "ConfigMap", "ns-" + (index % 100), "obj-" + index);
+        return objectKey(index, index % NAMESPACES);
+    }
+
+    /** The key of object {@code index} in namespace {@code ns-<namespace>}. */
+    static String objectKey(int index, int namespace) {
+        return RingContract.partitionKey("", "ConfigMap", "ns-" + namespace, "obj-" + index);
+    }
+
+    /**
+     * The namespace of each object: {@code index mod 100}, or where {@code --costs namespace-half} puts
+     * it. Empty without {@code --costs} (then {@link #objectKey(int)} says it; no array is held).
+     */
+    Optional<int[]> namespaces() {
+        return costs.map(distribution -> distribution.namespaces(COSTS_SEED, objects, NAMESPACES));
+    }
+
+    /** The relative cost of each object (mean 1); empty without {@code --costs}. */
+    Optional<double[]> objectCosts() {
+        return costs.map(distribution -> distribution.costs(COSTS_SEED, objects));
     }
 
     private void checkWeightsNameFleetShards() throws UsageException {
@@ -155,6 +189,22 @@ record SimulationOptions(
             throw new UsageException("--ranges replaces --strategy and takes no --weights or --tokens");
         }
         return Optional.of(new RangeModeStrategy(buckets.getAsInt(), key == null ? RangeKey.UID : key));
+    }
+
+    private static Optional<CostDistribution> costs(Optional<String> spec, int objects) throws UsageException {
+        if (spec.isEmpty()) {
+            return Optional.empty();
+        }
+        CostDistribution costs;
+        try {
+            costs = CostDistribution.parse(spec.get());
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(COSTS + " " + e.getMessage());
+        }
+        if (objects > MAX_OBJECTS_WITH_COSTS) {
+            throw new UsageException(COSTS + " takes at most " + MAX_OBJECTS_WITH_COSTS + " --objects, not " + objects);
+        }
+        return Optional.of(costs);
     }
 
     private static RangeKey rangeKey(String value) throws UsageException {

@@ -52,6 +52,8 @@ class RingPreviewOptionsTest {
                 .hasMessage("--shards does not go with --ring: the ring's shards and objects are read from the cluster");
         assertThatThrownBy(() -> parse("--strategy x --ring clusterring/a --ranges 64"))
                 .hasMessageStartingWith("--ranges does not go with --ring");
+        assertThatThrownBy(() -> parse("--strategy x --ring clusterring/a --costs zipf:1.1"))
+                .hasMessageStartingWith("--costs does not go with --ring");
         assertThatThrownBy(() -> parse("--strategy x --ring clusterring/a --tokens 0"))
                 .hasMessage("--tokens must be a whole number from 1 to 10000, not '0'");
         assertThatThrownBy(() -> parse("--strategy x --ring clusterring/a --verbose")).hasMessage("unknown flag --verbose");

@@ -3,8 +3,12 @@ package dev.ringmaster.cli.simulate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ringmaster.cli.workload.CostDistribution;
 import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.Shard;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -56,9 +60,38 @@ class SimulationOptionsTest {
         "--ranges 64 --shards 3 --objects 10 --weights shard-0=2 | takes no --weights or --tokens",
         "--ranges 64 --range-key name --shards 3 --objects 10 | --range-key: range key \"name\" is neither uid nor namespace",
         "--strategy x --range-key uid --shards 3 --objects 10 | --range-key needs --ranges",
+        "--strategy x --shards 3 --objects 10 --costs zipf | --costs 'zipf' is not a cost distribution: write zipf:S",
+        "--strategy x --shards 3 --objects 10 --costs pareto:2 | --costs 'pareto:2' is not a cost distribution: use equal, zipf:S, hot:P:F or namespace-half[:M]",
+        "--strategy x --shards 3 --objects 10 --costs hot:0:5 | --costs 'hot:0:5': the percentage P must be more than 0",
+        "--strategy x --shards 3 --objects 10 --costs | --costs needs a value",
+        "--strategy x --shards 3 --objects 1000001 --costs equal | --costs takes at most 1000000 --objects, not 1000001",
     })
     void badInputIsAOneLineError(String line, String message) {
         assertThatThrownBy(() -> parse(line)).isInstanceOf(UsageException.class).hasMessageContaining(message)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    @Test
+    void costsAreACostDistribution() throws UsageException {
+        assertThat(parse("--strategy x --shards 3 --objects 10").costs()).isEmpty();
+        assertThat(parse("--strategy x --shards 3 --objects 10 --costs zipf:1.1").costs())
+                .contains(CostDistribution.parse("zipf:1.1"));
+        assertThat(parse("--ranges 64 --shards 3 --objects 10 --costs=hot:1:100").costs())
+                .contains(CostDistribution.parse("hot:1:100"));
+        assertThat(SimulationOptions.USAGE).contains("[--costs SPEC]").contains("--costs SPEC      what reconciling");
+    }
+
+    /** What the command prints for a bad --costs: one line on stderr naming the flag, exit code 2. */
+    @Test
+    void aBadCostSpecIsOneLineAndExitCode2() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = new SimulateCommand().run(List.of("--strategy", "rendezvous", "--shards", "3", "--objects", "10",
+                "--costs", "zipf:x"), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(exit).isEqualTo(2);
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("ringmaster simulate: --costs 'zipf:x': the exponent S"
+                + " must be a number, not 'x' (see ringmaster simulate --help)" + System.lineSeparator());
     }
 }

@@ -89,6 +89,72 @@ class SimulationTest {
     }
 
     @Test
+    void withoutCostsTheReportIsAsBefore() throws UsageException {
+        SimulationResult result = simulate(new RendezvousStrategy(), "--strategy rendezvous --shards 2 --objects 10");
+        assertThat(result.load()).isEmpty();
+        assertThat(result.toJson()).doesNotContain("costs", "Load");
+        assertThat(result.toTable()).doesNotContain("LOAD", "costs");
+    }
+
+    /** Equal costs: the load is the object count, to the object. */
+    @Test
+    void equalCostsLoadEachShardWithItsObjects() throws UsageException {
+        SimulationResult result = simulate(new RendezvousStrategy(),
+                "--strategy rendezvous --shards 3 --objects 3000 --add 1 --costs equal");
+        SimulationResult.Load load = result.load().orElseThrow();
+        result.perShard().forEach((shard, count) -> assertThat(load.perShard().get(shard)).isCloseTo(count, within(1e-6)));
+        assertThat(load.peakToMean()).isCloseTo(result.peakToMean(), within(1e-9));
+        assertThat(load.minToMean()).isCloseTo(result.minToMean(), within(1e-9));
+        assertThat(load.movedFraction()).isCloseTo(result.movedFraction(), within(1e-9));
+    }
+
+    /**
+     * hot:1:100 over 100 objects: one object carries 100 / 199 of the load, so its shard's load is at least
+     * that: most-loaded / mean ≥ 3 × 100/199 over three shards.
+     */
+    @Test
+    void skewedCostsShowInTheLoadNotInTheCounts() throws UsageException {
+        SimulationOptions options = options("--ranges 64 --shards 3 --objects 100 --costs hot:1:100");
+        SimulationResult result = Simulation.run(options.ranges().orElseThrow(), options);
+        SimulationResult.Load load = result.load().orElseThrow();
+        assertThat(load.perShard().values().stream().mapToDouble(Double::doubleValue).sum()).isCloseTo(100, within(1e-9));
+        assertThat(load.perShard().values().stream().mapToDouble(Double::doubleValue).max().orElseThrow())
+                .isGreaterThanOrEqualTo(100 * 100 / 199.0);
+        assertThat(load.peakToMean()).isGreaterThanOrEqualTo(3 * 100 / 199.0);
+        assertThat(load.costs()).isEqualTo("hot:1:100");
+
+        String json = result.toJson();
+        assertThat(json).contains("\"peakToMean\":", "\"costs\":\"hot:1:100\",\"perShardLoad\":{\"shard-0\":",
+                "\"loadPeakToMean\":", "\"loadMinToMean\":", "\"movedLoadFraction\":0.000000}");
+        assertThat(result.toTable()).contains("costs     hot:1:100: load in objects of mean cost, moved 0.00% of it")
+                .contains("load      peak/mean ").contains("SHARD           OBJECTS    SHARE         LOAD    SHARE");
+    }
+
+    /** namespace-half keyed by namespace: half the objects hash alike, so one shard has at least half of them. */
+    @Test
+    void namespaceHalfPutsHalfTheObjectsOnOneShardOfANamespaceKeyedRing() throws UsageException {
+        SimulationOptions options = options("--ranges 64 --range-key namespace --shards 4 --objects 1000 --costs namespace-half");
+        SimulationResult result = Simulation.run(options.ranges().orElseThrow(), options);
+        assertThat(result.perShard().values()).anySatisfy(count -> assertThat(count).isGreaterThanOrEqualTo(500));
+        assertThat(result.load().orElseThrow().peakToMean()).isGreaterThanOrEqualTo(2.0);
+        assertThat(java.util.Arrays.stream(options.namespaces().orElseThrow()).filter(ns -> ns == 0).count()).isEqualTo(500);
+
+        SimulationOptions byUid = options("--ranges 64 --shards 4 --objects 1000 --costs namespace-half");
+        assertThat(Simulation.run(byUid.ranges().orElseThrow(), byUid).load().orElseThrow().peakToMean())
+                .as("keyed by uid, the namespace does not matter").isLessThan(1.5);
+    }
+
+    /** A scale-out moves load as well as objects; with Zipf costs the two fractions differ. */
+    @Test
+    void theMovedLoadIsReported() throws UsageException {
+        SimulationResult result = simulate(new RendezvousStrategy(),
+                "--strategy rendezvous --shards 4 --objects 20000 --add 1 --costs zipf:1.1");
+        SimulationResult.Load load = result.load().orElseThrow();
+        assertThat(load.movedFraction()).isBetween(0.0, 1.0).isNotCloseTo(result.movedFraction(), within(1e-6));
+        assertThat(load.perShard()).containsOnlyKeys(result.perShard().keySet());
+    }
+
+    @Test
     void aStrategyAnsweringOutsideTheFleetIsReported() {
         PartitioningStrategy broken = shards -> new ShardRing() {
             @Override

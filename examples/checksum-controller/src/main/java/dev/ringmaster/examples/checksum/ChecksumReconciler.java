@@ -30,8 +30,12 @@ import org.slf4j.LoggerFactory;
  * sharder assigns it to the ConfigMap's shard. The controller never writes a shard label itself and
  * keeps every label and annotation others wrote.
  *
+ * <p>A ConfigMap may say what each of its reconciles costs ({@link Cost}, the annotation
+ * {@value Cost#ANNOTATION}): that is spent first, waiting or computing, for load experiments.
+ *
  * <p>Every call ends with one {@link ReconcileLine} passed to the reconcile log, success or not.
- * Called by one thread at a time per shard ({@code ShardedReconciler}'s worker); holds no state.
+ * Called by one thread at a time per shard ({@code ShardedReconciler}'s worker); holds no state but the
+ * invalid cost annotations it reported.
  */
 public final class ChecksumReconciler {
 
@@ -61,6 +65,7 @@ public final class ChecksumReconciler {
     private final Clock clock;
     private final String shard;
     private final Consumer<String> reconcileLog;
+    private final Cost cost;
 
     /**
      * @param client       reads and writes Secrets
@@ -69,10 +74,20 @@ public final class ChecksumReconciler {
      * @param reconcileLog receives one {@link ReconcileLine} (as text) per reconcile
      */
     public ChecksumReconciler(KubernetesClient client, Clock clock, String shard, Consumer<String> reconcileLog) {
+        this(client, clock, shard, reconcileLog, new Cost(Cost.Mode.WAIT));
+    }
+
+    /**
+     * @param cost what each reconcile of a ConfigMap spends before its work ({@value Cost#ANNOTATION});
+     *             the other constructor's waits
+     */
+    public ChecksumReconciler(KubernetesClient client, Clock clock, String shard, Consumer<String> reconcileLog,
+                              Cost cost) {
         this.client = Objects.requireNonNull(client, "client");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.shard = Objects.requireNonNull(shard, "shard");
         this.reconcileLog = Objects.requireNonNull(reconcileLog, "reconcileLog");
+        this.cost = Objects.requireNonNull(cost, "cost");
     }
 
     /** The name of the Secret that holds the checksums of the ConfigMap {@code configMapName}. */
@@ -81,7 +96,8 @@ public final class ChecksumReconciler {
     }
 
     /**
-     * Creates or updates the ConfigMap's Secret, then logs the reconcile line.
+     * Spends the ConfigMap's cost ({@value Cost#ANNOTATION}, none without it), creates or updates its
+     * Secret, then logs the reconcile line, whose interval covers the cost.
      *
      * @param configMap the ConfigMap's current state (e.g. from the shard's informer)
      * @throws KubernetesClientException if the API server fails, or keeps answering conflicts
@@ -90,6 +106,7 @@ public final class ChecksumReconciler {
     public Outcome reconcile(ConfigMap configMap) {
         long start = clock.millis();
         try {
+            cost.spend(configMap);
             Outcome outcome = sync(configMap);
             LOG.debug("Shard {}: {} {}", shard, describe(configMap), outcome);
             return outcome;

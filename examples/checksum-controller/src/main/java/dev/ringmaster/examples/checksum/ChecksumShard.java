@@ -64,8 +64,12 @@ import org.slf4j.LoggerFactory;
  * ranges (the KEP-5866 {@code shardSelector}, and filtered client-side whatever the server does) feeding
  * a {@link ShardedReconciler} without drains, and an informer of its Secrets by the
  * {@value ChecksumReconciler#MANAGED_BY_LABEL} label. The reconcile lines are the same. A change of
- * the ranges swaps the informer, which reconciles every ConfigMap it serves again; there is no periodic
- * resync ({@link Options#resync()} applies to label mode only).
+ * the ranges swaps the informer, which reconciles every ConfigMap it serves again. The periodic resync
+ * ({@link Options#resync()}) queues every ConfigMap of the range informer's store again, as an
+ * informer's resync does in label mode.
+ *
+ * <p><b>Costs.</b> A ConfigMap annotated {@value Cost#ANNOTATION} costs each of its reconciles that
+ * long, spent as {@link Options#costAs()} says ({@link Cost}); with the resync the load is continuous.
  */
 public final class ChecksumShard implements AutoCloseable {
 
@@ -106,19 +110,21 @@ public final class ChecksumShard implements AutoCloseable {
      * @param onStop          what a graceful stop does with the Lease
      * @param rangeMode       range mode ({@code --range-mode}, a ring with {@code spec.ranges}): serve the hash
      *                        ranges the sharder assigns on the Lease instead of labelled objects
+     * @param costAs          how a reconcile spends the cost its ConfigMap's {@value Cost#ANNOTATION} asks for
+     *                        ({@code --cost-as})
      */
     public record Options(RingKind ringKind, String ring, String shard, String leaseNamespace,
             List<String> watchNamespaces, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
             Duration resync, Clock clock, Optional<String> instance, Optional<String> identityPool,
-            Optional<String> podName, OnStop onStop, boolean rangeMode) {
+            Optional<String> podName, OnStop onStop, boolean rangeMode, Cost.Mode costAs) {
 
-        /** The options in label mode ({@code rangeMode} false). */
+        /** The options in label mode ({@code rangeMode} false), costs spent waiting. */
         public Options(RingKind ringKind, String ring, String shard, String leaseNamespace,
                 List<String> watchNamespaces, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
                 Duration resync, Clock clock, Optional<String> instance, Optional<String> identityPool,
                 Optional<String> podName, OnStop onStop) {
             this(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline, retryPeriod,
-                    resync, clock, instance, identityPool, podName, onStop, false);
+                    resync, clock, instance, identityPool, podName, onStop, false, Cost.Mode.WAIT);
         }
 
         public Options {
@@ -140,6 +146,7 @@ public final class ChecksumShard implements AutoCloseable {
             Objects.requireNonNull(instance, "instance");
             Objects.requireNonNull(podName, "podName");
             Objects.requireNonNull(onStop, "onStop");
+            Objects.requireNonNull(costAs, "costAs");
         }
 
         /**
@@ -165,63 +172,70 @@ public final class ChecksumShard implements AutoCloseable {
 
         public Options withRingKind(RingKind ringKind) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
         }
 
         public Options withWatchNamespaces(List<String> namespaces) {
             return new Options(ringKind, ring, shard, leaseNamespace, namespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
         }
 
         /** Lease timings; they must satisfy duration &gt; renew deadline &gt; retry period, duration whole seconds. */
         public Options withLeaseTimings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
         }
 
         public Options withResync(Duration resync) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
         }
 
         public Options withClock(Clock clock) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
         }
 
         /** This shard's name (e.g. the one claimed from the identity pool). */
         public Options withShard(String shard) {
             return new Options(ringKind, ring, Objects.requireNonNull(shard, "shard"), leaseNamespace, watchNamespaces,
-                    leaseDuration, renewDeadline, retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
+                    leaseDuration, renewDeadline, retryPeriod, resync, clock, instance, identityPool, podName, onStop,
+                    rangeMode, costAs);
         }
 
         /** This process's instance (the pod's UID). */
         public Options withInstance(String instance) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, Optional.of(instance), identityPool, podName, onStop, rangeMode);
+                    retryPeriod, resync, clock, Optional.of(instance), identityPool, podName, onStop, rangeMode, costAs);
         }
 
         /** The Deployment whose pool of names this shard takes its name from. */
         public Options withIdentityPool(String pool) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, Optional.of(pool), podName, onStop, rangeMode);
+                    retryPeriod, resync, clock, instance, Optional.of(pool), podName, onStop, rangeMode, costAs);
         }
 
         /** The pod this shard runs in. */
         public Options withPodName(String podName) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, Optional.of(podName), onStop, rangeMode);
+                    retryPeriod, resync, clock, instance, identityPool, Optional.of(podName), onStop, rangeMode, costAs);
         }
 
         /** In range mode ({@code true}) or label mode. */
         public Options withRangeMode(boolean rangeMode) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
         }
 
         public Options withOnStop(OnStop onStop) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
+        }
+
+        /** How a reconcile spends its ConfigMap's cost. */
+        public Options withCostAs(Cost.Mode costAs) {
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
         }
 
         /** The instance the shard's Lease and its pool claim are written with. */
@@ -327,6 +341,8 @@ public final class ChecksumShard implements AutoCloseable {
     private final List<ShardedReconciler<ConfigMap>> reconcilers = new ArrayList<>();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
     private final List<RangeInformer<?>> rangeInformers = new ArrayList<>();
+    /** Range mode: queues every ConfigMap of the range informers again each resync period; null: none. */
+    private ScheduledExecutorService resyncer;
     private boolean stopped;
 
     private ChecksumShard(Sharding sharding, ScheduledExecutorService leaseExecutor, ExecutorService worker) {
@@ -371,13 +387,20 @@ public final class ChecksumShard implements AutoCloseable {
         }
         ExecutorService worker = Executors.newSingleThreadExecutor(daemon("checksum-reconciler-" + options.shard()));
         ChecksumShard shard = new ChecksumShard(sharding, leaseExecutor, worker);
-        ChecksumReconciler logic = new ChecksumReconciler(client, options.clock(), options.shard(), reconcileLog);
+        ChecksumReconciler logic = new ChecksumReconciler(client, options.clock(), options.shard(), reconcileLog,
+                new Cost(options.costAs()));
         ShardInformers filtered = sharding.informers();
         List<String> scopes = options.watchNamespaces().isEmpty() ? Collections.singletonList(null)
                 : options.watchNamespaces();
         if (options.rangeMode()) {
+            List<Runnable> resyncs = new ArrayList<>();
             for (String namespace : scopes) {
-                shard.watchRanges(client, logic, namespace);
+                resyncs.add(shard.watchRanges(client, logic, namespace));
+            }
+            if (!options.resync().isZero()) {
+                shard.resyncer = Executors.newSingleThreadScheduledExecutor(daemon("checksum-resync-" + options.shard()));
+                long period = options.resync().toNanos();
+                shard.resyncer.scheduleAtFixedRate(() -> resyncs.forEach(Runnable::run), period, period, TimeUnit.NANOSECONDS);
             }
             sharding.lease().start();
             LOG.info("Shard {} of {} {} started in range mode (Lease {}/{}, watching {})", options.shard(),
@@ -419,8 +442,10 @@ public final class ChecksumShard implements AutoCloseable {
      * informer of the controller's Secrets there (by its managed-by label: range mode labels nothing).
      * A Secret whose ConfigMap this shard does not serve is ignored, as the ConfigMap is not in the
      * range informer's store.
+     *
+     * @return the resync of this namespace: queues every ConfigMap the range informer serves again
      */
-    private void watchRanges(KubernetesClient client, ChecksumReconciler logic, String namespace) {
+    private Runnable watchRanges(KubernetesClient client, ChecksumReconciler logic, String namespace) {
         RangeInformer<ConfigMap> configMaps = sharding.rangeInformer(ConfigMap.class,
                 c -> namespace == null ? c.configMaps().inAnyNamespace() : c.configMaps().inNamespace(namespace));
         SharedIndexInformer<Secret> secrets = (namespace == null ? client.secrets().inAnyNamespace()
@@ -438,6 +463,7 @@ public final class ChecksumShard implements AutoCloseable {
         informers.add(secrets);
         // the range informer starts watching once the Lease assigns ranges
         secrets.start();
+        return () -> configMaps.getStore().list().forEach(configMap -> reconciler.onUpdate(configMap, configMap));
     }
 
     /** This shard's name. */
@@ -488,6 +514,9 @@ public final class ChecksumShard implements AutoCloseable {
                 return false;
             }
             stopped = true;
+        }
+        if (resyncer != null) {
+            resyncer.shutdownNow();
         }
         reconcilers.forEach(ShardedReconciler::close);
         worker.shutdown();

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,7 @@ import java.util.regex.Pattern;
  * The command line of {@code bin/checksum-controller} (and of {@code bin/josdk-checksum-operator}):
  * {@code --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig F] [--shard-name NAME |
  * --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave] [--namespace LEASE_NS] [--watch-namespace NS]...
- * [--range-mode]}, in the syntax of {@link Flags}.
+ * [--resync DURATION] [--cost-as wait|cpu] [--range-mode]}, in the syntax of {@link Flags}.
  *
  * <p>What a pod knows need not be given ({@link Environment}): the shard name defaults to
  * {@code $POD_NAME}, else {@code $HOSTNAME} (a pod's hostname is its name); the Lease namespace to
@@ -98,7 +99,8 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         String indent = " ".repeat("Usage: ".length() + name.length() + 1);
         return "Usage: " + name + " --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig FILE]\n"
                 + indent + "[--shard-name NAME | --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave]\n"
-                + indent + "[--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]..."
+                + indent + "[--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]...\n"
+                + indent + "[--resync DURATION] [--cost-as wait|cpu]"
                 + (rangeMode ? "\n" + indent + "[--range-mode]" : "") + "\n\n"
                 + description + " Prints one line per reconcile to stdout:\n" + """
                   reconcile shard=S object=NS/NAME start=MS end=MS
@@ -125,6 +127,12 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                                                the namespace of the pod's ServiceAccount
                   --watch-namespace NAMESPACE  reconcile ConfigMaps of this namespace only; repeat or separate
                                                with commas for several; default: all namespaces
+                  --resync DURATION            reconcile every ConfigMap again this often (1s or more, e.g.
+                                               30s, 10m); 0: only on changes; default: 10m
+                  --cost-as MODE               how a reconcile spends the cost its ConfigMap's annotation
+                                               checksums.ringmaster.dev/cost asks for (a duration, e.g. 250ms)
+                                               before its work: wait (default: sleep) or cpu (compute until
+                                               the thread used that much CPU time)
                 """ + (rangeMode ? """
                   --range-mode                 for a ring with spec.ranges: serve the hash ranges the sharder
                                                assigns on the shard's Lease (list and watch with the KEP-5866
@@ -162,10 +170,13 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
     private static final String WATCH_NAMESPACE = "--watch-namespace";
     private static final String IDENTITY_POOL = "--identity-pool";
     private static final String ON_STOP = "--on-stop";
+    private static final String RESYNC = "--resync";
+    private static final String COST_AS = "--cost-as";
+    private static final Duration MIN_RESYNC = Duration.ofSeconds(1);
     /** The one flag without a value. */
     static final String RANGE_MODE = "--range-mode";
     private static final Flags FLAGS = Flags.of()
-            .valued(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, IDENTITY_POOL, ON_STOP)
+            .valued(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, IDENTITY_POOL, ON_STOP, RESYNC, COST_AS)
             .repeatable(WATCH_NAMESPACE)
             .switches(RANGE_MODE);
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
@@ -217,10 +228,17 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
             throw new UsageException(IDENTITY_POOL + " and " + SHARD_NAME + " exclude each other: the pool names the shard");
         }
         ChecksumShard.OnStop onStop = given.has(ON_STOP) ? onStop(given.value(ON_STOP).get()) : ChecksumShard.OnStop.AUTO;
+        Optional<Duration> resync = given.duration(RESYNC);
+        if (resync.isPresent() && !resync.get().isZero() && resync.get().compareTo(MIN_RESYNC) < 0) {
+            // fabric8's informers resync at most once a second
+            throw new UsageException(RESYNC + " must be 0 (only on changes) or at least 1s, not '"
+                    + given.value(RESYNC).get() + "'");
+        }
+        Cost.Mode costAs = given.has(COST_AS) ? costAs(given.value(COST_AS).get()) : Cost.Mode.WAIT;
         Value shard = null;
         if (pool != null) {
             try {
-                names.identityPool(pool, java.time.Duration.ZERO);
+                names.identityPool(pool, Duration.ZERO);
             } catch (IllegalArgumentException e) {
                 throw new UsageException(IDENTITY_POOL + ": " + e.getMessage());
             }
@@ -246,7 +264,11 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         options = options.withRingKind(ringKind)
                 .withWatchNamespaces(watched.stream().distinct().toList())
                 .withOnStop(onStop)
-                .withRangeMode(given.has(RANGE_MODE));
+                .withRangeMode(given.has(RANGE_MODE))
+                .withCostAs(costAs);
+        if (resync.isPresent()) {
+            options = options.withResync(resync.get());
+        }
         Optional<String> instance = environment.variable(Sharding.POD_UID_ENV);
         if (instance.isPresent()) {
             options = options.withInstance(instance.get());
@@ -273,6 +295,14 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
             case "leave" -> ChecksumShard.OnStop.LEAVE;
             default -> throw new UsageException(ON_STOP + " '" + value + "' is not a mode: use auto, restart or leave");
         };
+    }
+
+    private static Cost.Mode costAs(String value) throws UsageException {
+        try {
+            return Cost.Mode.ofFlagValue(value);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(COST_AS + " " + e.getMessage());
+        }
     }
 
     /**

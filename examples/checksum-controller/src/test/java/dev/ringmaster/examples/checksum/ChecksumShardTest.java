@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.ranges.RangeKey;
+import dev.ringmaster.ring.ranges.RangeSet;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -12,6 +14,8 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
@@ -171,6 +175,41 @@ class ChecksumShardTest {
     }
 
     @Test
+    void everyReconcileSpendsTheCostItsConfigMapAsksFor() {
+        shard = ChecksumShard.start(client, ChecksumShard.Options.of(RING, "shard-0", namespace)
+                .withResync(Duration.ofSeconds(1)), lines::add);
+        costly(configMap(namespace, "costly", "shard-0"), "300ms");
+        configMap(namespace, "free", "shard-0");
+
+        // created, annotated, then resynced: every reconcile after the annotation took at least its cost
+        await().atMost(SOON).until(() -> reconciles(namespace + "/costly").stream()
+                .filter(line -> line.end() - line.start() >= 300).count() >= 3);
+        awaitChecksums(namespace, "free");
+        assertThat(reconciles(namespace + "/free")).allSatisfy(line -> assertThat(line.end() - line.start())
+                .as("no annotation, no cost").isLessThan(300));
+    }
+
+    @Test
+    void inRangeModeTheResyncReconcilesEveryServedConfigMapAgainAtItsCost() {
+        shard = ChecksumShard.start(client, ChecksumShard.Options.of(RING, "shard-0", namespace)
+                .withWatchNamespaces(List.of(namespace)).withRangeMode(true).withResync(Duration.ofMillis(500))
+                .withCostAs(Cost.Mode.CPU)
+                .withLeaseTimings(Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(200)), lines::add);
+        ConfigMap app = configMap(namespace, "app", null);
+        costly(app, "100ms");
+        await().atMost(SOON).until(() -> lease() != null);
+        // the sharder's part: the whole hash space to this shard
+        client.leases().inNamespace(namespace).withName("shard-0").patch(PatchContext.of(PatchType.JSON_MERGE),
+                client.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("annotations", Map.of(
+                        RingContract.ASSIGNED_RANGES_ANNOTATION, RangeSet.ALL.toString(),
+                        RingContract.RANGE_KEY_ANNOTATION, RangeKey.UID.specName())))));
+
+        await().atMost(SOON).until(() -> reconciles(namespace + "/app").size() >= 3);
+        assertThat(reconciles(namespace + "/app")).allSatisfy(line ->
+                assertThat(line.end() - line.start()).isGreaterThanOrEqualTo(100));
+    }
+
+    @Test
     void watchNamespacesLimitWhatItReconciles() {
         String other = namespace + "-other";
         start(List.of(namespace));
@@ -250,6 +289,18 @@ class ChecksumShardTest {
             Secret secret = secret(ns, ChecksumReconciler.secretName(configMap));
             return secret != null && ChecksumReconciler.isUpToDate(configMap(ns, configMap), secret);
         });
+    }
+
+    private List<ReconcileLine> reconciles(String object) {
+        return lines.stream().map(line -> ReconcileLine.parse(line).orElseThrow())
+                .filter(line -> line.object().equals(object)).toList();
+    }
+
+    /** Annotates the ConfigMap with a cost. */
+    private void costly(ConfigMap configMap, String cost) {
+        client.configMaps().inNamespace(configMap.getMetadata().getNamespace()).withName(configMap.getMetadata().getName())
+                .edit(cm -> new ConfigMapBuilder(cm).editMetadata().addToAnnotations(Cost.ANNOTATION, cost).endMetadata()
+                        .build());
     }
 
     private List<String> reconciledObjects() {

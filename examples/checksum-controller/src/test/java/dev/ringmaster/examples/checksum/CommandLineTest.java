@@ -282,4 +282,32 @@ class CommandLineTest {
         assertThat(CommandLine.USAGE).contains("[--range-mode]").contains("--range-mode                 for a ring");
         assertThat(CommandLine.usage("other", "Does things.")).doesNotContain("--range-mode");
     }
+
+    @Test
+    void resyncIsADurationTenMinutesByDefault() throws Exception {
+        assertThat(parse(complete()).shard().resync()).as("what the shards did before the flag").isEqualTo(Duration.ofMinutes(10));
+        assertThat(parse(complete("--resync", "30s")).shard().resync()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(parse(complete("--resync=1m30s")).shard().resync()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(parse(complete("--resync", "0")).shard().resync()).as("only on changes").isZero();
+        assertThatThrownBy(() -> parse(complete("--resync", "10"))).isInstanceOf(UsageException.class)
+                .hasMessage("--resync: '10' is not a duration such as 250ms, 2s or 1m30s");
+        assertThatThrownBy(() -> parse(complete("--resync", "-1s"))).hasMessageStartingWith("--resync: '-1s' is not");
+        assertThatThrownBy(() -> parse(complete("--resync", "250ms")))
+                .hasMessage("--resync must be 0 (only on changes) or at least 1s, not '250ms'");
+        assertThat(parse(complete("--resync", "1s")).shard().resync()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(CommandLine.USAGE).contains("[--resync DURATION] [--cost-as wait|cpu]")
+                .contains("--resync DURATION            reconcile every ConfigMap again this often");
+    }
+
+    @Test
+    void costsAreSpentWaitingUnlessToldToCompute() throws Exception {
+        assertThat(parse(complete()).shard().costAs()).isEqualTo(Cost.Mode.WAIT);
+        assertThat(parse(complete("--cost-as", "cpu")).shard().costAs()).isEqualTo(Cost.Mode.CPU);
+        assertThat(parse(complete("--cost-as=wait")).shard().costAs()).isEqualTo(Cost.Mode.WAIT);
+        assertThatThrownBy(() -> parse(complete("--cost-as", "sleep"))).isInstanceOf(UsageException.class)
+                .hasMessage("--cost-as 'sleep' is not a cost mode: use wait or cpu");
+        assertThatThrownBy(() -> parse(complete("--cost-as"))).hasMessage("--cost-as needs a value");
+        assertThat(CommandLine.USAGE).contains("--cost-as MODE               how a reconcile spends the cost")
+                .contains(Cost.ANNOTATION);
+    }
 }

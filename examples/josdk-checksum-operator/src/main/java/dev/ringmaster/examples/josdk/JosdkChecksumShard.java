@@ -2,6 +2,7 @@ package dev.ringmaster.examples.josdk;
 
 import dev.ringmaster.examples.checksum.ChecksumReconciler;
 import dev.ringmaster.examples.checksum.ChecksumShard;
+import dev.ringmaster.examples.checksum.Cost;
 import dev.ringmaster.shard.josdk.ShardedOperator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.HashSet;
@@ -36,7 +37,8 @@ public final class JosdkChecksumShard implements AutoCloseable {
      *
      * @param client       the client for everything the shard does; not closed by the shard
      * @param given        ring, shard (or identity pool), namespaces, timings, departure; {@code resync} is
-     *                     JOSDK's maximal reconciliation interval
+     *                     JOSDK's maximal reconciliation interval; {@code costAs} how a reconcile spends its
+     *                     ConfigMap's cost ({@link Cost})
      * @param reconcileLog receives one reconcile line per reconcile; thread-safe (JOSDK reconciles in parallel)
      */
     public static JosdkChecksumShard start(KubernetesClient client, ChecksumShard.Options given,
@@ -57,7 +59,8 @@ public final class JosdkChecksumShard implements AutoCloseable {
             operator = ShardedOperator.builder(options.sharding(client, leaseExecutor))
                     .configuration(o -> o.withKubernetesClient(client).withCloseClientOnStop(false))
                     .build();
-            ChecksumReconciler checksums = new ChecksumReconciler(client, options.clock(), options.shard(), reconcileLog);
+            ChecksumReconciler checksums = new ChecksumReconciler(client, options.clock(), options.shard(), reconcileLog,
+                    new Cost(options.costAs()));
             // range mode labels nothing: the Secrets are watched by the label the reconciler writes on them,
             // as bin/checksum-controller --range-mode does (a change maps to its ConfigMap; one outside is ignored)
             String secretSelector = options.rangeMode()

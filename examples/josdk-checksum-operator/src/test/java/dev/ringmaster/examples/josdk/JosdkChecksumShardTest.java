@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.examples.checksum.ChecksumShard;
+import dev.ringmaster.examples.checksum.Cost;
 import dev.ringmaster.examples.checksum.ReconcileLine;
 import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -41,7 +42,7 @@ class JosdkChecksumShardTest {
     @Test
     void writesTheChecksumSecretOfItsConfigMapAndPrintsTheReconcileLine() {
         client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName("app")
-                .addToLabels(RingContract.shardLabel(RING), "shard-0").endMetadata()
+                .addToLabels(RingContract.shardLabel(RING), "shard-0").addToAnnotations(Cost.ANNOTATION, "200ms").endMetadata()
                 .addToData("greeting", "hello").build()).create();
         try (JosdkChecksumShard shard = JosdkChecksumShard.start(client, options(), lines::add)) {
             await().atMost(Duration.ofSeconds(20)).until(() -> secret() != null);
@@ -51,6 +52,7 @@ class JosdkChecksumShardTest {
             ReconcileLine line = ReconcileLine.parse(lines.get(0)).orElseThrow();
             assertThat(line.shard()).isEqualTo("shard-0");
             assertThat(line.object()).isEqualTo(namespace + "/app");
+            assertThat(line.end() - line.start()).as("the cost its annotation asks for").isGreaterThanOrEqualTo(200);
         }
         assertThat(lease().getSpec().getHolderIdentity()).as("released on close").isNullOrEmpty();
     }
