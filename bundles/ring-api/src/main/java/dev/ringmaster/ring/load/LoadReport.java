@@ -89,9 +89,10 @@ public record LoadReport(Duration window, double busy, double queueWait, long ob
                 && runs.get(i).objects() + runs.get(i + 1).objects() < runs.get(than).objects() + runs.get(than + 1).objects();
     }
 
-    /** The annotation form. */
+    /** The annotation form; the window in whole seconds, at least 1 ({@link #parse} takes no window of 0 s). */
     public String format() {
-        return String.format(Locale.ROOT, "window=%ds busy=%.4f wait=%.4f objects=%d cells=%s", window.toSeconds(), busy,
+        return String.format(Locale.ROOT, "window=%ds busy=%.4f wait=%.4f objects=%d cells=%s",
+                Math.max(1, window.toSeconds()), busy,
                 queueWait, objects, cells.stream()
                         .map(cell -> String.format(Locale.ROOT, "%d-%d:%.4f:%d", cell.first(), cell.last(), cell.busy(),
                                 cell.objects()))

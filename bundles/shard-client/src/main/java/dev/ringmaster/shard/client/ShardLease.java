@@ -2,6 +2,7 @@ package dev.ringmaster.shard.client;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.load.LoadReport;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseList;
@@ -19,6 +20,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -60,6 +62,11 @@ import org.slf4j.LoggerFactory;
  * cleared) so that the sharder moves the shard's objects at once, or, for a restart, keeps it, marked
  * {@code ringmaster.dev/restarting}, so that the sharder leaves them where they are until the shard is
  * back (or the ring's restart grace has passed).
+ *
+ * <p><b>Load report.</b> A renewal (or acquisition) at least {@link Sharding.Builder#loadReportPeriod} after the
+ * previous report (after the first write, for the first one) carries the shard's {@link LoadMeter} snapshot as the
+ * {@code ringmaster.dev/load} annotation, in the same update; the writes between keep the annotation as it is. A
+ * report whose write failed is sent again with the next attempt.
  *
  * <p>Instances come from {@link Sharding.Builder#build()}. Thread-safe.
  */
@@ -121,6 +128,13 @@ public final class ShardLease implements AutoCloseable {
     private ScheduledFuture<?> watchdog;
     /** The Lease as last read or written; only written while holding {@link #io}. */
     private volatile Lease current;
+    /** What the load reports measure, and how often they are written; null or zero: none. */
+    private volatile LoadMeter loadMeter;
+    private volatile Duration loadPeriod = Duration.ZERO;
+    // the load report, guarded by io: when the next is due, and the one taken for a write that did not succeed yet
+    private Instant loadDue;
+    private LoadReport loadPending;
+    private volatile LoadReport lastLoadReport;
 
     ShardLease(KubernetesClient client, RingKind kind, String ring, String name, String namespace, Integer weight,
                String instance, ShardDeparture departure, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Clock clock,
@@ -413,14 +427,67 @@ public final class ShardLease implements AutoCloseable {
         }
     }
 
-    /** The Lease with this shard as holder, renewed at {@code now}; other metadata kept. */
+    /**
+     * Writes the load reports of {@code meter} with the renewals, one at most every {@code period}; zero: none
+     * (an annotation already on the Lease is left as it is). Set before {@link #start()}.
+     */
+    void publishLoad(LoadMeter meter, Duration period) {
+        this.loadMeter = Objects.requireNonNull(meter, "meter");
+        this.loadPeriod = Objects.requireNonNull(period, "period");
+    }
+
+    /** The load report last written on the Lease, if any. */
+    Optional<LoadReport> lastLoadReport() {
+        return Optional.ofNullable(lastLoadReport);
+    }
+
+    /**
+     * The Lease with this shard as holder, renewed at {@code now}; other metadata kept; with the load report if one
+     * is due.
+     */
     private Lease ours(Lease base, Instant now) {
-        return LeaseRules.held(base, name, instance, kind, ring, weight, leaseDuration, now);
+        Lease held = LeaseRules.held(base, name, instance, kind, ring, weight, leaseDuration, now);
+        LoadReport report = dueLoadReport(now);
+        return report == null ? held : new LeaseBuilder(held).editMetadata()
+                .addToAnnotations(RingContract.LOAD_ANNOTATION, report.format()).endMetadata().build();
+    }
+
+    /** The load report to write with a write at {@code now}, or null. Called holding {@link #io}. */
+    private LoadReport dueLoadReport(Instant now) {
+        LoadMeter meter = loadMeter;
+        if (meter == null || loadPeriod.isZero()) {
+            return null;
+        }
+        if (loadDue == null) {
+            loadDue = now.plus(loadPeriod); // the first window starts with the first write
+            return null;
+        }
+        if (loadPending == null && !now.isBefore(loadDue)) {
+            try {
+                loadPending = meter.snapshot();
+            } catch (RuntimeException e) {
+                // never in the way of a renewal
+                LOG.warn("Shard lease {}/{}: could not take the load report: {}", namespace, name, e.toString());
+                loadDue = now.plus(loadPeriod);
+            }
+        }
+        return loadPending;
+    }
+
+    /** After a write sent at {@code sentAt} succeeded: the pending load report is published if it carried it. */
+    private void loadWritten(Lease lease, Instant sentAt) {
+        LoadReport pending = loadPending;
+        if (pending != null && pending.format().equals(LeaseRules.annotation(lease, RingContract.LOAD_ANNOTATION))) {
+            lastLoadReport = pending;
+            loadPending = null;
+            loadDue = sentAt.plus(loadPeriod);
+        }
     }
 
     /** A write sent at {@code sentAt} succeeded. */
     private void written(Lease lease, Instant sentAt) {
         current = lease;
+        loadWritten(lease, sentAt);
         Instant deadline = sentAt.plus(renewDeadline);
         boolean acquired;
         synchronized (this) {

@@ -59,9 +59,9 @@ public final class ShardRanges implements ShardLease.Listener {
     private final BiConsumer<Runnable, Duration> scheduler;
     private final Duration recheck;
     private final List<RangeTarget> targets = new CopyOnWriteArrayList<>();
-    /** Guarded by the executor (one step at a time). */
-    private RangeSet serving = RangeSet.EMPTY;
-    private RangeKey currentKey = RangeKey.UID;
+    /** Written by the executor only (one step at a time); read anywhere. */
+    private volatile RangeSet serving = RangeSet.EMPTY;
+    private volatile RangeKey currentKey = RangeKey.UID;
     private volatile Lease latest;
     private volatile boolean held;
     private boolean recheckPending;
@@ -101,6 +101,11 @@ public final class ShardRanges implements ShardLease.Listener {
     /** The ranges the shard serves now (its informers watch them). */
     public RangeSet serving() {
         return serving;
+    }
+
+    /** The key the ranges served now hash. */
+    RangeKey key() {
+        return currentKey;
     }
 
     /** The Lease as the shard's lease just wrote it: decide again. */

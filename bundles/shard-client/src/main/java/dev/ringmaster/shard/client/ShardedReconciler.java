@@ -61,6 +61,11 @@ import org.slf4j.LoggerFactory;
  * <p>Failures of the user's function are logged; the object is tried again at its next event (use
  * an informer resync period for periodic retries).
  *
+ * <p><b>Load.</b> Each call of the user's function is timed into the shard's {@link LoadMeter}
+ * ({@link Sharding#loadMeter()}) against its object, and so is the time its key waited in the queue (from when it
+ * was queued, a key queued again while it waits keeping its first time, to the start of the call); the meter counts
+ * the objects of the informer's store this shard owns. The Lease publishes them ({@code ringmaster.dev/load}).
+ *
  * <p><b>Drain sweep.</b> A drain must not depend on one watch event reaching this shard: after an
  * API server outage a fabric8 watch can stay silent (it reports itself watching, yet delivers
  * nothing; {@code ApiServerOutageRealIT}), and a hand-back that failed is not retried by any event.
@@ -103,6 +108,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     private final ShardLabels labels;
     private final ShardLease lease;
     private final DrainAcknowledger drainAcknowledger;
+    private final LoadMeter meter;
     /** Where objects and events come from, and what this shard owns: a label-mode informer or a {@link RangeInformer}. */
     private final Source<T> source;
     /** Objects being reconciled now, by key: a range shrink waits for those outside the new ranges. */
@@ -112,10 +118,10 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     private final ExecutorService worker;
     private final boolean ownsWorker;
     private final ExecutorService handBack;
-    /** Keys queued and not yet taken by the worker. */
-    private final Set<String> queued = ConcurrentHashMap.newKeySet();
-    /** Keys queued for a hand-back and not yet taken. */
-    private final Set<String> queuedForHandBack = ConcurrentHashMap.newKeySet();
+    /** Keys queued and not yet taken by the worker, with when they were queued ({@link LoadMeter#now()}). */
+    private final Map<String, Long> queued = new ConcurrentHashMap<>();
+    /** Keys queued for a hand-back and not yet taken, the same way. */
+    private final Map<String, Long> queuedForHandBack = new ConcurrentHashMap<>();
     /** Keys a task works on now; guarded by itself, with {@link #dispatchAgain}. */
     private final Set<String> claimed = new HashSet<>();
     /** Claimed keys another task wanted meanwhile: dispatched again when released. */
@@ -133,6 +139,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         this.labels = builder.sharding.labels();
         this.lease = builder.sharding.lease();
         this.drainAcknowledger = builder.sharding.drainAcknowledger();
+        this.meter = builder.sharding.loadMeter();
         this.source = builder.source;
         this.filter = builder.filter;
         this.reconciler = builder.reconciler;
@@ -186,11 +193,12 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     }
 
     /**
-     * Where the wrapper's objects and events come from ({@code start} and {@code stop} add and remove
-     * the wrapper as an event handler, {@code store} holds the cached objects of this shard's watch), and
+     * Where the wrapper's objects and events come from ({@code informer}; {@code start} and {@code stop} add and
+     * remove the wrapper as an event handler, {@code store} holds the cached objects of this shard's watch), and
      * what this shard owns and must drain.
      */
-    private record Source<T extends HasMetadata>(Consumer<ShardedReconciler<T>> start,
+    private record Source<T extends HasMetadata>(Object informer,
+                                                 Consumer<ShardedReconciler<T>> start,
                                                  Consumer<ShardedReconciler<T>> stop,
                                                  Supplier<Store<T>> store,
                                                  Predicate<T> owns,
@@ -205,7 +213,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         }
 
         static <T extends HasMetadata> Source<T> labels(ShardLabels labels, SharedIndexInformer<T> informer) {
-            return new Source<>(informer::addEventHandler, informer::removeEventHandler, informer::getStore,
+            return new Source<>(informer, informer::addEventHandler, informer::removeEventHandler, informer::getStore,
                     object -> labels.owns(object.getMetadata().getLabels()),
                     object -> labels.mustDrain(object.getMetadata().getLabels()));
         }
@@ -216,7 +224,13 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
                 informer.addEventHandler(reconciler);
             };
             // stop: the informer stays a running source until its last reconcile ends, closing must not hide one
-            return new Source<>(start, informer::removeEventHandler, informer::getStore, informer::serves, object -> false);
+            return new Source<>(informer, start, informer::removeEventHandler, informer::getStore, informer::serves,
+                    object -> false);
+        }
+
+        /** The objects of the store this shard owns. */
+        List<T> owned() {
+            return list().stream().filter(owns).toList();
         }
     }
 
@@ -235,6 +249,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         }
         started = true;
         lease.addListener(this);
+        meter.count(source.informer(), source::owned);
         source.start().accept(this);
         if (sweeper != null) {
             sweeper.scheduleWithFixedDelay(this::sweepDrains, sweepPeriod.toMillis(), sweepPeriod.toMillis(),
@@ -257,6 +272,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         queued.clear();
         queuedForHandBack.clear();
         source.stop().accept(this);
+        meter.uncount(source.informer());
         lease.removeListener(this);
         handBack.shutdown();
         if (sweeper != null) {
@@ -306,15 +322,21 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     private void dispatch(String key) {
         T object = source.get(key);
         if (object != null && source.mustDrain().test(object)) {
-            submit(handBack, queuedForHandBack, key, this::handBack);
+            submit(handBack, queuedForHandBack, key, (handedBackKey, queuedAt) -> handBack(handedBackKey));
         } else {
             submit(worker, queued, key, this::process);
         }
     }
 
-    private void submit(ExecutorService executor, Set<String> queue, String key, Predicate<String> task) {
-        if (!queue.add(key)) {
-            return; // already waiting: the task reads the newest state anyway
+    /** What a task does with its key, queued at {@code queuedAt}; returns whether to dispatch the key again. */
+    @FunctionalInterface
+    private interface Task {
+        boolean run(String key, long queuedAt);
+    }
+
+    private void submit(ExecutorService executor, Map<String, Long> queue, String key, Task task) {
+        if (queue.putIfAbsent(key, meter.now()) != null) {
+            return; // already waiting: the task reads the newest state anyway, and the wait began then
         }
         long enqueuedIn = generation;
         try {
@@ -322,11 +344,11 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
                 if (enqueuedIn != generation) {
                     return; // dropped by onLost or close; onAcquired queues it again
                 }
-                queue.remove(key);
+                Long queuedAt = queue.remove(key);
                 if (claim(key)) {
                     boolean again = false;
                     try {
-                        again = task.test(key);
+                        again = task.run(key, queuedAt == null ? meter.now() : queuedAt);
                     } finally {
                         release(key, again);
                     }
@@ -393,7 +415,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
             }
             String key = Cache.metaNamespaceKeyFunc(object);
             LOG.info("Shard {}: drain sweep found {} still drained; handing it back", labels.shard(), key);
-            submit(handBack, queuedForHandBack, key, ignored -> {
+            submit(handBack, queuedForHandBack, key, (ignored, queuedAt) -> {
                 if (!closed && lease.isHeld()) {
                     handedBack(key, object);
                 }
@@ -403,7 +425,7 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
     }
 
     /** @return never asks to dispatch again: the worker reads the newest state itself */
-    private boolean process(String key) {
+    private boolean process(String key, long queuedAt) {
         T object = ownedObject(key);
         if (object == null || source.mustDrain().test(object) && handedBack(key, object)) {
             return false;
@@ -417,7 +439,13 @@ public final class ShardedReconciler<T extends HasMetadata> implements ResourceE
         running.put(key, object);
         try {
             if (source.owns().test(object)) {
-                reconciler.reconcile(object);
+                long started = meter.now();
+                meter.waited(started - queuedAt);
+                try {
+                    reconciler.reconcile(object);
+                } finally {
+                    meter.reconciled(object, meter.now() - started);
+                }
             }
         } catch (Exception e) {
             LOG.error("Shard {} failed to reconcile {}", labels.shard(), key, e);

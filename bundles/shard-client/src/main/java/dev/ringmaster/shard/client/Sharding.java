@@ -1,6 +1,7 @@
 package dev.ringmaster.shard.client;
 
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.load.LoadReport;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.Executors;
@@ -21,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 /**
@@ -72,9 +75,12 @@ public final class Sharding implements AutoCloseable {
     private final ScheduledExecutorService rangeExecutor;
     private final AssignmentWatch assignmentWatch;
     private final KubernetesClient client;
+    private final LoadMeter loadMeter;
 
     private Sharding(ShardLabels labels, ShardLease lease, DrainAcknowledger drainAcknowledger, ShardRanges ranges,
-                     ScheduledExecutorService rangeExecutor, AssignmentWatch assignmentWatch, KubernetesClient client) {
+                     ScheduledExecutorService rangeExecutor, AssignmentWatch assignmentWatch, KubernetesClient client,
+                     LoadMeter loadMeter) {
+        this.loadMeter = loadMeter;
         this.labels = labels;
         this.lease = lease;
         this.drainAcknowledger = drainAcknowledger;
@@ -127,6 +133,24 @@ public final class Sharding implements AutoCloseable {
     /** Hands objects back to the sharder when it drains them from this shard. */
     public DrainAcknowledger drainAcknowledger() {
         return drainAcknowledger;
+    }
+
+    /**
+     * What this shard's work costs: {@link ShardedReconciler} (and shard-josdk) record their reconciles here, and
+     * the Lease's renewals publish it ({@link Builder#loadReportPeriod}).
+     */
+    public LoadMeter loadMeter() {
+        return loadMeter;
+    }
+
+    /**
+     * The load report last written on the shard's Lease as its {@code ringmaster.dev/load} annotation: busy time
+     * per second, mean queue wait, objects, and in range mode the same per cell of the hash space, over the window
+     * before it was written. Empty until the first report is written, and always with publishing off
+     * ({@link Builder#loadReportPeriod} zero). Export it as metrics, e.g. {@code busy()} as a gauge.
+     */
+    public Optional<LoadReport> lastLoadReport() {
+        return lease.lastLoadReport();
     }
 
     /** Restricts list, watch and informer calls to this shard's objects. */
@@ -200,6 +224,8 @@ public final class Sharding implements AutoCloseable {
         private Path serviceAccountNamespaceFile = Path.of(SERVICE_ACCOUNT_NAMESPACE_FILE);
         private boolean rangeMode;
         private Duration rangeRecheck = Duration.ofMillis(200);
+        private Duration loadReportPeriod = Duration.ofSeconds(15);
+        private LongSupplier ticker = System::nanoTime;
 
         private Builder(String ring) {
             this.ring = ring;
@@ -371,6 +397,29 @@ public final class Sharding implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How often the Lease's renewals carry the shard's load report (the {@code ringmaster.dev/load} annotation,
+         * {@link Sharding#lastLoadReport()}): a renewal at least this long after the previous report writes the
+         * next, in the same update; no extra request is ever made for it. Default 15 s; {@link Duration#ZERO} turns
+         * publishing off (an annotation on the Lease is left as it is).
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder loadReportPeriod(Duration period) {
+            Objects.requireNonNull(period, "period");
+            if (period.isNegative()) {
+                throw new IllegalArgumentException("load report period must not be negative, got " + period);
+            }
+            this.loadReportPeriod = period;
+            return this;
+        }
+
+        /** The nanosecond ticker timing reconciles and queue waits for the load report; default {@link System#nanoTime()}. */
+        public Builder ticker(LongSupplier ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
         Builder environment(Function<String, String> environment, Path serviceAccountNamespaceFile) {
             this.environment = environment;
             this.serviceAccountNamespaceFile = serviceAccountNamespaceFile;
@@ -440,8 +489,12 @@ public final class Sharding implements AutoCloseable {
                 assignmentWatch = new AssignmentWatch(client, leaseNamespace, shardName, ranges);
                 lease.addListener(assignmentWatch);
             }
+            ShardRanges served = ranges;
+            LoadMeter meter = new LoadMeter(ticker,
+                    served == null ? null : () -> new LoadMeter.Served(served.serving(), served.key()));
+            lease.publishLoad(meter, loadReportPeriod);
             return new Sharding(labels, lease, new DrainAcknowledger(writes, labels), ranges, rangeExecutor,
-                    assignmentWatch, client);
+                    assignmentWatch, client, meter);
         }
 
         /**

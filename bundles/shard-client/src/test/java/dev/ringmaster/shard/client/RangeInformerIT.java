@@ -1,9 +1,12 @@
 package dev.ringmaster.shard.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.load.CellLoad;
+import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.ring.ranges.HashRange;
 import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.ring.ranges.RangePlacement;
@@ -34,6 +37,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -196,6 +200,84 @@ class RangeInformerIT {
     }
 
     /**
+     * Load reports on the real v1.36 server: a range-mode shard whose reconciles sleep a known time publishes on its
+     * Lease, with a renewal, a report whose busy time is what the reconciles slept (a sanity bound, not a timing
+     * assertion), with entries covering exactly the cells of its served ranges and its objects in their cells.
+     */
+    @Test
+    void aRangeShardPublishesWhatItsReconcilesCostOnItsLease() throws Exception {
+        RealApiServer server = RealApiServer.shardedListAndWatch();
+        KubernetesClient admin = server.admin();
+        String namespace = "range-load-it";
+        namespace(admin, namespace);
+        Map<String, String> uids = new HashMap<>();
+        for (int i = 0; i < 40; i++) {
+            ConfigMap created = create(admin, namespace, "cm-" + i);
+            uids.put(created.getMetadata().getName(), created.getMetadata().getUid());
+        }
+        RangeSet served = RangePlacement.place(SHARDS, RangePlacement.DEFAULT_BUCKETS).get(SHARDS.get(1));
+        Set<String> mine = expected(uids, served);
+        long sleepMillis = 200;
+        AtomicInteger calls = new AtomicInteger();
+        Set<String> reconciled = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        Sharding sharding = Sharding.forRing("range-ring").shard("shard-0").namespace(namespace).client(admin)
+                .instance(namespace).rangeMode().leaseDuration(Duration.ofSeconds(6))
+                .renewDeadline(Duration.ofSeconds(4)).retryPeriod(Duration.ofMillis(500))
+                .loadReportPeriod(Duration.ofSeconds(20)).build();
+        RangeInformer<ConfigMap> informer = sharding.rangeInformer(ConfigMap.class, c -> c.configMaps().inNamespace(namespace));
+        ShardedReconciler<ConfigMap> reconciler = ShardedReconciler.builder(sharding, informer).reconciler(cm -> {
+            calls.incrementAndGet();
+            Thread.sleep(sleepMillis);
+            reconciled.add(cm.getMetadata().getName());
+        }).build();
+        try {
+            reconciler.start();
+            sharding.lease().start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> lease(admin, namespace) != null && sharding.lease().isHeld());
+            assign(admin, namespace, served);
+            await().atMost(Duration.ofSeconds(60)).until(() -> reconciled.equals(mine));
+            double slept = calls.get() * sleepMillis / 1000.0;
+            assertThat(load(admin, namespace)).as("the first report, due 20 s after the first write, covers every reconcile")
+                    .isNull();
+
+            await().atMost(Duration.ofSeconds(40)).until(() -> load(admin, namespace) != null);
+            LoadReport report = LoadReport.parse(load(admin, namespace));
+
+            assertThat(report.window()).isBetween(Duration.ofSeconds(20), Duration.ofSeconds(40));
+            assertThat(report.busy() * report.window().toSeconds()).as("busy seconds, %s slept", slept)
+                    .isBetween(0.9 * slept, 1.5 * slept + 1.0);
+            assertThat(report.cells().stream().mapToDouble(CellLoad::busy).sum()).isCloseTo(report.busy(),
+                    within(0.001));
+            assertThat(report.objects()).isEqualTo(mine.size());
+            // the entries cover exactly the cells of the served ranges (cell: the top 12 bits of a hash)
+            Set<Integer> servedCells = new TreeSet<>();
+            served.ranges().forEach(range -> {
+                for (int cell = (int) (range.first() >>> 52); cell <= (int) (range.last() >>> 52); cell++) {
+                    servedCells.add(cell);
+                }
+            });
+            Set<Integer> reportedCells = new TreeSet<>();
+            for (CellLoad entry : report.cells()) {
+                List<Integer> objectCells = mine.stream().map(name -> (int) (Fnv1a.fnv1a64(uids.get(name)) >>> 52))
+                        .filter(cell -> cell >= entry.first() && cell <= entry.last()).toList();
+                assertThat(entry.objects()).as("objects of %s", entry).isEqualTo(objectCells.size());
+                assertThat(entry.busy() > 0).as("busy %s", entry).isEqualTo(!objectCells.isEmpty());
+                for (int cell = entry.first(); cell <= entry.last(); cell++) {
+                    assertThat(reportedCells.add(cell)).as("cell %s once", cell).isTrue();
+                }
+            }
+            assertThat(reportedCells).isEqualTo(servedCells);
+            assertThat(sharding.lastLoadReport()).hasValueSatisfying(last ->
+                    assertThat(last.format()).isEqualTo(load(admin, namespace)));
+        } finally {
+            reconciler.close();
+            informer.close();
+            sharding.close();
+        }
+    }
+
+    /**
      * The shard watches its Lease: an assignment the sharder writes just after a renewal is acknowledged
      * (claimed in served-ranges) before the next renewal, eight seconds later.
      */
@@ -251,10 +333,18 @@ class RangeInformerIT {
         return admin.leases().inNamespace(namespace).withName("shard-0").get();
     }
 
+    private static String load(KubernetesClient admin, String namespace) {
+        return annotation(admin, namespace, RingContract.LOAD_ANNOTATION);
+    }
+
     private static String served(KubernetesClient admin, String namespace) {
+        return annotation(admin, namespace, RingContract.SERVED_RANGES_ANNOTATION);
+    }
+
+    private static String annotation(KubernetesClient admin, String namespace, String key) {
         Lease lease = lease(admin, namespace);
         return lease == null || lease.getMetadata().getAnnotations() == null ? null
-                : lease.getMetadata().getAnnotations().get(RingContract.SERVED_RANGES_ANNOTATION);
+                : lease.getMetadata().getAnnotations().get(key);
     }
 
     /** Writes the assignment as the sharder would: a patch of the two annotations. */

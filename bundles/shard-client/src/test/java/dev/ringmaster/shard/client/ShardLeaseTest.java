@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.testing.apiserver.SilentApiServer;
 import dev.ringmaster.testing.apiserver.StandardError;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import java.time.Clock;
@@ -334,6 +336,111 @@ class ShardLeaseTest extends MockServerTestBase {
         synchronized (events) {
             assertThat(events).startsWith("acquired").endsWith("lost");
         }
+    }
+
+    /**
+     * The load report rides on the renewals: none before the period passed since the first write, then one with
+     * the first renewal at or after it (no extra request), the same value until the next is due.
+     */
+    @Test
+    void theLoadReportIsWrittenWithTheFirstRenewalAfterEachPeriod() {
+        Sharding sharding = withLoadReports(Duration.ofSeconds(10));
+        LoadMeter meter = sharding.loadMeter();
+
+        lease.tick();
+        meter.reconciled(new ConfigMap(), Duration.ofSeconds(2).toNanos());
+        for (int second = 2; second <= 8; second += 2) {
+            clock.set(T0.plusSeconds(second));
+            lease.tick();
+            assertThat(storedLoad()).as("at +%ss", second).isNull();
+        }
+        assertThat(sharding.lastLoadReport()).isEmpty();
+
+        clock.set(T0.plusSeconds(10));
+        int requests = server.getRequestCount();
+        lease.tick();
+        assertThat(server.getRequestCount() - requests).as("the renewal alone").isEqualTo(1);
+        String first = storedLoad();
+        // 2 s busy in the 10 s since the meter was made; label mode: no cells
+        assertThat(first).isEqualTo("window=10s busy=0.2000 wait=0.0000 objects=0 cells=");
+        assertThat(LoadReport.parse(first).busy()).isEqualTo(0.2);
+        assertThat(sharding.lastLoadReport()).hasValueSatisfying(report -> assertThat(report.format()).isEqualTo(first));
+
+        meter.reconciled(new ConfigMap(), Duration.ofSeconds(3).toNanos());
+        for (int second = 12; second <= 18; second += 2) {
+            clock.set(T0.plusSeconds(second));
+            lease.tick();
+            assertThat(storedLoad()).as("at +%ss", second).isEqualTo(first);
+            assertThat(stored().getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(second));
+        }
+
+        clock.set(T0.plusSeconds(20));
+        lease.tick();
+        assertThat(storedLoad()).isEqualTo("window=10s busy=0.3000 wait=0.0000 objects=0 cells=");
+    }
+
+    /**
+     * A report whose write failed is the one the next write carries, not a new one: its window is not lost. Both a
+     * renewal that conflicted (re-read and written again in the same attempt) and one that failed are retried so.
+     */
+    @Test
+    void aReportWhoseWriteFailedIsWrittenByTheNextWrite() {
+        Sharding sharding = withLoadReports(Duration.ofSeconds(10));
+        lease.tick();
+        sharding.loadMeter().reconciled(new ConfigMap(), Duration.ofSeconds(4).toNanos());
+        clock.set(T0.plusSeconds(10));
+        server.expect().put().withPath("/apis/coordination.k8s.io/v1/namespaces/" + namespace + "/leases/" + SHARD)
+                .andReturn(500, "etcd unavailable").once();
+        lease.tick();
+        assertThat(storedLoad()).isNull();
+
+        clock.set(T0.plusSeconds(12));
+        // the sharder writes the Lease meanwhile: the renewal conflicts, re-reads and writes again
+        client.leases().inNamespace(namespace).withName(SHARD).edit(l -> new LeaseBuilder(l).editMetadata()
+                .addToLabels(RingContract.STATE_LABEL, "ready").endMetadata().build());
+        lease.tick();
+
+        assertThat(storedLoad()).isEqualTo("window=10s busy=0.4000 wait=0.0000 objects=0 cells=");
+        assertThat(stored().getMetadata().getLabels()).containsEntry(RingContract.STATE_LABEL, "ready");
+        assertThat(stored().getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(12));
+    }
+
+    /** A period of zero writes no report, and leaves one written by others alone. */
+    @Test
+    void aLoadReportPeriodOfZeroWritesNone() {
+        Sharding sharding = withLoadReports(Duration.ZERO);
+        sharding.loadMeter().reconciled(new ConfigMap(), Duration.ofSeconds(1).toNanos());
+        for (int second = 0; second <= 30; second += 2) {
+            clock.set(T0.plusSeconds(second));
+            lease.tick();
+            assertThat(storedLoad()).as("at +%ss", second).isNull();
+        }
+        String others = "window=15s busy=0.5000 wait=0.0000 objects=3 cells=";
+        client.leases().inNamespace(namespace).withName(SHARD).edit(l -> new LeaseBuilder(l).editMetadata()
+                .addToAnnotations(RingContract.LOAD_ANNOTATION, others).endMetadata().build());
+        for (int second = 32; second <= 60; second += 2) {
+            clock.set(T0.plusSeconds(second));
+            lease.tick();
+        }
+
+        assertThat(storedLoad()).isEqualTo(others);
+        assertThat(stored().getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(60));
+        assertThat(sharding.lastLoadReport()).isEmpty();
+    }
+
+    /** Replaces the lease with one of a shard publishing every {@code period}, its meter's ticker the test clock. */
+    private Sharding withLoadReports(Duration period) {
+        lease.close();
+        Sharding sharding = builder().loadReportPeriod(period)
+                .ticker(() -> Duration.between(T0, clock.instant()).toNanos()).build();
+        lease = sharding.lease();
+        return sharding;
+    }
+
+    private String storedLoad() {
+        Lease stored = stored();
+        return stored == null || stored.getMetadata().getAnnotations() == null ? null
+                : stored.getMetadata().getAnnotations().get(RingContract.LOAD_ANNOTATION);
     }
 
     private Lease stored() {

@@ -2,8 +2,10 @@ package dev.ringmaster.shard.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
+import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.testing.apiserver.SilentApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -27,6 +29,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,6 +49,8 @@ class ShardedReconcilerTest {
     KubernetesMockServer server;
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    /** The load meter's ticker, in nanoseconds: moves only when a test says. */
+    private final AtomicLong ticker = new AtomicLong();
     private final List<String> reconciled = new CopyOnWriteArrayList<>();
     private ShardedReconciler.Reconciler<ConfigMap> userReconcile = cm -> reconciled.add(cm.getMetadata().getName());
     private final AtomicInteger tasksDone = new AtomicInteger();
@@ -68,7 +73,7 @@ class ShardedReconcilerTest {
             }
         };
         sharding = Sharding.forRing("example").shard("shard-0").namespace(namespace).client(client)
-                .clock(clock).executor(leaseExecutor).build();
+                .clock(clock).executor(leaseExecutor).ticker(ticker::get).build();
         labels = sharding.labels();
     }
 
@@ -215,6 +220,51 @@ class ShardedReconcilerTest {
         busyMayFinish.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> get("busy").getMetadata().getLabels().isEmpty());
         assertThat(reconciled).containsExactly("busy");
+    }
+
+    /**
+     * Each reconcile is timed into the shard's load meter, and so is the wait of its key: from when it was first
+     * queued (an event while it waits does not restart the wait) to the start of its reconcile. Objects of other
+     * shards are neither timed nor counted.
+     */
+    @Test
+    void timesReconcilesAndQueueWaitsIntoTheLoadMeter() throws InterruptedException {
+        long ms = 1_000_000L;
+        sharding.lease().tick();
+        create("a", Map.of(labels.shardLabel(), "shard-0"), true);
+        create("b", Map.of(labels.shardLabel(), "shard-0"), true);
+        create("other", Map.of(labels.shardLabel(), "shard-1"), true);
+        userReconcile = cm -> {
+            reconciled.add(cm.getMetadata().getName());
+            ticker.addAndGet(300 * ms);
+        };
+        CountDownLatch workerFree = new CountDownLatch(1);
+        worker.execute(() -> {
+            try {
+                workerFree.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        // unfiltered: "other" is queued too, and must cost nothing
+        start(client.configMaps().inNamespace(namespace).runnableInformer(0), null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> worker.getQueue().size() == 3);
+
+        ticker.addAndGet(500 * ms);
+        reconciler.onUpdate(get("a"), get("a")); // queued again while waiting: keeps its first time
+        ticker.addAndGet(500 * ms);
+        workerFree.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> tasksDone.get() >= 4);
+        assertThat(reconciled).containsExactlyInAnyOrder("a", "b");
+
+        LoadReport report = sharding.loadMeter().snapshot();
+
+        // queued at 0; the first reconcile starts at 1.0 s, the second at 1.3 s; each takes 0.3 s; the window 1.6 s
+        assertThat(report.window()).isEqualTo(Duration.ofMillis(1600));
+        assertThat(report.busy()).isCloseTo(0.6 / 1.6, within(1e-9));
+        assertThat(report.queueWait()).isCloseTo((1.0 + 1.3) / 2, within(1e-9));
+        assertThat(report.objects()).isEqualTo(2);
+        assertThat(report.cells()).as("label mode").isEmpty();
     }
 
     @Test

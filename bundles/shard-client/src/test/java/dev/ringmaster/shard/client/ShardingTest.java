@@ -118,6 +118,8 @@ class ShardingTest {
         assertThatThrownBy(() -> builder.namespace("a.b")).hasMessageContaining("namespace 'a.b' is invalid");
         assertThatThrownBy(() -> builder.namespace("n".repeat(64))).hasMessageContaining("namespace must be at most 63");
         assertThatThrownBy(() -> builder.weight(0)).hasMessageContaining("weight must be positive");
+        assertThatThrownBy(() -> builder.loadReportPeriod(Duration.ofSeconds(-1)))
+                .hasMessageContaining("load report period must not be negative");
         assertThatThrownBy(() -> builder.namespace("default").build()).hasMessageContaining("client must be set");
     }
 
