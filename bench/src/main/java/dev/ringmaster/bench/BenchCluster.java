@@ -43,8 +43,8 @@ public final class BenchCluster implements AutoCloseable {
     private static final String CRD = "manifests/crd/clusterrings.sharding.timebertt.dev-v1.yml";
     private static final Pattern PORT = Pattern.compile("(?m)^port = (\\d+)$");
 
-    private final RealApiServer server = RealApiServer.shared();
-    private final KubernetesClient admin = server.admin();
+    private final RealApiServer server;
+    private final KubernetesClient admin;
     private final Path work;
     private final Path home;
     private final Map<String, String> sharderSettings;
@@ -58,6 +58,14 @@ public final class BenchCluster implements AutoCloseable {
      * @param sharderSettings keys of {@code etc/dev.ringmaster.sharder.cfg} to set, e.g. {@code moveBudget}
      */
     public BenchCluster(Path distribution, Path work, Map<String, String> sharderSettings) throws Exception {
+        this(RealApiServer.shared(), distribution, work, sharderSettings);
+    }
+
+    /** The same on {@code server}, e.g. {@link RealApiServer#shardedListAndWatch()} for range mode. */
+    public BenchCluster(RealApiServer server, Path distribution, Path work, Map<String, String> sharderSettings)
+            throws Exception {
+        this.server = server;
+        this.admin = server.admin();
         this.work = Files.createDirectories(work);
         this.home = work.resolve("ringmaster");
         this.sharderSettings = Map.copyOf(sharderSettings);

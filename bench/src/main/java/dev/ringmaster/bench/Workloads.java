@@ -1,6 +1,7 @@
 package dev.ringmaster.bench;
 
 import dev.ringmaster.cli.workload.CostDistribution;
+import dev.ringmaster.examples.checksum.Cost;
 import dev.ringmaster.flags.Durations;
 import java.time.Duration;
 import java.util.Arrays;
@@ -10,7 +11,7 @@ import java.util.Objects;
 
 /**
  * Skewed workloads for the benchmarks (issue #33): what each of N objects costs to reconcile, as the
- * example shards read it from the annotation {@value #COST_ANNOTATION}, and which namespace each is in.
+ * example shards read it from the annotation {@value Cost#ANNOTATION}, and which namespace each is in.
  * The spec strings are {@code simulate --costs}'s ({@link CostDistribution}: {@code equal},
  * {@code zipf:S}, {@code hot:P:F}, {@code namespace-half[:M]}); a seed makes a workload repeat.
  *
@@ -24,7 +25,6 @@ import java.util.Objects;
 public final class Workloads {
 
     /** The example shards' cost annotation ({@code Cost.ANNOTATION} of {@code examples/checksum-controller}). */
-    public static final String COST_ANNOTATION = "checksums.ringmaster.dev/cost";
     /** The namespaces objects spread over unless the spec places them ({@code namespace-half}). */
     public static final int NAMESPACES = 100;
 
@@ -100,9 +100,9 @@ public final class Workloads {
             return namespaces[object];
         }
 
-        /** The annotation of object {@code object}: {@value #COST_ANNOTATION} with its cost, e.g. {@code 250ms}. */
+        /** The annotation of object {@code object}: {@value Cost#ANNOTATION} with its cost, e.g. {@code 250ms}. */
         public Map<String, String> annotations(int object) {
-            return Map.of(COST_ANNOTATION, Durations.format(costs[object]));
+            return Map.of(Cost.ANNOTATION, Durations.format(costs[object]));
         }
 
         /** The sum of the costs: the work of one reconcile of every object. */

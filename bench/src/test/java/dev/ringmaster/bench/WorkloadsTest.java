@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ringmaster.examples.checksum.Cost;
 import dev.ringmaster.flags.Durations;
 import java.time.Duration;
 import java.util.Arrays;
@@ -39,13 +40,13 @@ class WorkloadsTest {
                 .collect(Collectors.groupingBy(cost -> cost, Collectors.counting()));
         assertThat(counts).containsOnly(Map.entry(Duration.ofNanos(5_025_000), 990L),
                 Map.entry(Duration.ofNanos(502_513_000), 10L));
-        assertThat(workload.annotations(0).get(Workloads.COST_ANNOTATION)).isEqualTo("5025us");
-        assertThat(workload.annotations(6).get(Workloads.COST_ANNOTATION)).isEqualTo("502513us");
+        assertThat(workload.annotations(0).get(Cost.ANNOTATION)).isEqualTo("5025us");
+        assertThat(workload.annotations(6).get(Cost.ANNOTATION)).isEqualTo("502513us");
         for (int i = 0; i < workload.objects(); i++) {
-            assertThat(Durations.parse(workload.annotations(i).get(Workloads.COST_ANNOTATION))).isEqualTo(workload.cost(i));
+            assertThat(Durations.parse(workload.annotations(i).get(Cost.ANNOTATION))).isEqualTo(workload.cost(i));
         }
         assertThat(Workloads.of("equal", 1, 3, Duration.ofMillis(250), "ns").annotations(2))
-                .containsEntry(Workloads.COST_ANNOTATION, "250ms");
+                .containsEntry(Cost.ANNOTATION, "250ms");
     }
 
     @Test

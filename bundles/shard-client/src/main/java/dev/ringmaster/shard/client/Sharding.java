@@ -46,6 +46,8 @@ import java.util.regex.Pattern;
  */
 public final class Sharding implements AutoCloseable {
 
+    /** How often a shard's Lease renewals carry its load report unless {@link Builder#loadReportPeriod} says otherwise. */
+    public static final Duration DEFAULT_LOAD_REPORT_PERIOD = Duration.ofSeconds(15);
     /** Environment variable naming the pod's namespace (set it with the downward API). */
     public static final String POD_NAMESPACE_ENV = "POD_NAMESPACE";
     /** Environment variable holding the pod's hostname, which is the pod name. */
@@ -224,7 +226,7 @@ public final class Sharding implements AutoCloseable {
         private Path serviceAccountNamespaceFile = Path.of(SERVICE_ACCOUNT_NAMESPACE_FILE);
         private boolean rangeMode;
         private Duration rangeRecheck = Duration.ofMillis(200);
-        private Duration loadReportPeriod = Duration.ofSeconds(15);
+        private Duration loadReportPeriod = DEFAULT_LOAD_REPORT_PERIOD;
         private LongSupplier ticker = System::nanoTime;
 
         private Builder(String ring) {

@@ -67,6 +67,30 @@ class LeaderMetricsTest {
     }
 
     @Test
+    void aBalancedRingsLoadIsGaugedAndItsStepsCountedWithWhatTheyMoved() {
+        metrics.balanced(CLUSTER_RING, Map.of("shard-0", 0.6, "shard-1", 0.2), 1.5, Optional.empty());
+        assertThat(meters.get("ringmaster.ring.shard.load").tags("clusterring", "shop", "shard", "shard-0").gauge()
+                .value()).isEqualTo(0.6);
+        assertThat(meters.get("ringmaster.ring.load.imbalance").tags("clusterring", "shop").gauge().value())
+                .isEqualTo(1.5);
+        assertThat(meters.find("ringmaster.ring.balancing.steps").counters()).as("no step yet").isEmpty();
+
+        dev.ringmaster.ring.spi.Placement step = new dev.ringmaster.ring.spi.Placement(Map.of(), 1.5, 1.1, 0.08, "moved");
+        metrics.balanced(CLUSTER_RING, Map.of("shard-0", 0.45, "shard-1", 0.35), 1.125, Optional.of(step));
+        metrics.balanced(CLUSTER_RING, Map.of("shard-0", 0.41, "shard-1", 0.39), 1.025, Optional.of(step));
+        assertThat(meters.get("ringmaster.ring.balancing.steps").tags("clusterring", "shop").counter().count())
+                .isEqualTo(2);
+        assertThat(meters.get("ringmaster.ring.balancing.moved").tags("clusterring", "shop").counter().count())
+                .isEqualTo(0.16);
+        assertThat(meters.get("ringmaster.ring.load.imbalance").tags("clusterring", "shop").gauge().value())
+                .isEqualTo(1.025);
+
+        metrics.forget(CLUSTER_RING);
+        assertThat(meters.find("ringmaster.ring.shard.load").gauges()).isEmpty();
+        assertThat(meters.find("ringmaster.ring.load.imbalance").gauges()).isEmpty();
+    }
+
+    @Test
     void ringGaugesReadWhatTheLeaderSeesAtEachScrapeAndGoWithLeadership() {
         Map<RingKey, Long> inDrain = new ConcurrentHashMap<>(Map.of(CONTROLLER_RING, 3L, CLUSTER_RING, 0L));
         metrics.rings(List.of(CONTROLLER_RING, CLUSTER_RING), new LeaderMetrics.RingObjects() {

@@ -112,11 +112,13 @@ public final class ChecksumShard implements AutoCloseable {
      *                        ranges the sharder assigns on the Lease instead of labelled objects
      * @param costAs          how a reconcile spends the cost its ConfigMap's {@value Cost#ANNOTATION} asks for
      *                        ({@code --cost-as})
+     * @param loadReportPeriod how often the shard's Lease renewals carry its load report ({@code --load-report-period};
+     *                        zero: never)
      */
     public record Options(RingKind ringKind, String ring, String shard, String leaseNamespace,
             List<String> watchNamespaces, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod,
             Duration resync, Clock clock, Optional<String> instance, Optional<String> identityPool,
-            Optional<String> podName, OnStop onStop, boolean rangeMode, Cost.Mode costAs) {
+            Optional<String> podName, OnStop onStop, boolean rangeMode, Cost.Mode costAs, Duration loadReportPeriod) {
 
         /** The options in label mode ({@code rangeMode} false), costs spent waiting. */
         public Options(RingKind ringKind, String ring, String shard, String leaseNamespace,
@@ -124,7 +126,8 @@ public final class ChecksumShard implements AutoCloseable {
                 Duration resync, Clock clock, Optional<String> instance, Optional<String> identityPool,
                 Optional<String> podName, OnStop onStop) {
             this(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline, retryPeriod,
-                    resync, clock, instance, identityPool, podName, onStop, false, Cost.Mode.WAIT);
+                    resync, clock, instance, identityPool, podName, onStop, false, Cost.Mode.WAIT,
+                    Sharding.DEFAULT_LOAD_REPORT_PERIOD);
         }
 
         public Options {
@@ -147,6 +150,7 @@ public final class ChecksumShard implements AutoCloseable {
             Objects.requireNonNull(podName, "podName");
             Objects.requireNonNull(onStop, "onStop");
             Objects.requireNonNull(costAs, "costAs");
+            Objects.requireNonNull(loadReportPeriod, "loadReportPeriod");
         }
 
         /**
@@ -172,70 +176,75 @@ public final class ChecksumShard implements AutoCloseable {
 
         public Options withRingKind(RingKind ringKind) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         public Options withWatchNamespaces(List<String> namespaces) {
             return new Options(ringKind, ring, shard, leaseNamespace, namespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         /** Lease timings; they must satisfy duration &gt; renew deadline &gt; retry period, duration whole seconds. */
         public Options withLeaseTimings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         public Options withResync(Duration resync) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         public Options withClock(Clock clock) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         /** This shard's name (e.g. the one claimed from the identity pool). */
         public Options withShard(String shard) {
             return new Options(ringKind, ring, Objects.requireNonNull(shard, "shard"), leaseNamespace, watchNamespaces,
                     leaseDuration, renewDeadline, retryPeriod, resync, clock, instance, identityPool, podName, onStop,
-                    rangeMode, costAs);
+                    rangeMode, costAs, loadReportPeriod);
         }
 
         /** This process's instance (the pod's UID). */
         public Options withInstance(String instance) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, Optional.of(instance), identityPool, podName, onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, Optional.of(instance), identityPool, podName, onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         /** The Deployment whose pool of names this shard takes its name from. */
         public Options withIdentityPool(String pool) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, Optional.of(pool), podName, onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, instance, Optional.of(pool), podName, onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         /** The pod this shard runs in. */
         public Options withPodName(String podName) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, Optional.of(podName), onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, instance, identityPool, Optional.of(podName), onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         /** In range mode ({@code true}) or label mode. */
         public Options withRangeMode(boolean rangeMode) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         public Options withOnStop(OnStop onStop) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         /** How a reconcile spends its ConfigMap's cost. */
         public Options withCostAs(Cost.Mode costAs) {
             return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
-                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs);
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs, loadReportPeriod);
+        }
+
+        public Options withLoadReportPeriod(Duration loadReportPeriod) {
+            return new Options(ringKind, ring, shard, leaseNamespace, watchNamespaces, leaseDuration, renewDeadline,
+                    retryPeriod, resync, clock, instance, identityPool, podName, onStop, rangeMode, costAs, loadReportPeriod);
         }
 
         /** The instance the shard's Lease and its pool claim are written with. */
@@ -320,6 +329,7 @@ public final class ChecksumShard implements AutoCloseable {
                     .executor(leaseExecutor)
                     .instance(effectiveInstance())
                     .departure(departure(client))
+                    .loadReportPeriod(loadReportPeriod)
                     .build();
         }
     }

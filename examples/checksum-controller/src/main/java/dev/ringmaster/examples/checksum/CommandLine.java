@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * The command line of {@code bin/checksum-controller} (and of {@code bin/josdk-checksum-operator}):
  * {@code --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig F] [--shard-name NAME |
  * --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave] [--namespace LEASE_NS] [--watch-namespace NS]...
- * [--resync DURATION] [--cost-as wait|cpu] [--range-mode]}, in the syntax of {@link Flags}.
+ * [--resync DURATION] [--cost-as wait|cpu] [--load-report-period DURATION] [--range-mode]}, in the syntax of {@link Flags}.
  *
  * <p>What a pod knows need not be given ({@link Environment}): the shard name defaults to
  * {@code $POD_NAME}, else {@code $HOSTNAME} (a pod's hostname is its name); the Lease namespace to
@@ -100,7 +100,7 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         return "Usage: " + name + " --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig FILE]\n"
                 + indent + "[--shard-name NAME | --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave]\n"
                 + indent + "[--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]...\n"
-                + indent + "[--resync DURATION] [--cost-as wait|cpu]"
+                + indent + "[--resync DURATION] [--cost-as wait|cpu] [--load-report-period DURATION]"
                 + (rangeMode ? "\n" + indent + "[--range-mode]" : "") + "\n\n"
                 + description + " Prints one line per reconcile to stdout:\n" + """
                   reconcile shard=S object=NS/NAME start=MS end=MS
@@ -133,6 +133,10 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                                                checksums.ringmaster.dev/cost asks for (a duration, e.g. 250ms)
                                                before its work: wait (default: sleep) or cpu (compute until
                                                the thread used that much CPU time)
+                  --load-report-period DURATION
+                                               how often the Lease's renewals carry the shard's load report
+                                               (ringmaster.dev/load, for a balanced ring); 0: never;
+                                               default: 15s
                 """ + (rangeMode ? """
                   --range-mode                 for a ring with spec.ranges: serve the hash ranges the sharder
                                                assigns on the shard's Lease (list and watch with the KEP-5866
@@ -172,11 +176,13 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
     private static final String ON_STOP = "--on-stop";
     private static final String RESYNC = "--resync";
     private static final String COST_AS = "--cost-as";
+    private static final String LOAD_REPORT_PERIOD = "--load-report-period";
     private static final Duration MIN_RESYNC = Duration.ofSeconds(1);
     /** The one flag without a value. */
     static final String RANGE_MODE = "--range-mode";
     private static final Flags FLAGS = Flags.of()
-            .valued(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, IDENTITY_POOL, ON_STOP, RESYNC, COST_AS)
+            .valued(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, IDENTITY_POOL, ON_STOP, RESYNC, COST_AS,
+                    LOAD_REPORT_PERIOD)
             .repeatable(WATCH_NAMESPACE)
             .switches(RANGE_MODE);
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
@@ -234,6 +240,7 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
             throw new UsageException(RESYNC + " must be 0 (only on changes) or at least 1s, not '"
                     + given.value(RESYNC).get() + "'");
         }
+        Optional<Duration> loadReportPeriod = given.duration(LOAD_REPORT_PERIOD);
         Cost.Mode costAs = given.has(COST_AS) ? costAs(given.value(COST_AS).get()) : Cost.Mode.WAIT;
         Value shard = null;
         if (pool != null) {
@@ -266,6 +273,9 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                 .withOnStop(onStop)
                 .withRangeMode(given.has(RANGE_MODE))
                 .withCostAs(costAs);
+        if (loadReportPeriod.isPresent()) {
+            options = options.withLoadReportPeriod(loadReportPeriod.get());
+        }
         if (resync.isPresent()) {
             options = options.withResync(resync.get());
         }

@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -129,10 +130,11 @@ public final class Cost {
             return;
         }
         if (mode == Mode.WAIT) {
-            try {
-                Thread.sleep(cost.toMillis(), cost.toNanosPart() % 1_000_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            // parked to the microsecond: Thread.sleep rounds a sub-millisecond cost up to a whole millisecond
+            long deadline = System.nanoTime() + cost.toNanos();
+            for (long left = cost.toNanos(); left > 0 && !Thread.currentThread().isInterrupted();
+                    left = deadline - System.nanoTime()) {
+                LockSupport.parkNanos(left);
             }
             return;
         }

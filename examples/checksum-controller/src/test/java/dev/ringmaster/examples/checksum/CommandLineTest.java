@@ -284,6 +284,16 @@ class CommandLineTest {
     }
 
     @Test
+    void loadReportPeriodIsADurationFifteenSecondsByDefault() throws Exception {
+        assertThat(parse(complete()).shard().loadReportPeriod()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(parse(complete("--load-report-period", "5s")).shard().loadReportPeriod())
+                .isEqualTo(Duration.ofSeconds(5));
+        assertThat(parse(complete("--load-report-period=0")).shard().loadReportPeriod()).as("never").isZero();
+        assertThatThrownBy(() -> parse(complete("--load-report-period", "often"))).isInstanceOf(UsageException.class)
+                .hasMessage("--load-report-period: 'often' is not a duration such as 250ms, 2s or 1m30s");
+    }
+
+    @Test
     void resyncIsADurationTenMinutesByDefault() throws Exception {
         assertThat(parse(complete()).shard().resync()).as("what the shards did before the flag").isEqualTo(Duration.ofMinutes(10));
         assertThat(parse(complete("--resync", "30s")).shard().resync()).isEqualTo(Duration.ofSeconds(30));
