@@ -147,11 +147,7 @@ class RangeInformerIT {
         KubernetesClient admin = server.admin();
         String namespace = "range-handover-it";
         namespace(admin, namespace);
-        Map<String, String> uids = new HashMap<>();
-        for (int i = 0; i < 20; i++) {
-            ConfigMap created = create(admin, namespace, "cm-" + i);
-            uids.put(created.getMetadata().getName(), created.getMetadata().getUid());
-        }
+        Map<String, String> uids = createObjects(admin, namespace, 20);
         RangeSet lowerHalf = RangeSet.of(List.of(HashRange.of("0x0000000000000000", "0x8000000000000000")));
         String blocked = uids.keySet().stream().sorted().filter(name -> !expected(uids, lowerHalf).contains(name))
                 .findFirst().orElseThrow();
@@ -159,9 +155,7 @@ class RangeInformerIT {
         AtomicReference<String> running = new AtomicReference<>();
         Set<String> reconciled = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-        Sharding sharding = Sharding.forRing("range-ring").shard("shard-0").namespace(namespace).client(admin)
-                .instance("range-handover-it").rangeMode().leaseDuration(Duration.ofSeconds(6))
-                .renewDeadline(Duration.ofSeconds(4)).retryPeriod(Duration.ofMillis(500)).build();
+        Sharding sharding = quickRangeShard(admin, namespace).build();
         RangeInformer<ConfigMap> informer = sharding.rangeInformer(ConfigMap.class, c -> c.configMaps().inNamespace(namespace));
         ShardedReconciler<ConfigMap> reconciler = ShardedReconciler.builder(sharding, informer).reconciler(cm -> {
             String name = cm.getMetadata().getName();
@@ -173,9 +167,7 @@ class RangeInformerIT {
             }
         }).build();
         try {
-            reconciler.start();
-            sharding.lease().start();
-            await().atMost(Duration.ofSeconds(20)).until(() -> lease(admin, namespace) != null && sharding.lease().isHeld());
+            startHolding(reconciler, sharding, admin, namespace);
             assign(admin, namespace, RangeSet.ALL);
             await().atMost(Duration.ofSeconds(30)).until(() -> RangeSet.ALL.toString().equals(served(admin, namespace)));
             await().atMost(Duration.ofSeconds(30)).until(() -> blocked.equals(running.get()));
@@ -206,25 +198,17 @@ class RangeInformerIT {
      */
     @Test
     void aRangeShardPublishesWhatItsReconcilesCostOnItsLease() throws Exception {
-        RealApiServer server = RealApiServer.shardedListAndWatch();
-        KubernetesClient admin = server.admin();
+        KubernetesClient admin = RealApiServer.shardedListAndWatch().admin();
         String namespace = "range-load-it";
         namespace(admin, namespace);
-        Map<String, String> uids = new HashMap<>();
-        for (int i = 0; i < 40; i++) {
-            ConfigMap created = create(admin, namespace, "cm-" + i);
-            uids.put(created.getMetadata().getName(), created.getMetadata().getUid());
-        }
+        // shard-1's share of the default placement: ranges with gaps between them
         RangeSet served = RangePlacement.place(SHARDS, RangePlacement.DEFAULT_BUCKETS).get(SHARDS.get(1));
+        Map<String, String> uids = createObjects(admin, namespace, 40);
         Set<String> mine = expected(uids, served);
         long sleepMillis = 200;
         AtomicInteger calls = new AtomicInteger();
         Set<String> reconciled = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-        Sharding sharding = Sharding.forRing("range-ring").shard("shard-0").namespace(namespace).client(admin)
-                .instance(namespace).rangeMode().leaseDuration(Duration.ofSeconds(6))
-                .renewDeadline(Duration.ofSeconds(4)).retryPeriod(Duration.ofMillis(500))
-                .loadReportPeriod(Duration.ofSeconds(20)).build();
+        Sharding sharding = quickRangeShard(admin, namespace).loadReportPeriod(Duration.ofSeconds(20)).build();
         RangeInformer<ConfigMap> informer = sharding.rangeInformer(ConfigMap.class, c -> c.configMaps().inNamespace(namespace));
         ShardedReconciler<ConfigMap> reconciler = ShardedReconciler.builder(sharding, informer).reconciler(cm -> {
             calls.incrementAndGet();
@@ -232,9 +216,7 @@ class RangeInformerIT {
             reconciled.add(cm.getMetadata().getName());
         }).build();
         try {
-            reconciler.start();
-            sharding.lease().start();
-            await().atMost(Duration.ofSeconds(20)).until(() -> lease(admin, namespace) != null && sharding.lease().isHeld());
+            startHolding(reconciler, sharding, admin, namespace);
             assign(admin, namespace, served);
             await().atMost(Duration.ofSeconds(60)).until(() -> reconciled.equals(mine));
             double slept = calls.get() * sleepMillis / 1000.0;
@@ -323,6 +305,21 @@ class RangeInformerIT {
         }
     }
 
+    /** Shard {@code shard-0} in range mode, its instance the namespace, renewing every 500 ms. */
+    private static Sharding.Builder quickRangeShard(KubernetesClient admin, String namespace) {
+        return Sharding.forRing("range-ring").shard("shard-0").namespace(namespace).client(admin).instance(namespace)
+                .rangeMode().leaseDuration(Duration.ofSeconds(6)).renewDeadline(Duration.ofSeconds(4))
+                .retryPeriod(Duration.ofMillis(500));
+    }
+
+    /** Starts the reconciler and the lease, and waits until the shard holds its Lease. */
+    private static void startHolding(ShardedReconciler<ConfigMap> reconciler, Sharding sharding, KubernetesClient admin,
+                                     String namespace) {
+        reconciler.start();
+        sharding.lease().start();
+        await().atMost(Duration.ofSeconds(20)).until(() -> lease(admin, namespace) != null && sharding.lease().isHeld());
+    }
+
     private static Sharding renewingEvery(Duration retryPeriod, KubernetesClient client, String namespace) {
         return Sharding.forRing("range-ring").shard("shard-0").namespace(namespace).client(client).instance(namespace)
                 .rangeMode().leaseDuration(Duration.ofSeconds(15)).renewDeadline(Duration.ofSeconds(10))
@@ -378,6 +375,16 @@ class RangeInformerIT {
     private static void namespace(KubernetesClient admin, String namespace) {
         admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
                 .serverSideApply();
+    }
+
+    /** ConfigMaps {@code cm-0} to {@code cm-<count - 1>}: their uids by name. */
+    private static Map<String, String> createObjects(KubernetesClient admin, String namespace, int count) {
+        Map<String, String> uids = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+            ConfigMap created = create(admin, namespace, "cm-" + i);
+            uids.put(created.getMetadata().getName(), created.getMetadata().getUid());
+        }
+        return uids;
     }
 
     private static ConfigMap create(KubernetesClient admin, String namespace, String name) {

@@ -22,6 +22,10 @@ import java.util.function.Predicate;
  * and not being drained (those go to {@link HandBacks}), in range mode those whose hash lies in the
  * ranges served now ({@link RangeScope}). A fenced call is rescheduled, so nothing that arrived
  * meanwhile is lost; a refused object is not (it is another shard's).
+ *
+ * <p>The user's reconciles and clean-ups are timed into the shard's load meter ({@link LoadTimer}: their duration
+ * against the object, and the wait since JOSDK submitted the execution; JOSDK gives no hook for when an event
+ * queued the object, so the wait before the submission is not measured).
  */
 class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
 
@@ -32,9 +36,11 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
     /** Told JOSDK's cache of the primaries when JOSDK prepares the event sources. */
     final Consumer<IndexerResourceCache<P>> primaries;
     final Duration fencedRetry;
+    final LoadTimer timer;
 
     ShardGatedReconciler(Reconciler<P> user, ShardLease lease, Predicate<P> admits,
-                         Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry) {
+                         Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry, LoadTimer timer) {
+        this.timer = timer;
         this.user = user;
         this.lease = lease;
         this.admits = admits;
@@ -44,10 +50,10 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
 
     /** The wrapper for {@code user}: one that is also a {@link Cleaner} if the user's is (JOSDK then uses a finalizer). */
     static <P extends HasMetadata> ShardGatedReconciler<P> wrap(Reconciler<P> user, ShardLease lease,
-            Predicate<P> admits, Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry) {
+            Predicate<P> admits, Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry, LoadTimer timer) {
         return user instanceof Cleaner<?>
-                ? new WithCleaner<>(user, lease, admits, primaries, fencedRetry)
-                : new ShardGatedReconciler<>(user, lease, admits, primaries, fencedRetry);
+                ? new WithCleaner<>(user, lease, admits, primaries, fencedRetry, timer)
+                : new ShardGatedReconciler<>(user, lease, admits, primaries, fencedRetry, timer);
     }
 
     boolean mayRun(P resource) {
@@ -59,7 +65,7 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
         if (!lease.isHeld()) {
             return UpdateControl.<P>noUpdate().rescheduleAfter(fencedRetry);
         }
-        return mayRun(resource) ? user.reconcile(resource, context) : UpdateControl.noUpdate();
+        return mayRun(resource) ? timer.time(resource, () -> user.reconcile(resource, context)) : UpdateControl.noUpdate();
     }
 
     @Override
@@ -77,8 +83,8 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
     static final class WithCleaner<P extends HasMetadata> extends ShardGatedReconciler<P> implements Cleaner<P> {
 
         WithCleaner(Reconciler<P> user, ShardLease lease, Predicate<P> admits,
-                    Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry) {
-            super(user, lease, admits, primaries, fencedRetry);
+                    Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry, LoadTimer timer) {
+            super(user, lease, admits, primaries, fencedRetry, timer);
         }
 
         @Override
@@ -88,7 +94,8 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
                 return DeleteControl.noFinalizerRemoval().rescheduleAfter(fencedRetry);
             }
             // a drained object, or one outside the ranges, keeps its finalizer: the shard it moves to cleans up
-            return mayRun(resource) ? ((Cleaner<P>) user).cleanup(resource, context) : DeleteControl.noFinalizerRemoval();
+            return mayRun(resource) ? timer.time(resource, () -> ((Cleaner<P>) user).cleanup(resource, context))
+                    : DeleteControl.noFinalizerRemoval();
         }
     }
 }

@@ -22,6 +22,7 @@ import io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration;
 import io.javaoperatorsdk.operator.api.monitoring.AggregatedMetrics;
 import io.javaoperatorsdk.operator.api.reconciler.ContextInitializer;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnAddFilter;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import java.time.Duration;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -55,6 +57,11 @@ import java.util.function.Supplier;
  * acknowledged on the Lease only once JOSDK executes no object outside the new ranges. No labels, no
  * drains, no hand-backs; {@link #selector()} does not apply.
  *
+ * <p>The user's reconciles are timed into the shard's load meter ({@link Sharding#loadMeter()}), which also counts
+ * the primaries in JOSDK's caches this shard holds; the Lease publishes it ({@link Sharding#lastLoadReport()}).
+ * JOSDK has no hook for when an event queues an object: the queue wait is measured from when JOSDK submits the
+ * execution to its executor.
+ *
  * <pre>{@code
  * ShardedOperator operator = ShardedOperator.builder(sharding)
  *         .configuration(o -> o.withKubernetesClient(client))
@@ -78,6 +85,9 @@ public final class ShardedOperator implements AutoCloseable {
     private final Sharding sharding;
     private final Operator operator;
     private final ExecutionGate gate;
+    private final LoadTimer timer;
+    /** The primary caches the load meter counts, uncounted at {@link #halt()}. */
+    private final List<Object> counted = new CopyOnWriteArrayList<>();
     private final boolean closeClient;
     private final Duration drainSweep;
     private final Duration fencedRetry;
@@ -108,6 +118,7 @@ public final class ShardedOperator implements AutoCloseable {
         this.fencedRetry = builder.fencedRetry;
         this.handBackThreads = builder.handBackThreads;
         this.gate = new ExecutionGate();
+        this.timer = new LoadTimer(sharding.loadMeter());
         ConfigurationService users = ConfigurationService.newOverriddenConfigurationService(builder.configuration);
         if (users.getLeaderElectionConfiguration().isPresent()) {
             throw new IllegalArgumentException("JOSDK's leader election must be off for a shard: every shard is active,"
@@ -127,7 +138,7 @@ public final class ShardedOperator implements AutoCloseable {
         }
         KubernetesClient client = operatorClient;
         this.operator = new Operator(ConfigurationService.newOverriddenConfigurationService(users, o -> o
-                .withMetrics(new AggregatedMetrics(List.of(users.getMetrics(), gate)))
+                .withMetrics(new AggregatedMetrics(List.of(users.getMetrics(), gate, timer)))
                 // the client outlives the Operator: the Lease is released after the last reconcile, through it
                 .withCloseClientOnStop(false)
                 // JOSDK 5.2.0 overrides an overridden configuration with a new default client and
@@ -209,8 +220,10 @@ public final class ShardedOperator implements AutoCloseable {
         handBacks.add(drains);
         ShardLabels labels = sharding.labels();
         return operator.register(ShardGatedReconciler.wrap(reconciler, sharding.lease(),
-                object -> labels.owns(object.getMetadata().getLabels()) && !drains.submit(object), drains::primaries,
-                fencedRetry), sharded);
+                object -> labels.owns(object.getMetadata().getLabels()) && !drains.submit(object), cache -> {
+                    drains.primaries(cache);
+                    count(cache, object -> labels.owns(object.getMetadata().getLabels()));
+                }, fencedRetry, timer), sharded);
     }
 
     /** Range mode: the controller serves the shard's ranges of its primary resource (see the class comment). */
@@ -238,11 +251,17 @@ public final class ShardedOperator implements AutoCloseable {
                         && (onUpdate == null || onUpdate.accept(object, old)) && scope.delivered(object))
                 .build();
         RegisteredController<P> registered = operator.register(ShardGatedReconciler.wrap(reconciler, sharding.lease(),
-                scope::serves, cache -> { }, fencedRetry), sharded);
+                scope::serves, cache -> count(cache, scope::serves), fencedRetry, timer), sharded);
         scope.controller(registered);
         scopes.add(scope);
         sharding.ranges().register(scope);
         return registered;
+    }
+
+    /** The load meter counts the primaries of {@code cache} this shard holds. */
+    private <P extends HasMetadata> void count(IndexerResourceCache<P> cache, Predicate<P> holds) {
+        sharding.loadMeter().count(cache, () -> cache.list(holds).toList());
+        counted.add(cache);
     }
 
     private String withShardSelector(String selector) {
@@ -315,6 +334,7 @@ public final class ShardedOperator implements AutoCloseable {
         operator.stop();
         Duration timeout = operator.getConfigurationService().reconciliationTerminationTimeout();
         handBacks.forEach(drains -> drains.close(timeout));
+        counted.forEach(sharding.loadMeter()::uncount);
         sharding.lease().removeListener(listener);
     }
 

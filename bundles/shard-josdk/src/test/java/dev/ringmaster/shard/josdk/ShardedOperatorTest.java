@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.shard.client.ShardLabels;
 import dev.ringmaster.shard.client.ShardDeparture;
 import dev.ringmaster.shard.client.Sharding;
@@ -175,6 +177,37 @@ class ShardedOperatorTest {
                 .containsKey("ringmaster.dev/restarting");
     }
 
+    /**
+     * The user's reconciles are timed into the shard's load meter, and its Lease carries the report: busy time,
+     * and the objects JOSDK's cache holds for this shard (label mode: no cells).
+     */
+    @Test
+    void theLeaseCarriesWhatTheReconcilesCost() {
+        sharding.close();
+        sharding = Sharding.forRing("example").shard("shard-0").namespace(namespace).client(client)
+                .leaseDuration(Duration.ofSeconds(3)).renewDeadline(Duration.ofSeconds(2))
+                .retryPeriod(Duration.ofMillis(200)).loadReportPeriod(Duration.ofMillis(400)).build();
+        @ControllerConfiguration(name = "costly")
+        class Costly implements Reconciler<ConfigMap> {
+            @Override
+            public UpdateControl<ConfigMap> reconcile(ConfigMap configMap, Context<ConfigMap> context) throws Exception {
+                Thread.sleep(300);
+                reconciled.add(configMap.getMetadata().getName());
+                return UpdateControl.noUpdate();
+            }
+        }
+        create("mine", Map.of(labels.shardLabel(), "shard-0"));
+        create("other", Map.of(labels.shardLabel(), "shard-1"));
+        start(new Costly());
+
+        await().atMost(SOON).until(() -> load() != null && LoadReport.parse(load()).busy() > 0);
+        LoadReport report = LoadReport.parse(load());
+        assertThat(report.objects()).isEqualTo(1);
+        assertThat(report.cells()).isEmpty();
+        assertThat(reconciled).containsOnly("mine");
+        assertThat(sharding.lastLoadReport()).isPresent();
+    }
+
     @Test
     void refusesJosdksLeaderElection() {
         assertThatThrownBy(() -> ShardedOperator.builder(sharding)
@@ -204,6 +237,12 @@ class ShardedOperatorTest {
         Map<String, String> objectLabels = client.configMaps().inNamespace(namespace).withName(name).get()
                 .getMetadata().getLabels();
         return objectLabels == null ? Map.of() : objectLabels;
+    }
+
+    private String load() {
+        Lease lease = client.leases().inNamespace(namespace).withName("shard-0").get();
+        return lease == null || lease.getMetadata().getAnnotations() == null ? null
+                : lease.getMetadata().getAnnotations().get(RingContract.LOAD_ANNOTATION);
     }
 
     private String holder() {
