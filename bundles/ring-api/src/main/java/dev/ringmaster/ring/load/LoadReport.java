@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  * the objects the shard holds, and {@code cells} the same split over the hash space: the space is cut into
  * {@value #CELLS} equal cells (the finest bucket grid of range mode, so every bucket is whole cells), and each entry
  * gives a run of cells, its busy time and its objects. Entries are sorted and disjoint; at most
- * {@value #MAX_ENTRIES} are written ({@link #bounded}), so the annotation stays under 3 KB at any bucket count.
+ * {@value #MAX_ENTRIES} are written ({@link #bounded}), so the annotation stays under 4 KB at any bucket count (about 2.5 KB at 4,096 busy cells).
  * Words after these that a reader does not know are ignored, so later versions may add some.
  */
 public record LoadReport(Duration window, double busy, double queueWait, long objects, List<CellLoad> cells) {
