@@ -112,7 +112,18 @@ class ClusterRingCrdIT {
                                 + " equal to 4096"),
                 Arguments.of("a range key neither uid nor namespace", "crd-it-ranges-key",
                         "spec: {resources: [{resource: configmaps}], ranges: {key: name}}",
-                        "spec.ranges.key: Unsupported value: \"name\""));
+                        "spec.ranges.key: Unsupported value: \"name\""),
+                Arguments.of("a balancing step moving more than all objects", "crd-it-balancing-move",
+                        "spec: {resources: [{resource: configmaps}], ranges: {balancing: {maxMovePercent: 101}}}",
+                        "spec.ranges.balancing.maxMovePercent: Invalid value: 101: spec.ranges.balancing.maxMovePercent"
+                                + " in body should be less than or equal to 100"),
+                Arguments.of("a balancing interval under 5 s", "crd-it-balancing-interval",
+                        "spec: {resources: [{resource: configmaps}], ranges: {balancing: {intervalSeconds: 1}}}",
+                        "spec.ranges.balancing.intervalSeconds: Invalid value: 1: spec.ranges.balancing.intervalSeconds"
+                                + " in body should be greater than or equal to 5"),
+                Arguments.of("a balancing policy not a string", "crd-it-balancing-policy",
+                        "spec: {resources: [{resource: configmaps}], ranges: {balancing: {policy: 7}}}",
+                        wrongType("spec.ranges.balancing.policy", "integer", "string")));
     }
 
     /** The API server's message for a field of the wrong JSON type. */
