@@ -121,17 +121,8 @@ public class RangeModeRealIT {
         if (shards != null) {
             shards.close();
         }
-        if (sharder != null) {
-            // gracefully, so that the next test's sharder on this server need not wait for the election Lease
-            sharder.process().destroy();
-            if (!sharder.process().waitFor(20, TimeUnit.SECONDS)) {
-                sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        }
         if (admin != null) {
-            // the server is shared with the other test classes: their sharders need not see this ring
-            admin.genericKubernetesResources("sharding.timebertt.dev/v1alpha1", RingKind.CLUSTER_RING.kind())
-                    .withName(ring).delete();
+            cluster.stopSharderAndDeleteRing(sharder, ring);
         }
         summary.forEach(System.out::println);
     }

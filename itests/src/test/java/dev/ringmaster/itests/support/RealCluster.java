@@ -1,5 +1,6 @@
 package dev.ringmaster.itests.support;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.testing.apiserver.RealApiServer;
 import dev.ringmaster.testing.rings.RingState;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -164,6 +166,11 @@ public final class RealCluster {
      * on the shard Leases and labels nothing.
      */
     public void rangeModeConfigMapRing(String ring, String namespace, String key, int buckets) {
+        rangeModeConfigMapRing(ring, namespace, key, buckets, "");
+    }
+
+    /** The same with more of {@code spec.ranges}, e.g. {@code balancing}, as YAML lines indented by four spaces. */
+    public void rangeModeConfigMapRing(String ring, String namespace, String key, int buckets, String moreRanges) {
         namespace(namespace);
         ring(RingKind.CLUSTER_RING, ring, """
                   resources:
@@ -174,7 +181,23 @@ public final class RealCluster {
                   ranges:
                     key: %s
                     buckets: %d
-                """.formatted(namespace, key, buckets));
+                """.formatted(namespace, key, buckets) + moreRanges);
+    }
+
+    /**
+     * Stops a sharder gracefully (so that the next test's sharder on this server need not wait for the election
+     * Lease), forcibly if it takes over 20 s, and deletes its ClusterRing: the server is shared with other test
+     * classes, whose sharders need not see it.
+     */
+    public void stopSharderAndDeleteRing(Cli.Started sharder, String ring) throws InterruptedException {
+        if (sharder != null) {
+            sharder.process().destroy();
+            if (!sharder.process().waitFor(20, TimeUnit.SECONDS)) {
+                sharder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        admin().genericKubernetesResources(RingContract.API_GROUP + "/" + RingContract.API_VERSION,
+                RingKind.CLUSTER_RING.kind()).withName(ring).delete();
     }
 
     /** {@link Rings#liveShardLease}: a shard's Lease as a live shard keeps it, renewed now for an hour. */
