@@ -6,16 +6,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.balancer.LoadAwarePolicy;
+import dev.ringmaster.ring.load.CellLoad;
+import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.ring.spi.Placement;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.RingBalancing;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingRanges;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.testing.TestLeases;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -27,6 +33,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -247,6 +254,78 @@ class RangeAssignerTest {
         assertThat(assigned("b")).isEqualTo(B023);
     }
 
+    @Test
+    void aBalancedRingMovesRangesByLoadAndTellsTheRingAndAnUnreadableReportIsWarnedOnce() {
+        ClusterRing ring = configMapRing(KEY.name());
+        RingRanges ranges = new RingRanges(null, 4);
+        ranges.setBalancing(new RingBalancing(null, 10, 100, 5, 0));
+        ring.getSpec().setRanges(ranges);
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring))
+                .withPolicies(Map.of(LoadAwarePolicy.NAME, new LoadAwarePolicy())));
+        lease("a");
+        lease("b");
+        members(ready("a"), ready("b"));
+        assigner.reconcile(KEY);
+        // nothing reported yet: two of the four buckets each, the policy's rule at equal costs
+        String a = assigned("a");
+        String b = assigned("b");
+        assertThat(RangeSet.parse(a).fraction()).isEqualTo(0.5);
+        assertThat(RangeSet.parse(b)).isEqualTo(RangeSet.parse(a).complement());
+        assertThat(recorded.steps).isEmpty();
+
+        served("a", a);
+        served("b", b);
+        report("a", a, 3.0); // a's two buckets 1.5 s/s each, b's 0.05: a gives one bucket to b
+        report("b", b, 0.1);
+        refresh();
+        assigner.reconcile(KEY);
+        assertThat(RangeSet.parse(assigned("a")).fraction()).isEqualTo(0.25);
+        assertThat(assigned("b")).as("b grows once a serves the bucket no more").isEqualTo(b);
+        assertThat(recorded.steps).singleElement().satisfies(step -> {
+            assertThat(step.moved()).isEqualTo(0.25);
+            assertThat(step.reason()).contains("from a to b");
+        });
+        assertThat(recorded.imbalance).isCloseTo(3.0 / 1.55, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(events("default", RangeAssigner.BALANCED)).singleElement()
+                .satisfies(event -> assertThat(event.getNote()).isEqualTo(recorded.steps.get(0).reason()));
+
+        annotate("b", RingContract.LOAD_ANNOTATION, "busy=lots");
+        annotate("a", RingContract.LOAD_ANNOTATION, new LoadReport(Duration.ofSeconds(15), 5000, 0, 1, List.of()).format());
+        refresh();
+        assigner.reconcile(KEY);
+        assigner.reconcile(KEY);
+        assertThat(events(NS, RangeAssigner.INVALID_LOAD_REPORT)).extracting(Event::getNote).containsExactlyInAnyOrder(
+                "Annotation ringmaster.dev/load=\"busy=lots\" cannot be read (busy \"lots\" is not a number); the shard"
+                        + " is counted by its share of the space",
+                "Annotation ringmaster.dev/load=\"window=15s busy=5000.0000 wait=0.0000 objects=1 cells=\" cannot be"
+                        + " read (busy time 5000.0 s/s is more than 1024.0 reconciles at once can spend); the shard is"
+                        + " counted by its share of the space");
+        assertThat(recorded.steps).as("unread reports weigh by space: no new step").hasSize(1);
+    }
+
+    /**
+     * The shard's load report: {@code busy} spread over {@code ranges} by their share of the space, and 400 objects
+     * over the whole space (100 a bucket).
+     */
+    private void report(String name, String ranges, double busy) {
+        RangeSet set = RangeSet.parse(ranges);
+        List<CellLoad> cells = set.ranges().stream().map(range -> new CellLoad(LoadReport.cell(range.first()),
+                LoadReport.cell(range.last()), busy * range.fraction() / set.fraction(),
+                Math.round(400 * range.fraction()))).toList();
+        annotate(name, RingContract.LOAD_ANNOTATION, new LoadReport(Duration.ofSeconds(15), busy, 0,
+                cells.stream().mapToLong(CellLoad::objects).sum(), cells).format());
+    }
+
+    private void annotate(String name, String annotation, String value) {
+        client.leases().inNamespace(NS).resource(new LeaseBuilder(server(name)).editMetadata()
+                .addToAnnotations(annotation, value).endMetadata().build()).update();
+    }
+
+    private List<Event> events(String namespace, String reason) {
+        return client.events().v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(event -> reason.equals(event.getReason())).toList();
+    }
+
     private void members(ShardInfo... shards) {
         registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY, List.of(shards)))));
     }
@@ -304,6 +383,8 @@ class RangeAssignerTest {
         final Map<String, RangeSet> assigned = new HashMap<>();
         long handedOver;
         Duration took;
+        double imbalance;
+        final List<Placement> steps = new ArrayList<>();
 
         @Override
         public void assigned(RingKey ring, Map<String, RangeSet> sets) {
@@ -318,9 +399,9 @@ class RangeAssignerTest {
         }
 
         @Override
-        public void balanced(RingKey ring, Map<String, Double> load, double imbalance,
-                java.util.Optional<dev.ringmaster.ring.spi.Placement> step) {
-            throw new AssertionError("no ring here is balanced");
+        public void balanced(RingKey ring, Map<String, Double> load, double imbalance, Optional<Placement> step) {
+            this.imbalance = imbalance;
+            step.ifPresent(steps::add);
         }
 
         @Override
