@@ -157,6 +157,16 @@ class ManifestsTest {
             // ObjectEvents (ShardLeaseReconciler, InvalidKeyEvents): events.k8s.io/v1 Warnings in the
             // object's namespace
             cluster("events.k8s.io", "events", "create"),
+            // RingAutoscaler: reads the scale target (missing or without a scale subresource?) and reads and
+            // updates its scale subresource
+            cluster("apps", "statefulsets", "get"),
+            cluster("apps", "deployments", "get"),
+            cluster("apps", "statefulsets/scale", "get"),
+            cluster("apps", "statefulsets/scale", "update"),
+            cluster("apps", "statefulsets/scale", "patch"),
+            cluster("apps", "deployments/scale", "get"),
+            cluster("apps", "deployments/scale", "update"),
+            cluster("apps", "deployments/scale", "patch"),
             // LeaderElection: LeaseLock creates sharding-system/sharder when it does not exist yet
             namespaced(NS, "coordination.k8s.io", "leases", "create"),
             // RingStatusReconciler: core/v1 Warning events about ClusterRings

@@ -5,6 +5,8 @@ import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.spi.PartitionKey;
+import dev.ringmaster.sharder.autoscale.AutoscalingReports;
+import dev.ringmaster.sharder.autoscale.RingAutoscaler;
 import dev.ringmaster.sharder.interpreter.InvalidKeyEvents;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectEvents;
@@ -76,6 +78,8 @@ final class LeaderControllers implements AutoCloseable {
     private final Controller<UnassignedObject> assigning;
     /** Publishes the ranges of range-mode rings on their shard Leases. */
     private final Controller<RingKey> rangeAssigning;
+    /** Sizes the shards' workload of autoscaled rings. */
+    private final Controller<RingKey> autoscaling;
     private final UnassignedWatches watches;
     private final DrainWatches drains;
     private final NamespaceScope scope;
@@ -105,8 +109,12 @@ final class LeaderControllers implements AutoCloseable {
                 new ObjectEvents(client, settings.clock(), REPORTING_CONTROLLER));
         ResourceCatalog catalog = new ResourceCatalog(client);
         LabelWriter writer = new LabelWriter(client);
+        AutoscalingReports autoscalingReports = new AutoscalingReports();
         this.ringStatus = new Controller<>("ringstatus", new RingStatusReconciler(client, registry::compile,
-                settings.webhook(), settings.clock()), 2, Backoff.DEFAULT);
+                settings.webhook(), settings.clock(), autoscalingReports), 2, Backoff.DEFAULT);
+        autoscalingReports.onChange(ringStatus::enqueue);
+        this.autoscaling = new Controller<>("autoscaler", new RingAutoscaler(registry, leases::leases, client,
+                settings.clock(), autoscalingReports, metrics), 1, Backoff.DEFAULT);
         this.rebalancer = new Rebalancer(registry, invalidKeys, catalog,
                 new ObjectPages(client, settings.limits().pageSize()), writer, scope, settings.limits(), metrics);
         this.rebalancing = new Controller<>("rebalancer", rebalancer, 2, Backoff.DEFAULT);
@@ -150,6 +158,7 @@ final class LeaderControllers implements AutoCloseable {
         rebalancing.start();
         assigning.start();
         rangeAssigning.start();
+        autoscaling.start();
         watchSync.start();
         validatingCa.ifPresent(controller -> {
             controller.start();
@@ -187,7 +196,8 @@ final class LeaderControllers implements AutoCloseable {
 
     /**
      * A shard Lease changed (renewals too; called on the informers' threads): the range-mode rings it belongs to
-     * are looked at again, since its served ranges may have shrunk. Only queues work.
+     * are looked at again, since its served ranges may have shrunk, and the autoscaled rings, since its load report
+     * may have changed. Only queues work.
      */
     void leaseChanged(Lease lease) {
         if (closed || !acting) {
@@ -201,11 +211,19 @@ final class LeaderControllers implements AutoCloseable {
             String ring = labels.get(kind.leaseLabel());
             if (ring != null && !ring.isEmpty()) {
                 RingKey key = new RingKey(kind, ring);
-                if (registry.view(key).map(RingView::rangeModeAsked).orElse(false)) {
+                Optional<RingView> view = registry.view(key);
+                if (view.map(RingView::rangeModeAsked).orElse(false)) {
                     rangeAssigning.enqueue(key);
+                }
+                if (view.map(LeaderControllers::autoscaled).orElse(false)) {
+                    autoscaling.enqueue(key);
                 }
             }
         }
+    }
+
+    private static boolean autoscaled(RingView view) {
+        return view.ring().getSpec() != null && view.ring().getSpec().getAutoscaling() != null;
     }
 
     private Optional<HasMetadata> cachedUnassigned(UnassignedObject object) {
@@ -259,6 +277,8 @@ final class LeaderControllers implements AutoCloseable {
                     || change.before().map(RingView::rangeModeAsked).orElse(false)) {
                 rangeAssigning.enqueue(change.ring());
             }
+            // every change: a ring that stopped autoscaling is forgotten by its next pass
+            autoscaling.enqueue(change.ring());
         }
         if (resync) {
             watchSync.enqueue(WATCHED_RINGS);
@@ -272,8 +292,8 @@ final class LeaderControllers implements AutoCloseable {
         metrics.noRings();
         namespaces.close();
         validatingWatches.forEach(SharedIndexInformer::close);
-        List<Controller<?>> controllers = new ArrayList<>(List.of(watchSync, assigning, rangeAssigning, rebalancing,
-                ringStatus));
+        List<Controller<?>> controllers = new ArrayList<>(List.of(watchSync, assigning, rangeAssigning, autoscaling,
+                rebalancing, ringStatus));
         validatingCa.ifPresent(controllers::add);
         controllers.forEach(Controller::stop);
         watches.close();

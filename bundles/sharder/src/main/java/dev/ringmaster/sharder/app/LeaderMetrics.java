@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.app;
 
+import dev.ringmaster.sharder.autoscale.AutoscaleRecorder;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.ring.spi.Placement;
@@ -19,7 +20,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
@@ -49,9 +49,12 @@ import java.util.function.ToDoubleFunction;
  * reported it; {@code ringmaster_ring_load_imbalance}: the busiest shard's over the mean;
  * {@code ringmaster_ring_balancing_steps_total} and {@code ringmaster_ring_balancing_moved_total}: load steps that
  * moved ranges, and the share of the objects they moved, summed</li>
+ * <li>autoscaled rings (docs/design.md section 10.1): {@code ringmaster_ring_autoscaling_current_shards} and
+ * {@code ringmaster_ring_autoscaling_desired_shards} {clusterring, controllerring}: the scale target's replicas and
+ * the autoscaler's stabilized recommendation, as its last pass saw them</li>
  * </ul>
  */
-final class LeaderMetrics implements MoveRecorder, RangeRecorder {
+final class LeaderMetrics implements MoveRecorder, RangeRecorder, AutoscaleRecorder {
 
     /** What the leader sees of a ring's objects now. */
     interface RingObjects {
@@ -82,6 +85,11 @@ final class LeaderMetrics implements MoveRecorder, RangeRecorder {
     private record Balance(Map<String, Double> load, double imbalance) {
     }
 
+    private final MultiGauge autoscalingCurrent;
+    private final MultiGauge autoscalingDesired;
+    /** Each autoscaled ring's current and desired shards as the autoscaler's last pass saw them. */
+    private final Map<RingKey, int[]> autoscaling = new HashMap<>();
+
     /** Each range-mode ring's assignments as last published, by shard. */
     private final Map<RingKey, Map<String, RangeSet>> assignments = new HashMap<>();
 
@@ -109,6 +117,39 @@ final class LeaderMetrics implements MoveRecorder, RangeRecorder {
                 .register(registry);
         this.loadImbalance = MultiGauge.builder("ringmaster.ring.load.imbalance")
                 .description("The busiest shard's load over the mean, of a balanced ring").register(registry);
+        this.autoscalingCurrent = MultiGauge.builder("ringmaster.ring.autoscaling.current.shards")
+                .description("Replicas of an autoscaled ring's scale target (its scale subresource's spec.replicas)")
+                .register(registry);
+        this.autoscalingDesired = MultiGauge.builder("ringmaster.ring.autoscaling.desired.shards")
+                .description("Shards the autoscaler wants for an autoscaled ring: its stabilized recommendation")
+                .register(registry);
+    }
+
+    @Override
+    public synchronized void shards(RingKey ring, int current, int desired) {
+        int[] before = autoscaling.put(ring, new int[] {current, desired});
+        if (before == null || before[0] != current || before[1] != desired) {
+            registerAutoscaling();
+        }
+    }
+
+    @Override
+    public synchronized void notAutoscaled(RingKey ring) {
+        if (autoscaling.remove(ring) != null) {
+            registerAutoscaling();
+        }
+    }
+
+    private void registerAutoscaling() {
+        List<MultiGauge.Row<?>> current = new ArrayList<>();
+        List<MultiGauge.Row<?>> desired = new ArrayList<>();
+        autoscaling.forEach((ring, shards) -> {
+            Tags tags = SharderMetrics.ringTags(ring);
+            current.add(MultiGauge.Row.of(tags, shards[0]));
+            desired.add(MultiGauge.Row.of(tags, shards[1]));
+        });
+        autoscalingCurrent.register(current, true);
+        autoscalingDesired.register(desired, true);
     }
 
     @Override
@@ -240,6 +281,9 @@ final class LeaderMetrics implements MoveRecorder, RangeRecorder {
         }
         if (balancing.keySet().retainAll(rings)) {
             registerBalancing();
+        }
+        if (autoscaling.keySet().retainAll(rings)) {
+            registerAutoscaling();
         }
         inDrain.register(rows(rings, ring -> objects.inDrain(ring)), true);
         oldestDrain.register(rows(rings, ring -> objects.oldestDrain(ring).map(age -> age.toMillis() / 1000.0)

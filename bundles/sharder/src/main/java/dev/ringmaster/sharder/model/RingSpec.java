@@ -58,6 +58,13 @@ public class RingSpec {
             + " are labelled with their shard.")
     private RingRanges ranges;
 
+    /** Ringmaster extension: present, the leader sizes the shards' workload by their reported load. */
+    @JsonPropertyDescription("Present: the leader sets the replicas of the shards' workload (scaleTargetRef, through its"
+            + " scale subresource) from the load the shards report on their Leases (ringmaster.dev/load), keeping the"
+            + " mean busy time per shard at targetUtilizationPercent (Ringmaster extension). Omitted: the shard count is"
+            + " left to others.")
+    private RingAutoscaling autoscaling;
+
     public List<RingResourceSpec> getResources() {
         return resources;
     }
@@ -96,6 +103,14 @@ public class RingSpec {
 
     public void setRanges(RingRanges ranges) {
         this.ranges = ranges;
+    }
+
+    public RingAutoscaling getAutoscaling() {
+        return autoscaling;
+    }
+
+    public void setAutoscaling(RingAutoscaling autoscaling) {
+        this.autoscaling = autoscaling;
     }
 
     /** Whether the ring shards by hash ranges ({@code spec.ranges} present). Not a bean getter. */

@@ -18,6 +18,8 @@ public class RingStatus {
     /** Shards in state ready, expired or uncertain. */
     @JsonPropertyDescription("Number of shards objects may be assigned to (ready, expired or uncertain).")
     private Integer availableShards;
+    @JsonPropertyDescription("Autoscaling of the shards' workload (spec.autoscaling): current and desired shards.")
+    private RingAutoscalingStatus autoscaling;
     @JsonPropertyDescription("Conditions of the ring; Ready tells whether the sharder is sharding it.")
     private List<Condition> conditions = new ArrayList<>();
 
@@ -43,6 +45,14 @@ public class RingStatus {
 
     public void setAvailableShards(Integer availableShards) {
         this.availableShards = availableShards;
+    }
+
+    public RingAutoscalingStatus getAutoscaling() {
+        return autoscaling;
+    }
+
+    public void setAutoscaling(RingAutoscalingStatus autoscaling) {
+        this.autoscaling = autoscaling;
     }
 
     public List<Condition> getConditions() {

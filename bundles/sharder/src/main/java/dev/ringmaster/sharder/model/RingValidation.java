@@ -76,7 +76,48 @@ public final class RingValidation {
                 validateBalancing(ranges.getBalancing(), problems);
             }
         }
+        if (spec.getAutoscaling() != null) {
+            validateAutoscaling(spec.getAutoscaling(), problems);
+        }
         return problems;
+    }
+
+    private static void validateAutoscaling(RingAutoscaling autoscaling, List<String> problems) {
+        String field = "spec.autoscaling.";
+        ScaleTargetRef target = autoscaling.getScaleTargetRef();
+        if (target == null) {
+            problems.add(field + "scaleTargetRef: is missing; name the shards' workload (apiVersion, kind, name,"
+                    + " namespace)");
+        } else {
+            required(field + "scaleTargetRef.apiVersion", target.getApiVersion(), "e.g. apps/v1", problems);
+            required(field + "scaleTargetRef.kind", target.getKind(), "e.g. StatefulSet", problems);
+            required(field + "scaleTargetRef.name", target.getName(), "the workload's name", problems);
+            required(field + "scaleTargetRef.namespace", target.getNamespace(), "the workload's namespace", problems);
+        }
+        Integer min = autoscaling.getMinShards();
+        Integer max = autoscaling.getMaxShards();
+        within(field + "minShards", min, 1, RingAutoscaling.MAX_SHARDS, problems);
+        if (max == null) {
+            problems.add(field + "maxShards: is missing; the most shards the workload may have (1 to "
+                    + RingAutoscaling.MAX_SHARDS + ")");
+        } else {
+            within(field + "maxShards", max, 1, RingAutoscaling.MAX_SHARDS, problems);
+            int least = min == null ? RingAutoscaling.DEFAULT_MIN_SHARDS : min;
+            if (max < least) {
+                problems.add(field + "maxShards: " + max + " is less than minShards (" + least + ")");
+            }
+        }
+        within(field + "targetUtilizationPercent", autoscaling.getTargetUtilizationPercent(), 1, 100, problems);
+        within(field + "scaleUpStabilizationSeconds", autoscaling.getScaleUpStabilizationSeconds(), 0,
+                RingAutoscaling.MAX_STABILIZATION_SECONDS, problems);
+        within(field + "scaleDownStabilizationSeconds", autoscaling.getScaleDownStabilizationSeconds(), 0,
+                RingAutoscaling.MAX_STABILIZATION_SECONDS, problems);
+    }
+
+    private static void required(String field, String value, String example, List<String> problems) {
+        if (value == null || value.isBlank()) {
+            problems.add(field + ": is missing (" + example + ")");
+        }
     }
 
     private static void validateBalancing(RingBalancing balancing, List<String> problems) {

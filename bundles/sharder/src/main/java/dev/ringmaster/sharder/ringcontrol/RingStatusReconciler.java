@@ -1,7 +1,9 @@
 package dev.ringmaster.sharder.ringcontrol;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ringmaster.sharder.autoscale.AutoscalingReports;
 import dev.ringmaster.sharder.kube.WriteFence;
+import dev.ringmaster.sharder.model.RingAutoscaling;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.model.RingStatus;
@@ -39,6 +41,8 @@ public final class RingStatusReconciler implements Reconciler<RingKey> {
     public static final String CONDITION_READY = "Ready";
     public static final String REASON_SUCCEEDED = "ReconciliationSucceeded";
     public static final String REASON_FAILED = "ReconciliationFailed";
+    /** The ring's scale target (spec.autoscaling.scaleTargetRef) is missing or cannot be scaled; it shards on. */
+    public static final String REASON_SCALE_TARGET_UNAVAILABLE = "ScaleTargetUnavailable";
     /** Reporting component of the sharder's events. */
     public static final String COMPONENT = LockedJsonPatch.FIELD_MANAGER;
 
@@ -53,6 +57,7 @@ public final class RingStatusReconciler implements Reconciler<RingKey> {
     private final Function<RingObject, RingView> compile;
     private final Optional<WebhookConfigurations> webhookConfigurations;
     private final Clock clock;
+    private final AutoscalingReports autoscaling;
 
     /**
      * @param client          API access; the leader's fenced client ({@link WriteFence#guard})
@@ -64,6 +69,13 @@ public final class RingStatusReconciler implements Reconciler<RingKey> {
      */
     public RingStatusReconciler(KubernetesClient client, Function<RingObject, RingView> compile,
             Optional<WebhookClientSettings> webhookSettings, Clock clock) {
+        this(client, compile, webhookSettings, clock, new AutoscalingReports());
+    }
+
+    /** @param autoscaling what the leader's autoscaler found, written into {@code status.autoscaling} */
+    public RingStatusReconciler(KubernetesClient client, Function<RingObject, RingView> compile,
+            Optional<WebhookClientSettings> webhookSettings, Clock clock, AutoscalingReports autoscaling) {
+        this.autoscaling = Objects.requireNonNull(autoscaling, "autoscaling");
         this.client = Objects.requireNonNull(client, "client");
         this.compile = Objects.requireNonNull(compile, "compile");
         this.webhookConfigurations = webhookSettings.map(settings -> new WebhookConfigurations(client, settings));
@@ -127,7 +139,18 @@ public final class RingStatusReconciler implements Reconciler<RingKey> {
         if (degraded.isPresent()) {
             return Verdict.notReady(degraded.get().reason(), degraded.get().message());
         }
+        Optional<String> scaleProblem = autoscalingReport(view).map(AutoscalingReports.Report::problem);
+        if (scaleProblem.isPresent()) {
+            return Verdict.notReady(REASON_SCALE_TARGET_UNAVAILABLE, scaleProblem.get() + "; still "
+                    + view.readyMessage());
+        }
         return new Verdict(true, REASON_SUCCEEDED, view.readyMessage());
+    }
+
+    /** The autoscaler's report on the ring's present {@code spec.autoscaling}, if it has one. */
+    private Optional<AutoscalingReports.Report> autoscalingReport(RingView view) {
+        RingAutoscaling spec = view.ring().getSpec() == null ? null : view.ring().getSpec().getAutoscaling();
+        return spec == null ? Optional.empty() : autoscaling.get(view.key(), spec);
     }
 
     /** Writes the status if it changed, and a Warning event when the ring newly fails for a reason. */
@@ -166,6 +189,12 @@ public final class RingStatusReconciler implements Reconciler<RingKey> {
         desired.setShards(view.shards().size());
         desired.setAvailableShards(view.availableShards().size());
         desired.setConditions(conditions);
+        if (ring.getSpec() != null && ring.getSpec().getAutoscaling() != null) {
+            // a new leader's autoscaler has not reported yet: what the last one said stays
+            desired.setAutoscaling(autoscalingReport(view)
+                    .map(report -> report.status(current == null ? null : current.getAutoscaling()))
+                    .orElse(current == null ? null : current.getAutoscaling()));
+        }
 
         KubernetesSerialization json = client.getKubernetesSerialization();
         if (!Objects.equals(json.convertValue(current, JsonNode.class), json.convertValue(desired, JsonNode.class))) {

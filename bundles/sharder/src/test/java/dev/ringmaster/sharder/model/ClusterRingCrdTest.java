@@ -94,7 +94,7 @@ class ClusterRingCrdTest {
         JSONSchemaProps spec = root.getProperties().get("spec");
         assertThat(spec.getRequired()).containsExactly("resources");
         assertThat(spec.getProperties()).containsOnlyKeys("resources", "namespaceSelector", "strategy",
-                "shardRestartGraceSeconds", "ranges");
+                "shardRestartGraceSeconds", "ranges", "autoscaling");
         JSONSchemaProps resources = spec.getProperties().get("resources");
         assertThat(resources.getType()).isEqualTo("array");
         assertThat(resources.getMinItems()).isEqualTo(1L);
@@ -116,7 +116,53 @@ class ClusterRingCrdTest {
 
         JSONSchemaProps status = root.getProperties().get("status");
         assertThat(status.getProperties())
-                .containsOnlyKeys("observedGeneration", "shards", "availableShards", "conditions");
+                .containsOnlyKeys("observedGeneration", "shards", "availableShards", "autoscaling", "conditions");
+        assertThat(status.getProperties().get("autoscaling").getProperties())
+                .containsOnlyKeys("currentShards", "desiredShards", "lastScaleTime", "message");
+    }
+
+    @Test
+    void autoscalingNamesItsTargetAndBoundsItsShardsTargetAndWindows() throws IOException {
+        JSONSchemaProps spec = crd().getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema().getProperties()
+                .get("spec");
+        assertThat(spec.getRequired()).doesNotContain("autoscaling");
+        JSONSchemaProps autoscaling = spec.getProperties().get("autoscaling");
+        assertThat(autoscaling.getType()).isEqualTo("object");
+        assertThat(autoscaling.getProperties()).containsOnlyKeys("scaleTargetRef", "minShards", "maxShards",
+                "targetUtilizationPercent", "scaleUpStabilizationSeconds", "scaleDownStabilizationSeconds");
+        assertThat(autoscaling.getRequired()).containsExactlyInAnyOrder("scaleTargetRef", "maxShards");
+        JSONSchemaProps target = autoscaling.getProperties().get("scaleTargetRef");
+        assertThat(target.getRequired()).containsExactlyInAnyOrder("apiVersion", "kind", "name", "namespace");
+        assertThat(autoscaling.getProperties().get("minShards").getMinimum()).isEqualTo(1.0);
+        assertThat(autoscaling.getProperties().get("maxShards").getMinimum()).isEqualTo(1.0);
+        assertThat(autoscaling.getProperties().get("maxShards").getMaximum()).isEqualTo(1000.0);
+        assertThat(autoscaling.getProperties().get("targetUtilizationPercent").getMinimum()).isEqualTo(1.0);
+        assertThat(autoscaling.getProperties().get("targetUtilizationPercent").getMaximum()).isEqualTo(100.0);
+        assertThat(autoscaling.getProperties().get("scaleUpStabilizationSeconds").getMinimum()).isEqualTo(0.0);
+        assertThat(autoscaling.getProperties().get("scaleDownStabilizationSeconds").getMaximum()).isEqualTo(3600.0);
+        assertThat(autoscaling.getXKubernetesValidations()).singleElement().satisfies(rule -> {
+            assertThat(rule.getRule()).isEqualTo("!has(self.minShards) || self.maxShards >= self.minShards");
+            assertThat(rule.getMessage()).contains("maxShards").contains("minShards");
+        });
+    }
+
+    @Test
+    void autoscalingRoundTripsWithHpaDefaults() {
+        ClusterRing ring = serialization.unmarshal("""
+                apiVersion: sharding.timebertt.dev/v1alpha1
+                kind: ClusterRing
+                metadata: {name: shop}
+                spec:
+                  resources: [{resource: configmaps}]
+                  autoscaling:
+                    scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: shards, namespace: shop}
+                    maxShards: 10
+                """, ClusterRing.class);
+        RingAutoscaling autoscaling = ring.getSpec().getAutoscaling();
+        assertThat(autoscaling.getScaleTargetRef()).isEqualTo(new ScaleTargetRef("apps/v1", "StatefulSet", "shards",
+                "shop"));
+        assertThat(autoscaling.settings()).isEqualTo(new RingAutoscaling.Settings(autoscaling.getScaleTargetRef(), 1,
+                10, 0.6, Duration.ZERO, Duration.ofMinutes(5)));
     }
 
     @Test

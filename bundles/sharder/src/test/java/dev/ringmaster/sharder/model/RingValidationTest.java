@@ -281,4 +281,36 @@ class RingValidationTest {
                 "spec.ranges.balancing.intervalSeconds: 4 is not from 5 to 3600",
                 "spec.ranges.balancing.stabilizationSeconds: -1 is not from 0 to 3600");
     }
+
+    @Test
+    void autoscalingNeedsATargetAndShardsTargetAndWindowsWithinTheirBounds() {
+        ClusterRing ring = valid();
+        ScaleTargetRef target = new ScaleTargetRef("apps/v1", "StatefulSet", "shards", "shop");
+        ring.getSpec().setAutoscaling(new RingAutoscaling(target, 2, 10, 60, 0, 300));
+        assertThat(RingValidation.validate(ring)).isEmpty();
+        ring.getSpec().setAutoscaling(new RingAutoscaling(target, null, 1, null, null, null));
+        assertThat(RingValidation.validate(ring)).isEmpty();
+
+        ring.getSpec().setAutoscaling(new RingAutoscaling(new ScaleTargetRef("", null, "shards", " "), 0, 1001, 0,
+                -1, 3601));
+        assertThat(RingValidation.validate(ring)).containsExactly(
+                "spec.autoscaling.scaleTargetRef.apiVersion: is missing (e.g. apps/v1)",
+                "spec.autoscaling.scaleTargetRef.kind: is missing (e.g. StatefulSet)",
+                "spec.autoscaling.scaleTargetRef.namespace: is missing (the workload's namespace)",
+                "spec.autoscaling.minShards: 0 is not from 1 to 1000",
+                "spec.autoscaling.maxShards: 1001 is not from 1 to 1000",
+                "spec.autoscaling.targetUtilizationPercent: 0 is not from 1 to 100",
+                "spec.autoscaling.scaleUpStabilizationSeconds: -1 is not from 0 to 3600",
+                "spec.autoscaling.scaleDownStabilizationSeconds: 3601 is not from 0 to 3600");
+
+        ring.getSpec().setAutoscaling(new RingAutoscaling(null, 5, 4, 101, null, null));
+        assertThat(RingValidation.validate(ring)).containsExactly(
+                "spec.autoscaling.scaleTargetRef: is missing; name the shards' workload (apiVersion, kind, name,"
+                        + " namespace)",
+                "spec.autoscaling.maxShards: 4 is less than minShards (5)",
+                "spec.autoscaling.targetUtilizationPercent: 101 is not from 1 to 100");
+        ring.getSpec().setAutoscaling(new RingAutoscaling(target, null, null, null, null, null));
+        assertThat(RingValidation.validate(ring)).containsExactly(
+                "spec.autoscaling.maxShards: is missing; the most shards the workload may have (1 to 1000)");
+    }
 }
