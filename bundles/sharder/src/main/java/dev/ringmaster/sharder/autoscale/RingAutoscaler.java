@@ -5,6 +5,7 @@ import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.model.RingAutoscaling;
+import dev.ringmaster.sharder.lease.RingLeases;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.ScaleTargetRef;
 import dev.ringmaster.sharder.ring.RingRegistry;
@@ -24,7 +25,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -206,12 +206,7 @@ public final class RingAutoscaler implements Reconciler<RingKey> {
 
     /** The busy time each available shard reports, empty for a shard that reports nothing readable. */
     private Map<String, Optional<Double>> busyByShard(RingKey ring, List<String> available) {
-        Map<String, Lease> byName = new TreeMap<>();
-        leases.get().stream()
-                .filter(lease -> lease.getMetadata().getLabels() != null
-                        && ring.name().equals(lease.getMetadata().getLabels().get(ring.kind().leaseLabel())))
-                .sorted(Comparator.comparing((Lease lease) -> lease.getMetadata().getNamespace()))
-                .forEach(lease -> byName.putIfAbsent(lease.getMetadata().getName(), lease));
+        Map<String, Lease> byName = RingLeases.byName(ring, leases.get());
         Map<String, Optional<Double>> busy = new TreeMap<>();
         for (String shard : available) {
             Lease lease = byName.get(shard);

@@ -8,6 +8,7 @@ import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.lease.LeaseKey;
+import dev.ringmaster.sharder.lease.RingLeases;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ring.RingRegistry;
@@ -130,7 +131,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         Map<String, ShardInfo> infos = view.shards().stream()
                 .collect(Collectors.toMap(ShardInfo::name, Function.identity(), (first, second) -> first));
         forgetGone();
-        Map<String, Lease> ringLeases = leasesOf(ring);
+        Map<String, Lease> ringLeases = RingLeases.byName(ring, leases.get());
 
         Map<String, RangeAssignment.Shard> shards = new TreeMap<>();
         Map<String, RangeSet> servedRanges = new HashMap<>();
@@ -276,17 +277,6 @@ public final class RangeAssigner implements Reconciler<RingKey> {
 
     private static Map<String, String> annotations(Lease lease) {
         return Objects.requireNonNullElse(lease.getMetadata().getAnnotations(), Map.of());
-    }
-
-    /** The ring's shard Leases by name; of a name in two namespaces, the first namespace's (as the membership). */
-    private Map<String, Lease> leasesOf(RingKey ring) {
-        Map<String, Lease> byName = new TreeMap<>();
-        leases.get().stream()
-                .filter(lease -> lease.getMetadata().getLabels() != null
-                        && ring.name().equals(lease.getMetadata().getLabels().get(ring.kind().leaseLabel())))
-                .sorted(Comparator.comparing((Lease lease) -> lease.getMetadata().getNamespace()))
-                .forEach(lease -> byName.putIfAbsent(lease.getMetadata().getName(), lease));
-        return byName;
     }
 
     /**
