@@ -2,12 +2,10 @@ package dev.ringmaster.sharder.autoscale;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.model.RingKey;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -115,33 +113,5 @@ class StabilizerTest {
         stabilizer.stabilize(RING, 8, 8, UP, DOWN);
         stabilizer.forget(RING);
         assertThat(stabilizer.stabilize(RING, 2, 8, UP, DOWN)).isEqualTo(2);
-    }
-
-    /** A clock the test moves. */
-    static final class MutableClock extends Clock {
-        private Instant now;
-
-        MutableClock(Instant start) {
-            this.now = start;
-        }
-
-        void advance(Duration duration) {
-            now = now.plus(duration);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }
