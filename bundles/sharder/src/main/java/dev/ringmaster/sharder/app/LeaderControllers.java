@@ -196,8 +196,9 @@ final class LeaderControllers implements AutoCloseable {
 
     /**
      * A shard Lease changed (renewals too; called on the informers' threads): the range-mode rings it belongs to
-     * are looked at again, since its served ranges may have shrunk, and the autoscaled rings, since its load report
-     * may have changed. Only queues work.
+     * are looked at again, since its served ranges may have shrunk. Only queues work. Autoscaled rings are not: a pass
+     * of the autoscaler reads the scale target from the API server, and it runs every
+     * {@link RingAutoscaler#PERIOD} anyway, more often than shards report their load.
      */
     void leaseChanged(Lease lease) {
         if (closed || !acting) {
@@ -211,19 +212,11 @@ final class LeaderControllers implements AutoCloseable {
             String ring = labels.get(kind.leaseLabel());
             if (ring != null && !ring.isEmpty()) {
                 RingKey key = new RingKey(kind, ring);
-                Optional<RingView> view = registry.view(key);
-                if (view.map(RingView::rangeModeAsked).orElse(false)) {
+                if (registry.view(key).map(RingView::rangeModeAsked).orElse(false)) {
                     rangeAssigning.enqueue(key);
-                }
-                if (view.map(LeaderControllers::autoscaled).orElse(false)) {
-                    autoscaling.enqueue(key);
                 }
             }
         }
-    }
-
-    private static boolean autoscaled(RingView view) {
-        return view.ring().getSpec() != null && view.ring().getSpec().getAutoscaling() != null;
     }
 
     private Optional<HasMetadata> cachedUnassigned(UnassignedObject object) {

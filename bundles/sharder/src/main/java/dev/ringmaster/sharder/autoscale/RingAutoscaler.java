@@ -2,9 +2,9 @@ package dev.ringmaster.sharder.autoscale;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
-import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.model.RingAutoscaling;
+import dev.ringmaster.sharder.lease.LoadReports;
 import dev.ringmaster.sharder.lease.RingLeases;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.ScaleTargetRef;
@@ -52,8 +52,6 @@ public final class RingAutoscaler implements Reconciler<RingKey> {
     static final String SCALED = "Scaled";
     /** How often a pass runs without a ring or Lease event: the shards' load changes without one. */
     public static final Duration PERIOD = Duration.ofSeconds(5);
-    /** Busy seconds per second a report may claim (as the range assigner): more is not believed. */
-    static final double MAX_REPORTED_BUSY = 1024;
     /** Guards the ceiling against a quotient a rounding error put just above a whole number. */
     private static final double EPSILON = 1e-9;
 
@@ -223,8 +221,7 @@ public final class RingAutoscaler implements Reconciler<RingKey> {
             return Optional.empty();
         }
         try {
-            double busy = LoadReport.parse(text).busy();
-            return busy >= 0 && busy <= MAX_REPORTED_BUSY ? Optional.of(busy) : Optional.empty();
+            return Optional.of(LoadReports.read(text).busy());
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }

@@ -123,14 +123,12 @@ public class RingAutoscaling {
 
     /** The settings with their defaults, as one value; the spec must be valid ({@link RingValidation}). */
     public Settings settings() {
-        return new Settings(scaleTargetRef, orDefault(minShards, DEFAULT_MIN_SHARDS), maxShards,
-                orDefault(targetUtilizationPercent, DEFAULT_TARGET_UTILIZATION_PERCENT) / 100.0,
-                Duration.ofSeconds(orDefault(scaleUpStabilizationSeconds, DEFAULT_SCALE_UP_STABILIZATION_SECONDS)),
-                Duration.ofSeconds(orDefault(scaleDownStabilizationSeconds, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS)));
-    }
-
-    private static int orDefault(Integer value, int defaultValue) {
-        return value == null ? defaultValue : value;
+        return new Settings(scaleTargetRef, Objects.requireNonNullElse(minShards, DEFAULT_MIN_SHARDS), maxShards,
+                Objects.requireNonNullElse(targetUtilizationPercent, DEFAULT_TARGET_UTILIZATION_PERCENT) / 100.0,
+                Duration.ofSeconds(Objects.requireNonNullElse(scaleUpStabilizationSeconds,
+                        DEFAULT_SCALE_UP_STABILIZATION_SECONDS)),
+                Duration.ofSeconds(Objects.requireNonNullElse(scaleDownStabilizationSeconds,
+                        DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS)));
     }
 
     /**

@@ -103,14 +103,10 @@ public class RingBalancing {
     /** The settings with their defaults, as one value; the spec must be valid ({@link RingValidation}). */
     public Settings settings() {
         return new Settings(policy == null || policy.isEmpty() ? DEFAULT_POLICY : policy,
-                1 + orDefault(maxImbalancePercent, DEFAULT_MAX_IMBALANCE_PERCENT) / 100.0,
-                orDefault(maxMovePercent, DEFAULT_MAX_MOVE_PERCENT) / 100.0,
-                Duration.ofSeconds(orDefault(intervalSeconds, DEFAULT_INTERVAL_SECONDS)),
-                Duration.ofSeconds(orDefault(stabilizationSeconds, DEFAULT_STABILIZATION_SECONDS)));
-    }
-
-    private static int orDefault(Integer value, int defaultValue) {
-        return value == null ? defaultValue : value;
+                1 + Objects.requireNonNullElse(maxImbalancePercent, DEFAULT_MAX_IMBALANCE_PERCENT) / 100.0,
+                Objects.requireNonNullElse(maxMovePercent, DEFAULT_MAX_MOVE_PERCENT) / 100.0,
+                Duration.ofSeconds(Objects.requireNonNullElse(intervalSeconds, DEFAULT_INTERVAL_SECONDS)),
+                Duration.ofSeconds(Objects.requireNonNullElse(stabilizationSeconds, DEFAULT_STABILIZATION_SECONDS)));
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.lease.LeaseKey;
+import dev.ringmaster.sharder.lease.LoadReports;
 import dev.ringmaster.sharder.lease.RingLeases;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.RingKey;
@@ -63,8 +64,6 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     static final String INVALID_ASSIGNED_RANGES = "InvalidAssignedRanges";
     static final String INVALID_LOAD_REPORT = "InvalidLoadReport";
     static final String BALANCED = "Balanced";
-    /** Busy seconds per second a report may claim: more reconciles at once than any shard runs. */
-    static final double MAX_REPORTED_BUSY = 1024;
     /** Releases not handed over after this long are no longer timed (the ranges went nowhere, e.g. no shard). */
     static final Duration FORGET_RELEASE_AFTER = Duration.ofHours(1);
 
@@ -241,7 +240,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             if (text == null) {
                 continue;
             }
-            Optional<LoadReport> report = read(lease, RingContract.LOAD_ANNOTATION, text, RangeAssigner::plausible,
+            Optional<LoadReport> report = read(lease, RingContract.LOAD_ANNOTATION, text, LoadReports::read,
                     INVALID_LOAD_REPORT, "ReadLoad", "the shard is counted by its share of the space");
             if (report.isPresent()) {
                 load.report(servedRanges.getOrDefault(name, shards.get(name).current()), report.get());
@@ -263,16 +262,6 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             events.normal(ObjectEvents.about(view.ring()), BALANCED, "Balance", step.reason());
         });
         return decision.desired();
-    }
-
-    /** A report read from a Lease, refused when its numbers cannot be true. */
-    private static LoadReport plausible(String text) {
-        LoadReport report = LoadReport.parse(text);
-        if (report.busy() > MAX_REPORTED_BUSY) {
-            throw new IllegalArgumentException("busy time " + report.busy() + " s/s is more than " + MAX_REPORTED_BUSY
-                    + " reconciles at once can spend");
-        }
-        return report;
     }
 
     private static Map<String, String> annotations(Lease lease) {
