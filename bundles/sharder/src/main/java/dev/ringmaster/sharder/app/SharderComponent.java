@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.app;
 
+import dev.ringmaster.ops.ReadinessCheck;
 import dev.ringmaster.ring.spi.AdmissionHandler;
 import dev.ringmaster.ring.spi.AdmissionRequest;
 import dev.ringmaster.ring.spi.AdmissionResponse;
@@ -46,7 +47,9 @@ import org.osgi.service.metatype.annotations.Designate;
  * The sharder as a DS component: a {@link SharderReplica} built from the configuration, with strategies,
  * lease detectors, resource interpreters and the meter registry bound dynamically, so plug-in
  * bundles come and go without restarting it. It serves the sharder's webhook paths as an
- * {@link AdmissionHandler} on every replica.
+ * {@link AdmissionHandler} on every replica, and is its {@code sharder} readiness check: not ready before the
+ * replica has listed the rings and the shard Leases, so the webhook's Service never routes to a replica that
+ * would let objects through unlabelled for want of its caches.
  *
  * <p>A configuration change replaces the {@code SharderReplica} in place (the old one gives up leadership
  * first) while this component and its handler service stay registered, so the webhook never
@@ -54,11 +57,12 @@ import org.osgi.service.metatype.annotations.Designate;
  * unlabelled and the new term's unassigned-object watch assigns them.
  */
 @Component(configurationPid = SharderComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
-        service = AdmissionHandler.class, immediate = true, // it works whether or not a webhook uses it
+        service = {AdmissionHandler.class, ReadinessCheck.class},
+        immediate = true, // it works whether or not a webhook uses it
         property = {AdmissionHandler.NAME + "=" + SharderAdmission.NAME,
                 AdmissionHandler.PATH_PREFIX + "=" + SharderAdmission.PATH_PREFIX})
 @Designate(ocd = SharderSettings.class)
-public class SharderComponent implements AdmissionHandler {
+public class SharderComponent implements AdmissionHandler, ReadinessCheck {
 
     public static final String PID = "dev.ringmaster.sharder";
 
@@ -95,6 +99,18 @@ public class SharderComponent implements AdmissionHandler {
     public AdmissionResponse handle(String path, AdmissionRequest request) {
         SharderReplica current = sharder;
         return current == null ? AdmissionResponse.allow() : current.admissionHandler().handle(path, request);
+    }
+
+    @Override
+    public String name() {
+        return "sharder";
+    }
+
+    /** Not ready until the replica has listed the rings and the shard Leases: see {@link SharderReplica#notSynced}. */
+    @Override
+    public Optional<String> problem() {
+        SharderReplica current = sharder;
+        return current == null ? Optional.of("not started") : current.notSynced();
     }
 
     private void replace(SharderSettings settings) {

@@ -227,6 +227,17 @@ public final class SharderReplica implements AutoCloseable {
         election.start();
     }
 
+    /**
+     * Why this replica cannot answer the webhook as the rings and shards are: its caches of them not filled
+     * yet. Until they are, it would let new objects through unlabelled (and judge no shard), so it stays out
+     * of the webhook's Service.
+     */
+    public Optional<String> notSynced() {
+        Optional<String> rings = this.rings.stream().map(RingWatch::notSynced).flatMap(Optional::stream)
+                .reduce((first, second) -> first + ", " + second);
+        return rings.isPresent() || leases.hasSynced() ? rings : Optional.of("shard Leases not listed yet");
+    }
+
     /** Answers the sharder's webhook requests (docs/design.md section 5), on every replica. */
     public AdmissionHandler admissionHandler() {
         return admission;

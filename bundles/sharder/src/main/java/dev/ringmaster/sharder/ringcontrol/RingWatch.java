@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -62,6 +63,10 @@ public final class RingWatch implements AutoCloseable {
     /** Probes, starts and stops the informer: one thread, so state changes never race. */
     private final ScheduledExecutorService worker;
     private volatile State state = State.INITIAL;
+    /** Whether a probe has told yet whether the kind is served. */
+    private volatile boolean told;
+    /** The informer whose first complete list is in the registry. */
+    private volatile SharedIndexInformer<? extends RingObject> listed;
 
     /**
      * @param servedChanged told (on the watch's thread) when {@link #served()} changes
@@ -103,6 +108,19 @@ public final class RingWatch implements AutoCloseable {
     }
 
     /**
+     * Why the registry may not hold every ring of this kind yet: not known whether the kind is served, or
+     * served and not listed yet. Empty once it does (a kind whose CRD is missing has no rings to hold).
+     */
+    public Optional<String> notSynced() {
+        if (!told) {
+            return Optional.of("not known yet whether " + kind.kind() + "s are served");
+        }
+        SharedIndexInformer<? extends RingObject> informer = state.informer();
+        return informer == null || informer == listed ? Optional.empty()
+                : Optional.of(kind.kind() + "s not listed yet");
+    }
+
+    /**
      * Watches the kind if the API server serves it, and stops watching it if it no longer does (a watch
      * whose CRD was removed may stay silent); says once that it is not served. Looks again every
      * {@code recheck}: one small list request.
@@ -131,6 +149,7 @@ public final class RingWatch implements AutoCloseable {
                 }
                 state = new State(null, true, false);
             }
+            told = true;
             run(this::probe, recheck);
             return;
         }
@@ -140,9 +159,13 @@ public final class RingWatch implements AutoCloseable {
             }
             SharedIndexInformer<? extends RingObject> informer = informer();
             state = new State(informer, false, false); // before its first event, which publishes only its own
-            informer.start();
+            informer.start().thenRun(() -> {
+                publish(informer); // no event at all when there are no rings
+                listed = informer;
+            });
             servedChanged.run();
         }
+        told = true;
         run(this::probe, recheck);
     }
 

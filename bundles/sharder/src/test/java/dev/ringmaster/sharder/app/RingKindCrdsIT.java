@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * A user who installed only the ClusterRing CRD, on a real API server: the sharder says once that
  * ControllerRings are not served (one line, no stack trace, however long it runs), serves
  * ClusterRings meanwhile, and serves ControllerRings as soon as their CRD is installed; the metric
- * {@code ringmaster_sharder_ring_kind_served} says which kinds are served.
+ * {@code ringmaster_sharder_ring_kind_served} says which kinds are served. The missing kind does not keep the
+ * replica from being ready, and once ready it knows the ring of the other.
  */
 class RingKindCrdsIT {
 
@@ -54,7 +55,12 @@ class RingKindCrdsIT {
 
         try (StandardErrorLines log = new StandardErrorLines(); SharderReplica sharder = replica()) {
             sharder.addMeterRegistry(meters);
+            assertThat(sharder.notSynced()).as("readiness before start").isPresent();
             sharder.start();
+
+            // ready once the ClusterRings are listed (the missing kind holds nothing up), and by then it knows the ring
+            await().atMost(Duration.ofSeconds(30)).until(() -> sharder.notSynced().isEmpty());
+            assertThat(sharder.registry().views()).extracting(view -> view.key().name()).contains(RING);
 
             // the kind that exists works: an unlabelled ConfigMap is assigned to the ClusterRing's one shard
             await().atMost(Duration.ofSeconds(60)).until(() -> labels("cm-1").get(CLUSTER_RING_SHARD_LABEL) != null);
