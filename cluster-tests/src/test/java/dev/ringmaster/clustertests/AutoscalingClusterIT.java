@@ -1,0 +1,190 @@
+package dev.ringmaster.clustertests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ringmaster.clustertests.support.StatefulSetScenarios;
+import dev.ringmaster.clustertests.support.Waiting;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * (#33) The shard StatefulSet sized by load (docs/design.md section 10.1): the ring names the example's
+ * StatefulSet in {@code spec.autoscaling} (3 to 4 shards, a target of 50 % busy), and the test drives load
+ * by updating the ring's ConfigMaps at a steady rate, each reconcile costing {@value #COST_MS} ms of
+ * waiting ({@code checksums.ringmaster.dev/cost}). The shard pods measure their busy time and report it
+ * on their Lease renewals; the sharder's leader adds the reports up.
+ *
+ * <ul>
+ *   <li>at the base rate the load is 1.2 busy seconds per second, ⌈1.2 / 0.5⌉ = 3 shards: nothing scales;</li>
+ *   <li>at twice the rate (2.4 s/s, ⌈4.8⌉ = 5, held to the maximum) the StatefulSet goes to 4 pods at once
+ *       (no scale-up window), the new shard takes its objects, and it stays at 4 while the load lasts;</li>
+ *   <li>the load off, after the scale-down window, back to 3: the leaving pod releases its Lease and its
+ *       objects move at once (a graceful handover, not a dead shard's).</li>
+ * </ul>
+ *
+ * Each way is one {@code Scaled} Event, and no object is reconciled by two shards at overlapping times.
+ * The time from the step to 4 settled shards is printed (docs/operating.md has the measurements).
+ */
+class AutoscalingClusterIT extends StatefulSetScenarios {
+
+    private static final Duration SETTLE = Duration.ofSeconds(120);
+    private static final long COST_MS = 200;
+    /** Updates per second at the base load: 6 × 0.2 s = 1.2 busy s/s over the ring. */
+    private static final int BASE_RATE = 6;
+    private static final int TARGET_PERCENT = 50;
+    private static final int SCALE_DOWN_WINDOW_SECONDS = 20;
+    /** The shards' default report period (docs/shard-client.md): a change in load shows within about one. */
+    private static final Duration REPORT_PERIOD = Duration.ofSeconds(15);
+    private static final String TICK_ANNOTATION = "clustertests.ringmaster.dev/tick";
+
+    private static boolean autoscaled;
+
+    @Test
+    void aLoadStepScalesTheShardsOutAndBackInByHandover() throws Exception {
+        Set<String> three = shards.settledWithObjects("autoscale", SETTLE);
+        assertThat(three).hasSize(3);
+        List<String> names = shards.configMaps().stream().map(map -> map.getMetadata().getName()).sorted().toList();
+        List<String> scaledBefore = scaledEvents();
+
+        patchRing("""
+                {"spec": {"autoscaling": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet",
+                  "name": "%s", "namespace": "%s"}, "minShards": 3, "maxShards": 4, "targetUtilizationPercent": %d,
+                  "scaleUpStabilizationSeconds": 0, "scaleDownStabilizationSeconds": %d}}}"""
+                .formatted(shards.workloadRef().substring(shards.workloadRef().indexOf('/') + 1), shards.namespace(),
+                        TARGET_PERCENT, SCALE_DOWN_WINDOW_SECONDS));
+        autoscaled = true;
+
+        try (Load load = new Load(names)) {
+            load.rate(BASE_RATE);
+            // a report period at the base load after the first decision: every shard reported it, and the ring
+            // is sized for it
+            Waiting.until(REPORT_PERIOD.multipliedBy(4), () -> "status.autoscaling with 3 desired shards: "
+                    + autoscalingStatus(), () -> desiredShards() == 3);
+            Thread.sleep(REPORT_PERIOD.toMillis());
+            assertThat(desiredShards()).as("desired shards at the base load: %s", autoscalingStatus()).isEqualTo(3);
+            assertThat(shards.readyPods()).isEqualTo(three);
+
+            long step = System.nanoTime();
+            load.rate(2 * BASE_RATE);
+            Waiting.until(Duration.ofSeconds(180), () -> "4 shard pods after the load doubled: " + autoscalingStatus()
+                    + "\n" + shards.diagnostics(), () -> shards.readyPods().size() == 4);
+            Set<String> four = shards.readyPods();
+            shards.awaitSettledOn(four, SETTLE);
+            System.out.printf("cluster-tests: load ×2 → 4 shards settled %.1f s after the step%n",
+                    (System.nanoTime() - step) / 1e9);
+            Thread.sleep(REPORT_PERIOD.toMillis());
+            assertThat(shards.readyPods()).as("while the doubled load lasts").isEqualTo(four);
+
+            long off = System.nanoTime();
+            load.rate(0);
+            Waiting.until(Duration.ofSeconds(180), () -> "back to 3 shard pods after the load stopped: "
+                    + autoscalingStatus() + "\n" + shards.diagnostics(), () -> shards.pods().size() == 3);
+            shards.awaitSettledOn(three, SETTLE);
+            System.out.printf("cluster-tests: load off → 3 shards settled %.1f s later (scale-down window %d s)%n",
+                    (System.nanoTime() - off) / 1e9, SCALE_DOWN_WINDOW_SECONDS);
+        }
+
+        List<String> scaled = scaledEvents().stream().filter(note -> !scaledBefore.contains(note)).toList();
+        assertThat(scaled).as("the Scaled Events: one out, one in").hasSize(2)
+                .anySatisfy(note -> assertThat(note).contains("from 3 to 4 shards"))
+                .anySatisfy(note -> assertThat(note).contains("from 4 to 3 shards"));
+        shards.assertNoOverlappingReconciles();
+    }
+
+    /** Autoscaling off again and the StatefulSet at 3 shards, whatever happened. */
+    @AfterAll
+    static void asBefore() {
+        if (autoscaled) {
+            patchRing("{\"spec\": {\"autoscaling\": null}}");
+            shards.awaitSettledOn(shards.scale(3), SETTLE);
+        }
+    }
+
+    private static void patchRing(String mergePatch) {
+        cluster.kubectl("patch", shards.kind().kind().toLowerCase(), shards.ring(), "--type=merge", "-p", mergePatch)
+                .orThrow();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> autoscalingStatus() {
+        Object status = shards.status().get("autoscaling");
+        return status instanceof Map<?, ?> map ? (Map<String, Object>) map : Map.of();
+    }
+
+    /** {@code status.autoscaling.desiredShards}, -1 while there is none. */
+    private static int desiredShards() {
+        return autoscalingStatus().get("desiredShards") instanceof Number desired ? desired.intValue() : -1;
+    }
+
+    /** The notes of the ring's {@code Scaled} Events (a cluster-scoped ring's are in {@code default}). */
+    private static List<String> scaledEvents() {
+        return cluster.admin().events().v1().events().inNamespace("default").list().getItems().stream()
+                .filter(event -> "Scaled".equals(event.getReason())
+                        && shards.ring().equals(event.getRegarding().getName()))
+                .map(Event::getNote).filter(Objects::nonNull).toList();
+    }
+
+    /**
+     * Updates the ring's ConfigMaps round-robin at a rate, each with the cost annotation and a new tick, so
+     * each update is one reconcile of {@value #COST_MS} ms on the shard that owns the object.
+     */
+    private static final class Load implements AutoCloseable {
+
+        private static final int THREADS = 3;
+
+        private final List<String> names;
+        private final AtomicLong ticks = new AtomicLong();
+        private ScheduledExecutorService updaters;
+
+        Load(List<String> names) {
+            this.names = names;
+        }
+
+        /** Replaces the update rate (per second over all threads; 0 stops). */
+        void rate(int perSecond) throws InterruptedException {
+            if (updaters != null) {
+                updaters.shutdownNow();
+                updaters.awaitTermination(10, TimeUnit.SECONDS);
+                updaters = null;
+            }
+            if (perSecond > 0) {
+                updaters = Executors.newScheduledThreadPool(THREADS);
+                long periodMicros = THREADS * 1_000_000L / perSecond;
+                for (int thread = 0; thread < THREADS; thread++) {
+                    updaters.scheduleAtFixedRate(this::updateNext, thread * periodMicros / THREADS, periodMicros,
+                            TimeUnit.MICROSECONDS);
+                }
+            }
+        }
+
+        private void updateNext() {
+            long tick = ticks.getAndIncrement();
+            String name = names.get((int) (tick % names.size()));
+            try {
+                cluster.admin().configMaps().inNamespace(shards.objectsNamespace()).withName(name)
+                        .patch(PatchContext.of(PatchType.JSON_MERGE), """
+                                {"metadata": {"annotations": {"checksums.ringmaster.dev/cost": "%dms", "%s": "%d"}}}"""
+                                .formatted(COST_MS, TICK_ANNOTATION, tick));
+            } catch (RuntimeException e) {
+                // one missed update is a little less load; the next tick goes on
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            rate(0);
+        }
+    }
+}
