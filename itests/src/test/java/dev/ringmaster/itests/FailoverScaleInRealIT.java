@@ -22,11 +22,13 @@ import org.junit.Test;
  * A graceful scale-in right after a leader failover, on the real API server: two sharder replicas
  * ({@code bin/ringmaster run}), three {@code bin/checksum-controller} shards. The leader is killed
  * (SIGKILL: its election Lease is not released, the standby takes over once it runs out), and the
- * moment the standby leads, a shard stops with SIGTERM and releases its Lease. The new leader moves
- * that shard's objects to the two left as promptly as a leader of long standing does: within 15 s
- * of the SIGTERM, against the issue's 15 s for 2,400 objects (a lease duration's wait anywhere on
- * that path would fail it), none left unassigned or in drain, and no object reconciled by two shards
- * at overlapping times.
+ * moment the standby leads, a shard stops with SIGTERM and releases its Lease. The new leader takes the
+ * released Lease for dead at once, well before it could have expired (a lease duration, 15 s, after
+ * its last renewal), and moves that shard's objects to the two left, none left unassigned or in drain,
+ * and no object reconciled by two shards at overlapping times. The time from the SIGTERM to settled is
+ * printed; the goal for it (15 s at 2,400 objects) is measured by {@code RealScaleBench --failover}
+ * (docs/performance.md): here it runs beside the cluster tier, where a new leader's first passes alone
+ * took 8 s.
  */
 public class FailoverScaleInRealIT {
 
@@ -38,7 +40,10 @@ public class FailoverScaleInRealIT {
     private static final Duration SOON = Duration.ofSeconds(90);
     /** The election Lease runs out 15 s after the killed leader's last renewal; the standby retries every 2 s. */
     private static final Duration TAKEOVER = Duration.ofSeconds(30);
-    private static final Duration SCALE_IN = Duration.ofSeconds(15);
+    /** A released Lease is dead at once; by expiry it could not be before a lease duration (15 s) ran out. */
+    private static final Duration RELEASED_IS_DEAD = Duration.ofSeconds(10);
+    /** The expiry path (expired after 15 s, dead after twice that) would take longer than this to settle. */
+    private static final Duration SCALE_IN = Duration.ofSeconds(30);
 
     private RealCluster cluster;
     private RingObjects objects;
@@ -83,8 +88,13 @@ public class FailoverScaleInRealIT {
         Instant signalled = Instant.now();
         shards.stopGracefully("shard-2");
         assertEquals("shard-2 released its Lease on the way out", "", objects.holderOf("shard-2"));
+        Waiting.until(RELEASED_IS_DEAD.minus(Duration.between(signalled, Instant.now())), () -> "shard-2's released"
+                + " Lease dead; leases " + objects.leaseStates() + "\n" + sharderLogs(),
+                () -> "dead".equals(objects.stateOf("shard-2")));
         objects.awaitSettledOn(TWO, OBJECTS, SCALE_IN.minus(Duration.between(signalled, Instant.now())),
                 this::sharderLogs);
+        System.out.printf("FailoverScaleInRealIT: %d objects settled on the two shards left %.1f s after the SIGTERM%n",
+                OBJECTS, Duration.between(signalled, Instant.now()).toMillis() / 1000.0);
 
         assertEquals("reconciles of one object by two shards at overlapping times; first lines:\n"
                 + shards.reconciles().stream().limit(5).toList(), 0, shards.overlaps());
