@@ -177,7 +177,8 @@ final class ClusterWatch implements AutoCloseable {
             states.add(new Snapshot.LeaseState(lease.getMetadata().getName(),
                     emptyToNull(labels(lease).get(RingContract.STATE_LABEL)), holder,
                     ranges(annotations.get(RingContract.ASSIGNED_RANGES_ANNOTATION)),
-                    ranges(annotations.get(RingContract.SERVED_RANGES_ANNOTATION))));
+                    ranges(annotations.get(RingContract.SERVED_RANGES_ANNOTATION)),
+                    Balancing.busy(annotations.get(RingContract.LOAD_ANNOTATION))));
         }
         return states;
     }

@@ -1,8 +1,10 @@
 package dev.ringmaster.sandbox;
 
 import dev.ringmaster.examples.checksum.ChecksumShard;
+import dev.ringmaster.examples.checksum.Cost;
 import dev.ringmaster.ring.RingKind;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,6 +50,8 @@ final class Fleet implements AutoCloseable {
     private final Map<String, Member> running = new LinkedHashMap<>();
     private final Map<String, Status> status = new LinkedHashMap<>();
     private boolean rangeMode;
+    private Duration resync;
+    private Duration loadReportPeriod;
 
     /**
      * @param clients      a new client per shard
@@ -73,6 +77,16 @@ final class Fleet implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Starts the shards from now on with a resync every {@code resync} (so that every object costs its cost
+     * again and again), costs spent waiting, and load reports every {@code loadReportPeriod}.
+     */
+    synchronized Fleet reportingLoad(Duration resync, Duration loadReportPeriod) {
+        this.resync = resync;
+        this.loadReportPeriod = loadReportPeriod;
+        return this;
+    }
+
     /** The name of the n-th shard. */
     static String name(int n) {
         return "shard-" + n;
@@ -82,8 +96,12 @@ final class Fleet implements AutoCloseable {
     synchronized void start(String name) {
         KubernetesClient client = clients.get();
         try {
-            ShardImpl.Running shard = impl.start(client, ChecksumShard.Options.of(ring, name, namespace).withRingKind(kind)
-                    .withWatchNamespaces(List.of(namespace)).withRangeMode(rangeMode), reconcileLog);
+            ChecksumShard.Options options = ChecksumShard.Options.of(ring, name, namespace).withRingKind(kind)
+                    .withWatchNamespaces(List.of(namespace)).withRangeMode(rangeMode);
+            if (resync != null) {
+                options = options.withResync(resync).withCostAs(Cost.Mode.WAIT).withLoadReportPeriod(loadReportPeriod);
+            }
+            ShardImpl.Running shard = impl.start(client, options, reconcileLog);
             running.put(name, new Member(shard, client));
             status.put(name, Status.RUNNING);
         } catch (RuntimeException e) {

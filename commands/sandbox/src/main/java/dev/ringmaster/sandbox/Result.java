@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.SortedMap;
 
 /**
@@ -28,12 +29,35 @@ import java.util.SortedMap;
  * @param reconciles            reconciles of all shards
  * @param error                 why the run failed before its end (a timeout), if it did
  * @param ranges                range mode ({@code --ranges}): the ranges and what must not have happened; empty in label mode
+ * @param balance               the {@code balance} scenario: the shards' load and the leader's steps; empty otherwise
  */
 record Result(Optional<Scenario> scenario, int shards, int objects, double seconds, double scenarioSeconds,
         SortedMap<String, Integer> perShard,
         SortedMap<String, String> shardStates, Map<String, String> processes, int unassigned, int draining,
         int onUnavailableShards, long moves, long overlappingReconciles, long reconciles, Optional<String> error,
-        Optional<RangeFacts> ranges) {
+        Optional<RangeFacts> ranges, Optional<BalanceFacts> balance) {
+
+    /**
+     * What the {@code balance} scenario adds to a result.
+     *
+     * @param busy           the busy time (s/s) each shard reported last, from its Lease's load report
+     * @param imbalance      the busiest of them over their mean; empty with no busy time reported
+     * @param balancedEvents the notes of the {@code Balanced} Events the leader recorded on the ring, oldest first
+     * @param balanced       whether the scenario reached its end: busy times within {@link Balancing#BALANCED_RATIO}
+     *                       of the mean, ranges served as assigned, at least one {@code Balanced} Event
+     */
+    record BalanceFacts(SortedMap<String, Double> busy, OptionalDouble imbalance, List<String> balancedEvents,
+            boolean balanced) {
+    }
+
+    /** A result without the {@code balance} scenario's facts. */
+    Result(Optional<Scenario> scenario, int shards, int objects, double seconds, double scenarioSeconds,
+            SortedMap<String, Integer> perShard, SortedMap<String, String> shardStates, Map<String, String> processes,
+            int unassigned, int draining, int onUnavailableShards, long moves, long overlappingReconciles,
+            long reconciles, Optional<String> error, Optional<RangeFacts> ranges) {
+        this(scenario, shards, objects, seconds, scenarioSeconds, perShard, shardStates, processes, unassigned, draining,
+                onUnavailableShards, moves, overlappingReconciles, reconciles, error, ranges, Optional.empty());
+    }
 
     /**
      * What range mode adds to a result. Objects count as assigned to (and moves as changes of) the
@@ -70,7 +94,8 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
     boolean ok() {
         return error.isEmpty() && unassigned == 0 && onUnavailableShards == 0 && overlappingReconciles == 0
                 && ranges.map(facts -> facts.configMapWrites() == 0 && facts.labelled() == 0
-                        && facts.notReconciledByOwner() == 0).orElse(true);
+                        && facts.notReconciledByOwner() == 0).orElse(true)
+                && balance.map(BalanceFacts::balanced).orElse(true);
     }
 
     /** Why the run is not {@link #ok()}, in one line; empty if it is. */
@@ -99,6 +124,7 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
                 problems.add(facts.notReconciledByOwner() + " object(s) not last reconciled by the shard serving them");
             }
         });
+        balance.filter(facts -> !facts.balanced()).ifPresent(facts -> problems.add("the busy times were not balanced"));
         return problems.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", problems));
     }
 
@@ -131,6 +157,15 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
             json.append(",\"labelledObjects\":").append(facts.labelled());
             json.append(",\"notReconciledByOwner\":").append(facts.notReconciledByOwner());
         });
+        balance.ifPresent(facts -> {
+            json.append(",\"busy\":{");
+            appendEntries(json, facts.busy(), busy -> String.format(Locale.ROOT, "%.4f", busy));
+            json.append("},\"imbalance\":").append(facts.imbalance().isPresent()
+                    ? String.format(Locale.ROOT, "%.3f", facts.imbalance().getAsDouble()) : "null");
+            json.append(",\"balancedEvents\":[");
+            json.append(String.join(",", facts.balancedEvents().stream().map(JsonText::quote).toList()));
+            json.append("],\"balanced\":").append(facts.balanced());
+        });
         json.append(",\"ok\":").append(ok());
         error.ifPresent(message -> json.append(",\"error\":").append(JsonText.quote(message)));
         return json.append('}').toString();
@@ -143,7 +178,8 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
                 .orElse("no scenario"))
                 .append(String.format(Locale.ROOT, ", %.1f s in all: %d shard(s) at the start, %d objects%n",
                         seconds, shards, objects));
-        text.append(ranges.map(facts -> Table.render(perShard, shardStates, processes, facts.served()))
+        text.append(ranges.map(facts -> Table.render(perShard, shardStates, processes, facts.served(),
+                        balance.map(BalanceFacts::busy).orElse(null)))
                 .orElseGet(() -> Table.render(perShard, shardStates, processes)));
         text.append(String.format(Locale.ROOT,
                 "unassigned %d, draining %d, moves %d, overlapping reconciles %d (of %d reconciles)%n",
@@ -152,10 +188,18 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
                 "range mode, %d buckets: ConfigMap writes %d, labelled ConfigMaps %d, not last reconciled by their"
                         + " owner %d%n", facts.buckets(), facts.configMapWrites(), facts.labelled(),
                 facts.notReconciledByOwner())));
+        balance.ifPresent(facts -> {
+            text.append(String.format(Locale.ROOT, "load: busiest shard at %s the mean busy time (balanced at %.2f);"
+                    + " %d Balanced Event(s)%n", facts.imbalance().isPresent()
+                    ? String.format(Locale.ROOT, "%.2f times", facts.imbalance().getAsDouble()) : "? times",
+                    Balancing.BALANCED_RATIO, facts.balancedEvents().size()));
+            facts.balancedEvents().forEach(note -> text.append("  Balanced: ").append(note).append(System.lineSeparator()));
+        });
         text.append(problem().map(problem -> "FAILED: " + problem)
                 .orElse("OK: every object is on an available shard and no object was reconciled by two shards"
                         + " at overlapping times" + (ranges.isPresent()
-                        ? "; no ConfigMap written, every object last reconciled by the shard serving its hash" : "")))
+                        ? "; no ConfigMap written, every object last reconciled by the shard serving its hash" : "")
+                        + (balance.isPresent() ? "; the busy times balanced by the leader's load steps" : "")))
                 .append(System.lineSeparator());
         return text.toString();
     }

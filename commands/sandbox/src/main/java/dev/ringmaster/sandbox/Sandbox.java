@@ -1,5 +1,6 @@
 package dev.ringmaster.sandbox;
 
+import dev.ringmaster.examples.checksum.Cost;
 import dev.ringmaster.launcher.LaunchException;
 import dev.ringmaster.launcher.Ringmaster;
 import dev.ringmaster.launcher.run.RunFlag;
@@ -19,7 +20,9 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Properties;
 import java.util.Set;
 import java.util.SortedMap;
@@ -68,6 +71,12 @@ final class Sandbox implements AutoCloseable {
     private volatile String phase = "starting";
     private volatile long movesBaseline;
     private volatile long scenarioNanos;
+    /** The balance scenario: the leader's Balanced Events; null otherwise. */
+    private BalancedEvents balancedEvents;
+    /** The balance scenario: once spec.ranges.balancing is set, the ranges follow the load, not the hash placement. */
+    private volatile boolean balancingSet;
+    /** The balance scenario: whether it reached its end (balanced, settled, a Balanced Event). */
+    private volatile boolean balanced;
 
     /**
      * @param home          the distribution
@@ -121,6 +130,10 @@ final class Sandbox implements AutoCloseable {
         if (options.rangeMode()) {
             fleet.inRangeMode();
         }
+        if (options.balancing()) {
+            fleet.reportingLoad(Balancing.RESYNC, Balancing.LOAD_REPORT_PERIOD);
+            balancedEvents = new BalancedEvents(client, RING, note -> view.event("Balanced: " + note));
+        }
         startTicker();
         for (int i = 0; i < options.shards(); i++) {
             fleet.start(Fleet.name(i));
@@ -130,10 +143,12 @@ final class Sandbox implements AutoCloseable {
         await("set-up", deadline, this::shardsNotReady);
 
         phase("creating " + options.objects() + " ConfigMaps");
+        java.util.List<String> costs = options.balancing() ? Balancing.costAnnotations(options.objects()) : null;
         for (int i = 0; i < options.objects(); i++) {
             String name = "cm-" + i;
+            Map<String, String> annotations = costs == null ? Map.of() : Map.of(Cost.ANNOTATION, costs.get(i));
             client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder()
-                    .withNewMetadata().withNamespace(NAMESPACE).withName(name).endMetadata()
+                    .withNewMetadata().withNamespace(NAMESPACE).withName(name).withAnnotations(annotations).endMetadata()
                     .addToData("index", String.valueOf(i))
                     .addToData("text", "object " + i + " of the sandbox")
                     .build()).create();
@@ -141,6 +156,12 @@ final class Sandbox implements AutoCloseable {
         view.event("created " + options.objects() + " ConfigMaps; " + (options.rangeMode()
                 ? "each belongs to the shard serving FNV-1a 64 of its uid, which writes its Secret"
                 : "the sharder assigns them, the shards write their Secrets"));
+        if (costs != null) {
+            view.event("each ConfigMap's reconcile costs a wait (" + Cost.ANNOTATION + ", " + Balancing.COSTS + ", mean "
+                    + Balancing.MEAN_COST.toMillis() + " ms); the shards resync every " + Balancing.RESYNC.toSeconds()
+                    + " s and report their busy time on their Leases every " + Balancing.LOAD_REPORT_PERIOD.toSeconds()
+                    + " s");
+        }
         awaitAtRest("set-up", deadline, snapshot -> Optional.empty());
         movesBaseline = watch.moves();
         view.event("every object is assigned and reconciled");
@@ -194,8 +215,35 @@ final class Sandbox implements AutoCloseable {
                         + ".cfg") + "; the sharder takes it up and drains every object whose shard changes");
                 awaitAtRest(what, deadline, snapshot -> Optional.empty());
             }
+            case BALANCE -> {
+                setBalancing();
+                balancingSet = true;
+                view.event(what + ": spec.ranges.balancing {" + Balancing.SETTINGS_TEXT + "} set on " + RING
+                        + "; the leader moves ranges from busy shards to idle ones through the handover");
+                awaitAtRest(what, deadline, snapshot -> {
+                    balancedEvents.poll();
+                    return Balancing.pending(snapshot.busy(), snapshot.usable(fleet.running()),
+                            balancedEvents.notes().size());
+                });
+                balanced = true;
+            }
             default -> throw new IllegalStateException("unknown scenario " + scenario);
         }
+    }
+
+    /** Sets the ring's {@code spec.ranges.balancing} to {@link Balancing#SETTINGS}. */
+    @SuppressWarnings("unchecked")
+    private void setBalancing() {
+        client.genericKubernetesResources(RingContract.API_GROUP + "/" + RingContract.API_VERSION,
+                options.ringKind().kind()).withName(RING).edit(ring -> {
+                    Map<String, Object> spec = (Map<String, Object>) ring.getAdditionalProperties().get("spec");
+                    Map<String, Object> ranges = new LinkedHashMap<>((Map<String, Object>) spec.get("ranges"));
+                    ranges.put("balancing", new LinkedHashMap<>(Balancing.SETTINGS));
+                    Map<String, Object> changed = new LinkedHashMap<>(spec);
+                    changed.put("ranges", ranges);
+                    ring.getAdditionalProperties().put("spec", changed);
+                    return ring;
+                });
     }
 
     /** Keeps the live view going until a signal arrives. */
@@ -232,7 +280,7 @@ final class Sandbox implements AutoCloseable {
         return new Result(scenario, options.shards(), options.objects(), seconds, scenarioSeconds, perShard, states,
                 processes(), snapshot.unassigned(), snapshot.draining(), snapshot.onUnusableShards(usable).size(),
                 watch.moves() - movesBaseline, reconciles.overlaps(), reconciles.reconciles(), error,
-                rangeFacts(snapshot));
+                rangeFacts(snapshot), balanceFacts(snapshot));
     }
 
     /** Range mode's part of the result; empty in label mode. */
@@ -242,6 +290,22 @@ final class Sandbox implements AutoCloseable {
         }
         return Optional.of(new Result.RangeFacts(options.rangeBuckets(), snapshot.served(fleet.all()),
                 watch.configMapWrites(), snapshot.labelled(), notReconciledByOwner(snapshot).size()));
+    }
+
+    /** The balance scenario's part of the result; empty for the other scenarios. */
+    private Optional<Result.BalanceFacts> balanceFacts(Snapshot snapshot) {
+        if (balancedEvents == null) {
+            return Optional.empty();
+        }
+        try {
+            balancedEvents.poll();
+        } catch (RuntimeException e) {
+            // the notes seen so far
+        }
+        SortedMap<String, Double> busy = snapshot.busy();
+        return Optional.of(new Result.BalanceFacts(busy,
+                Balancing.imbalance(Balancing.ofShards(busy, snapshot.usable(fleet.running())).values()),
+                balancedEvents.notes(), balanced));
     }
 
     /** Range mode: objects whose latest reconcile was not by the shard serving them (or that have no owner). */
@@ -386,18 +450,23 @@ final class Sandbox implements AutoCloseable {
         if (usable.isEmpty()) {
             return Optional.of("no shard available");
         }
+        if (balancingSet) {
+            // placed by load: the leader's placement is whatever it assigned; settled once served as assigned
+            return snapshot.rangesSettled(usable).or(() -> notByOwner(snapshot));
+        }
         if (options.rangeMode()) {
             // every object reconciled by the shard serving it: a handover ends with the gaining shard's reconciles
-            return snapshot.rangesPending(usable, options.rangeBuckets()).or(() -> {
-                int notByOwner = notReconciledByOwner(snapshot).size();
-                return notByOwner == 0 ? Optional.empty()
-                        : Optional.of(notByOwner + " not yet reconciled by the shard serving them");
-            });
+            return snapshot.rangesPending(usable, options.rangeBuckets()).or(() -> notByOwner(snapshot));
         }
         ShardRing ring = Placement.ring(strategy, usable, consistentSettings);
         int misplaced = snapshot.misplaced(ring);
         return misplaced == 0 ? Optional.empty()
                 : Optional.of(misplaced + " not yet on the shard " + strategy + " picks");
+    }
+
+    private Optional<String> notByOwner(Snapshot snapshot) {
+        int notByOwner = notReconciledByOwner(snapshot).size();
+        return notByOwner == 0 ? Optional.empty() : Optional.of(notByOwner + " not yet reconciled by the shard serving them");
     }
 
     private void phase(String text) {
@@ -429,11 +498,23 @@ final class Sandbox implements AutoCloseable {
             String summary = String.format("  unassigned %d   draining %d   moves %d   overlapping reconciles %d%n",
                     snapshot.unassigned(), snapshot.draining(), watch.moves() - movesBaseline, reconciles.overlaps());
             String table = options.rangeMode()
-                    ? Table.render(perShard, states, processes(), snapshot.served(fleet.all()))
+                    ? Table.render(perShard, states, processes(), snapshot.served(fleet.all()),
+                            options.balancing() ? snapshot.busy() : null)
                     : Table.render(perShard, states, processes());
             if (options.rangeMode()) {
                 summary += String.format("  range mode (%d buckets, client-side filtering): ConfigMap writes %d,"
                         + " labelled ConfigMaps %d%n", options.rangeBuckets(), watch.configMapWrites(), snapshot.labelled());
+            }
+            if (options.balancing()) {
+                OptionalDouble imbalance = Balancing.imbalance(
+                        Balancing.ofShards(snapshot.busy(), snapshot.usable(fleet.running())).values());
+                summary += String.format(Locale.ROOT, "  load: busiest shard at %s the mean busy time; balancing %s,"
+                        + " %d Balanced Event(s)%n", imbalance.isPresent()
+                        ? String.format(Locale.ROOT, "%.2f times", imbalance.getAsDouble()) : "? times",
+                        balancingSet ? "on" : "off (placed by hash)", balancedEvents.notes().size());
+                if (balancingSet) {
+                    balancedEvents.poll();
+                }
             }
             view.show(phase, table + summary);
         } catch (RuntimeException e) {

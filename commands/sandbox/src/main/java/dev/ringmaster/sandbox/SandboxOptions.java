@@ -50,6 +50,14 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                                                  until the sharder declares it dead)
                                   swap-strategy  the default strategy changes from consistent-hash to
                                                  rendezvous in etc/, as an operator would change it
+                                  balance        --ranges only: each ConfigMap costs a wait per reconcile
+                                                 (%s, mean %d ms, annotation checksums.ringmaster.dev/cost),
+                                                 the shards resync every 1 s and report their load every 2 s;
+                                                 once all is placed by hash, the ring gets spec.ranges.balancing
+                                                 {maxImbalancePercent: 10, maxMovePercent: 30,
+                                                 intervalSeconds: 5, stabilizationSeconds: 5}; done when the
+                                                 busiest shard's reported busy time is within %s of the mean,
+                                                 the ranges are served as assigned and a Balanced Event came
               --exit              end after the scenario and print the final distribution; exit code 0 only
                                   if every object is on an available shard and no object was reconciled by
                                   two shards at overlapping times
@@ -66,11 +74,13 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                                   embedded server ignores the shardSelector: the shards filter client-side.
                                   An object belongs to the shard whose served-ranges hold FNV-1a 64 of its
                                   uid; --exit also needs no ConfigMap written after its creation and every
-                                  object last reconciled by its owner. Not with swap-strategy (no strategy)
+                                  object last reconciled by its owner. Not with swap-strategy (no strategy);
+                                  with balance, --exit also needs the busy times balanced in time
             Without --exit the sandbox keeps running until Ctrl-C or SIGTERM."""
             .formatted(Scenario.names(), ShardImpl.names(), SandboxOptions.MAX_SHARDS, SandboxOptions.DEFAULT_SHARDS,
-                    SandboxOptions.MAX_OBJECTS, SandboxOptions.DEFAULT_OBJECTS, SandboxOptions.DEFAULT_TIMEOUT_SECONDS,
-                    RangePlacement.DEFAULT_BUCKETS);
+                    SandboxOptions.MAX_OBJECTS, SandboxOptions.DEFAULT_OBJECTS, Balancing.COSTS,
+                    Balancing.MEAN_COST.toMillis(), String.valueOf(Balancing.BALANCED_RATIO),
+                    SandboxOptions.DEFAULT_TIMEOUT_SECONDS, RangePlacement.DEFAULT_BUCKETS);
 
     static final int DEFAULT_SHARDS = 3;
     static final int MAX_SHARDS = 20;
@@ -121,8 +131,17 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
             throw new UsageException("--scenario " + scenario.get() + " does not go with --ranges: a range-mode ring has"
                     + " no strategy");
         }
+        if (rangeBuckets == 0 && scenario.filter(s -> !s.inLabelMode()).isPresent()) {
+            throw new UsageException("--scenario " + scenario.get() + " needs --ranges: load-aware balancing moves hash"
+                    + " ranges");
+        }
         return new SandboxOptions(shards, objects, scenario, exit, json, given.has("--quiet"), Duration.ofSeconds(timeout),
                 ringKind, shardImpl, rangeBuckets);
+    }
+
+    /** Whether the scenario is {@code balance}: costs on the objects, load reports, and then balancing. */
+    boolean balancing() {
+        return scenario.filter(s -> s == Scenario.BALANCE).isPresent();
     }
 
     /** Whether the ring is in range mode ({@code --ranges}). */

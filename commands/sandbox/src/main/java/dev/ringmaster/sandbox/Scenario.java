@@ -14,7 +14,12 @@ enum Scenario {
     /** The shard with the most objects dies without releasing its Lease; its objects move once the Lease has expired. */
     KILL_SHARD("kill-shard", 2),
     /** The sharder's default strategy changes from consistent-hash to rendezvous through its etc/ file. */
-    SWAP_STRATEGY("swap-strategy", 1);
+    SWAP_STRATEGY("swap-strategy", 1),
+    /**
+     * Range mode: the objects cost what a skewed distribution says, and once they are placed by hash the
+     * ring gets {@code spec.ranges.balancing}; the leader moves ranges until the busy times are even.
+     */
+    BALANCE("balance", 2);
 
     private final String text;
     private final int minimumShards;
@@ -41,6 +46,11 @@ enum Scenario {
     /** Whether the scenario makes sense for a range-mode ring, which has no strategy to swap. */
     boolean inRangeMode() {
         return this != SWAP_STRATEGY;
+    }
+
+    /** Whether the scenario makes sense for a label-mode ring: balancing by load moves hash ranges. */
+    boolean inLabelMode() {
+        return this != BALANCE;
     }
 
     /** The names, as the usage lists them: {@code scale-out|scale-in|...}. */

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -56,11 +57,17 @@ record Snapshot(String namespace, SortedMap<String, ObjectState> objects, Sorted
      * @param holder the holder identity, null when released
      * @param assigned range mode: {@code ringmaster.dev/assigned-ranges} (empty when absent or unreadable)
      * @param served   range mode: {@code ringmaster.dev/served-ranges} (empty when absent or unreadable)
+     * @param busy     the busy time (s/s) of the shard's {@code ringmaster.dev/load} report (empty when absent
+     *                 or unreadable)
      */
-    record LeaseState(String name, String state, String holder, RangeSet assigned, RangeSet served) {
+    record LeaseState(String name, String state, String holder, RangeSet assigned, RangeSet served, OptionalDouble busy) {
 
         LeaseState(String name, String state, String holder) {
             this(name, state, holder, RangeSet.EMPTY, RangeSet.EMPTY);
+        }
+
+        LeaseState(String name, String state, String holder, RangeSet assigned, RangeSet served) {
+            this(name, state, holder, assigned, served, OptionalDouble.empty());
         }
 
         /** Whether the shard itself holds its Lease (not released, not taken over by the sharder). */
@@ -110,6 +117,40 @@ record Snapshot(String namespace, SortedMap<String, ObjectState> objects, Sorted
             served.put(shard, lease != null && lease.heldByShard() ? lease.served() : RangeSet.EMPTY);
         });
         return served;
+    }
+
+    /**
+     * Range mode, with any placement (balanced by load, not {@link RangePlacement#place}): why the ranges are
+     * not settled, or empty when every {@code usable} shard serves exactly what it is assigned and they serve
+     * the whole hash space together.
+     */
+    Optional<String> rangesSettled(Set<String> usable) {
+        if (usable.isEmpty()) {
+            return Optional.of("no shard available");
+        }
+        List<String> pending = new ArrayList<>();
+        double share = 0;
+        for (String shard : usable) {
+            LeaseState lease = leases.get(shard);
+            if (lease == null || !lease.assigned().equals(lease.served())) {
+                pending.add(shard);
+            } else {
+                share += lease.served().fraction();
+            }
+        }
+        if (!pending.isEmpty()) {
+            return Optional.of("ranges of " + String.join(", ", pending) + " not yet served as assigned");
+        }
+        return Math.abs(share - 1) < 1e-9 ? Optional.empty()
+                : Optional.of(String.format(java.util.Locale.ROOT, "the shards serve %.1f%% of the hash space", 100 * share));
+    }
+
+    /** The busy time (s/s) each shard holding its own Lease reported last; shards without a report are left out. */
+    SortedMap<String, Double> busy() {
+        SortedMap<String, Double> busy = new TreeMap<>();
+        leases.values().stream().filter(LeaseState::heldByShard).filter(lease -> lease.busy().isPresent())
+                .forEach(lease -> busy.put(lease.name(), lease.busy().getAsDouble()));
+        return busy;
     }
 
     /** Range mode: objects carrying the ring's shard or drain label. */

@@ -30,15 +30,26 @@ final class Table {
     /** {@link #render(Map, Map, Map)} with range mode's columns: how many ranges each shard serves, and their share. */
     static String render(Map<String, Integer> perShard, Map<String, String> states, Map<String, String> processes,
             Map<String, RangeSet> served) {
+        return render(perShard, states, processes, served, null);
+    }
+
+    /**
+     * {@link #render(Map, Map, Map, Map)} with, unless {@code busy} is null, a column of the busy time (s/s)
+     * each shard reported ({@code -} for none).
+     */
+    static String render(Map<String, Integer> perShard, Map<String, String> states, Map<String, String> processes,
+            Map<String, RangeSet> served, Map<String, Double> busy) {
         int width = Math.max("SHARD".length(), perShard.keySet().stream().mapToInt(String::length).max().orElse(0));
-        String format = "  %-" + width + "s  %-11s  %-8s  %7s  %6s  %6s%n";
+        String format = "  %-" + width + "s  %-11s  %-8s  %7s  %6s  %6s" + (busy == null ? "%s" : "  %10s") + "%n";
         StringBuilder table = new StringBuilder(String.format(format, "SHARD", "LEASE STATE", "PROCESS", "OBJECTS",
-                "RANGES", "SHARE"));
+                "RANGES", "SHARE", busy == null ? "" : "BUSY (s/s)"));
         perShard.forEach((shard, count) -> {
             RangeSet ranges = served.getOrDefault(shard, RangeSet.EMPTY);
+            Double load = busy == null ? null : busy.get(shard);
             table.append(String.format(Locale.ROOT, format, shard, states.getOrDefault(shard, "-"),
                     processes.getOrDefault(shard, "-"), count, ranges.ranges().size(),
-                    String.format(Locale.ROOT, "%.1f%%", 100 * ranges.fraction())));
+                    String.format(Locale.ROOT, "%.1f%%", 100 * ranges.fraction()),
+                    busy == null ? "" : load == null ? "-" : String.format(Locale.ROOT, "%.3f", load)));
         });
         return table.toString();
     }

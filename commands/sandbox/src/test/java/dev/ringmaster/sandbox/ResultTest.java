@@ -3,8 +3,10 @@ package dev.ringmaster.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.ranges.RangeSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -79,6 +81,40 @@ class ResultTest {
                 + " carrying a shard or drain label in range mode, 3 object(s) not last reconciled by the shard serving them");
         assertThat(ranged(new Result.RangeFacts(64, served, 0, 0, 1)).ok()).isFalse();
         assertThat(ranged(new Result.RangeFacts(64, served, 0, 1, 0)).ok()).isFalse();
+    }
+
+    @Test
+    void theBalanceScenarioShowsTheBusyTimesAndTheBalancedEventsAndFailsUnbalanced() {
+        RangeSet lower = RangeSet.parse("0x0000000000000000-0x8000000000000000");
+        Result.RangeFacts ranges = new Result.RangeFacts(64, new TreeMap<>(Map.of("shard-0", RangeSet.EMPTY,
+                "shard-1", lower, "shard-2", lower.complement())), 0, 0, 0);
+        TreeMap<String, Double> busy = new TreeMap<>(Map.of("shard-1", 0.2, "shard-2", 0.16));
+        Result balanced = balanced(ranges, new Result.BalanceFacts(busy, Balancing.imbalance(busy.values()),
+                List.of("moved 1 range \"a\""), true));
+
+        assertThat(balanced.ok()).isTrue();
+        assertThat(balanced.toJson()).contains("\"notReconciledByOwner\":0,\"busy\":{\"shard-1\":0.2000,"
+                + "\"shard-2\":0.1600},\"imbalance\":1.111,\"balancedEvents\":[\"moved 1 range \\\"a\\\"\"],"
+                + "\"balanced\":true,\"ok\":true}");
+        assertThat(balanced.toText()).containsPattern("SHARE\\s+BUSY \\(s/s\\)")
+                .containsPattern("shard-1\\s+ready\\s+running\\s+27\\s+1\\s+50.0%\\s+0.200")
+                .containsPattern("shard-0\\s+dead\\s+killed\\s+0\\s+0\\s+0.0%\\s+-")
+                .contains("load: busiest shard at 1.11 times the mean busy time (balanced at 1.25); 1 Balanced Event(s)")
+                .contains("  Balanced: moved 1 range \"a\"");
+        assertThat(ranged(ranges).toText()).as("other range-mode scenarios as before").doesNotContain("BUSY", "load:");
+        assertThat(ranged(ranges).toJson()).doesNotContain("busy");
+
+        Result unbalanced = balanced(ranges, new Result.BalanceFacts(busy, OptionalDouble.empty(), List.of(), false));
+        assertThat(unbalanced.ok()).isFalse();
+        assertThat(unbalanced.problem()).contains("the busy times were not balanced");
+        assertThat(unbalanced.toJson()).contains("\"imbalance\":null,\"balancedEvents\":[],\"balanced\":false");
+    }
+
+    private static Result balanced(Result.RangeFacts ranges, Result.BalanceFacts facts) {
+        Result label = result(0, 0, 0, Optional.empty());
+        return new Result(Optional.of(Scenario.BALANCE), label.shards(), label.objects(), label.seconds(),
+                label.scenarioSeconds(), label.perShard(), label.shardStates(), label.processes(), 0, 0, 0, label.moves(),
+                0, label.reconciles(), Optional.empty(), Optional.of(ranges), Optional.of(facts));
     }
 
     private static Result ranged(Result.RangeFacts facts) {

@@ -51,9 +51,11 @@ class SandboxOptionsTest {
     @Test
     void everyScenarioHasItsCommandLineName() throws Exception {
         for (Scenario scenario : Scenario.values()) {
-            assertThat(SandboxOptions.parse(List.of("--scenario", scenario.text())).scenario()).contains(scenario);
+            List<String> args = scenario.inLabelMode() ? List.of("--scenario", scenario.text())
+                    : List.of("--ranges", "--scenario", scenario.text());
+            assertThat(SandboxOptions.parse(args).scenario()).contains(scenario);
         }
-        assertThat(Scenario.names()).isEqualTo("scale-out|scale-in|kill-shard|swap-strategy");
+        assertThat(Scenario.names()).isEqualTo("scale-out|scale-in|kill-shard|swap-strategy|balance");
     }
 
     @Test
@@ -69,7 +71,7 @@ class SandboxOptionsTest {
         assertUsageError(List.of("--timeout", "-5"), "--timeout must be a whole number");
         assertUsageError(List.of("--shard-impl", "go"), "unknown shard implementation 'go'; use checksum|josdk");
         assertUsageError(List.of("--scenario", "explode"),
-                "unknown scenario 'explode'; scenarios: scale-out|scale-in|kill-shard|swap-strategy");
+                "unknown scenario 'explode'; scenarios: scale-out|scale-in|kill-shard|swap-strategy|balance");
         assertUsageError(List.of("--json"), "--json needs --exit");
         assertUsageError(List.of("--exit=yes"), "--exit takes no value");
     }
@@ -103,12 +105,27 @@ class SandboxOptionsTest {
     }
 
     @Test
+    void balanceIsRangeModeOnlyAndNeedsTwoShards() throws Exception {
+        SandboxOptions balance = SandboxOptions.parse(List.of("--ranges", "--scenario", "balance", "--exit"));
+        assertThat(balance.balancing()).isTrue();
+        assertThat(balance.rangeMode()).isTrue();
+        assertThat(SandboxOptions.parse(List.of("--ranges", "--scenario", "scale-out")).balancing()).isFalse();
+        assertUsageError(List.of("--scenario", "balance"),
+                "--scenario balance needs --ranges: load-aware balancing moves hash ranges");
+        assertUsageError(List.of("--ranges", "--shards", "1", "--scenario", "balance"),
+                "--scenario balance needs --shards 2 or more");
+        assertThat(SandboxOptions.USAGE).contains("balance        --ranges only", Balancing.COSTS, "mean 5 ms",
+                "within 1.25 of the mean");
+        Balancing.SETTINGS.forEach((key, value) -> assertThat(SandboxOptions.USAGE).contains(key + ": " + value));
+    }
+
+    @Test
     void helpIsAskedForAnywhere() {
         assertThat(Flags.wantsHelp(List.of("--shards", "3", "--help"))).isTrue();
         assertThat(Flags.wantsHelp(List.of("-h"))).isTrue();
         assertThat(Flags.wantsHelp(List.of("--exit"))).isFalse();
         assertThat(SandboxOptions.USAGE).startsWith("usage: ringmaster sandbox")
-                .contains("--scenario scale-out|scale-in|kill-shard|swap-strategy", "--json", "--timeout SECONDS");
+                .contains("--scenario scale-out|scale-in|kill-shard|swap-strategy|balance", "--json", "--timeout SECONDS");
     }
 
     private static void assertUsageError(List<String> args, String message) {

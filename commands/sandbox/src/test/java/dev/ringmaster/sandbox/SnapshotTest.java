@@ -140,4 +140,24 @@ class SnapshotTest {
     private static java.util.Map.Entry<String, Integer> entry(String key, int value) {
         return java.util.Map.entry(key, value);
     }
+
+    @Test
+    void rangesAreSettledWhenEveryUsableShardServesWhatItIsAssignedAndTogetherTheWholeSpace() {
+        RangeSet lower = RangeSet.parse("0x0000000000000000-0x8000000000000000");
+        RangeSet upper = lower.complement();
+        Snapshot settled = Snapshot.of("sandbox", List.of(), List.of(
+                new Snapshot.LeaseState("shard-0", "ready", "shard-0", lower, lower, java.util.OptionalDouble.of(0.25)),
+                new Snapshot.LeaseState("shard-1", "ready", "shard-1", upper, upper),
+                new Snapshot.LeaseState("shard-2", "dead", "shardlease-controller", RangeSet.EMPTY, RangeSet.EMPTY,
+                        java.util.OptionalDouble.of(9))));
+        assertThat(settled.rangesSettled(Set.of("shard-0", "shard-1"))).isEmpty();
+        assertThat(settled.busy()).as("shards holding their Lease, with a report").containsExactly(Map.entry("shard-0", 0.25));
+        Snapshot handingOver = Snapshot.of("sandbox", List.of(), List.of(
+                new Snapshot.LeaseState("shard-0", "ready", "shard-0", RangeSet.EMPTY, lower),
+                new Snapshot.LeaseState("shard-1", "ready", "shard-1", upper, upper)));
+        assertThat(handingOver.rangesSettled(Set.of("shard-0", "shard-1")))
+                .contains("ranges of shard-0 not yet served as assigned");
+        assertThat(settled.rangesSettled(Set.of("shard-0"))).contains("the shards serve 50.0% of the hash space");
+        assertThat(settled.rangesSettled(Set.of())).contains("no shard available");
+    }
 }
