@@ -50,6 +50,8 @@ public class SandboxCliIT {
     private static final List<String> KILL_JOSDK_SHARD = scenarioArgs("kill-shard", "--shard-impl", "josdk");
     private static final List<String> RANGE_SCALE_OUT = List.of("sandbox", "--ranges", "--shards", String.valueOf(SHARDS),
             "--objects", String.valueOf(RANGE_OBJECTS), "--scenario", "scale-out", "--exit", "--json");
+    private static final List<String> RANGE_BALANCE = List.of("sandbox", "--ranges", "--shards", String.valueOf(SHARDS),
+            "--objects", String.valueOf(RANGE_OBJECTS), "--scenario", "balance", "--exit", "--json");
     private static final List<String> SWAP_STRATEGY = scenarioArgs("swap-strategy");
     private static final List<String> SCALE_OUT = scenarioArgs("scale-out");
     private static final List<String> SCALE_IN = scenarioArgs("scale-in");
@@ -61,7 +63,7 @@ public class SandboxCliIT {
     @BeforeClass
     public static void startTheScenarios() {
         runner = Executors.newFixedThreadPool(AT_ONCE);
-        for (List<String> args : List.of(KILL_SHARD, KILL_JOSDK_SHARD, RANGE_SCALE_OUT, SWAP_STRATEGY, SCALE_OUT, SCALE_IN,
+        for (List<String> args : List.of(KILL_SHARD, KILL_JOSDK_SHARD, RANGE_SCALE_OUT, RANGE_BALANCE, SWAP_STRATEGY, SCALE_OUT, SCALE_IN,
                 SCALE_IN_CONTROLLER_RING)) {
             RUNS.put(args, runner.submit(() -> Cli.run(Distribution.home(), args, PROCESS_TIMEOUT)));
         }
@@ -118,6 +120,33 @@ public class SandboxCliIT {
         assertTrue(text, text.contains("\"ok\":true"));
     }
 
+    /**
+     * Range mode's balance scenario: costly ConfigMaps (zipf:1.1), placed by hash first, then the ring gets
+     * spec.ranges.balancing and the leader's load steps even the busy times the shards report; still no
+     * overlap and no ConfigMap written.
+     */
+    @Test
+    public void rangeModeBalanceMovesRangesByLoadWithoutWritingAConfigMap() {
+        Cli.Result result = result(RANGE_BALANCE);
+        assertEquals(result.toString(), 0, result.exit());
+        assertNoErrors(result);
+        Json json = Json.parse(result.out());
+        String text = json.toString();
+        assertEquals(text, "balance", json.string("scenario"));
+        assertEquals(text, "ranges", json.string("mode"));
+        assertEquals("every object is owned by a shard serving its hash: " + text, RANGE_OBJECTS,
+                json.counts("perShard").values().stream().mapToInt(Integer::intValue).sum());
+        assertTrue("a load step moved objects: " + text, json.integer("moves") > 0);
+        assertTrue("the leader told its steps: " + text, text.matches("(?s).*\"balancedEvents\":\\[\"moved .*"));
+        assertTrue(text, text.contains("\"balanced\":true"));
+        assertTrue("the shards serve the whole space: " + text, text.contains("\"servedShare\":1.0000"));
+        assertEquals(text, 0, json.integer("configMapWrites"));
+        assertEquals(text, 0, json.integer("labelledObjects"));
+        assertEquals(text, 0, json.integer("notReconciledByOwner"));
+        assertEquals(text, 0, json.integer("overlappingReconciles"));
+        assertTrue(text, text.contains("\"ok\":true"));
+    }
+
     @Test
     public void josdkShardsHandOverLikeChecksumShards() {
         Json json = scenario(KILL_JOSDK_SHARD);
@@ -159,7 +188,7 @@ public class SandboxCliIT {
     public void badArgumentsAreUsageErrors() {
         Path home = Distribution.home();
         Cli.run(home, List.of("sandbox", "--scenario", "explode"))
-                .assertUsageError("unknown scenario 'explode'; scenarios: scale-out|scale-in|kill-shard|swap-strategy");
+                .assertUsageError("unknown scenario 'explode'; scenarios: scale-out|scale-in|kill-shard|swap-strategy|balance");
         Cli.run(home, List.of("sandbox", "--json")).assertUsageError("--json needs --exit");
         Cli.run(home, List.of("sandbox", "--shards=0")).assertUsageError("--shards must be a whole number from 1 to 20");
         Cli.run(home, List.of("sandbox", "--exit=yes")).assertUsageError("--exit takes no value (see ringmaster sandbox --help)");
@@ -167,6 +196,8 @@ public class SandboxCliIT {
                 .assertUsageError("--scenario kill-shard needs --shards 2 or more");
         Cli.run(home, List.of("sandbox", "--ranges", "--scenario", "swap-strategy", "--exit"))
                 .assertUsageError("--scenario swap-strategy does not go with --ranges");
+        Cli.run(home, List.of("sandbox", "--scenario", "balance", "--exit"))
+                .assertUsageError("--scenario balance needs --ranges");
         Cli.Result help = Cli.run(home, List.of("sandbox", "--shards=2", "--help"));
         help.assertSucceeded();
         assertTrue(help.toString(), help.out().startsWith("usage: ringmaster sandbox"));
