@@ -41,13 +41,14 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
      * What the {@code balance} scenario adds to a result.
      *
      * @param busy           the busy time (s/s) each shard reported last, from its Lease's load report
-     * @param imbalance      the busiest of them over their mean; empty with no busy time reported
+     * @param load           the busy time (s/s) the objects each shard serves cost it ({@link Balancing#load})
+     * @param imbalance      the busiest shard's load over the mean; empty when no object costs anything
      * @param balancedEvents the notes of the {@code Balanced} Events the leader recorded on the ring, oldest first
-     * @param balanced       whether the scenario reached its end: busy times within {@link Balancing#BALANCED_RATIO}
+     * @param balanced       whether the scenario reached its end: loads within {@link Balancing#BALANCED_RATIO}
      *                       of the mean, ranges served as assigned, at least one {@code Balanced} Event
      */
-    record BalanceFacts(SortedMap<String, Double> busy, OptionalDouble imbalance, List<String> balancedEvents,
-            boolean balanced) {
+    record BalanceFacts(SortedMap<String, Double> busy, SortedMap<String, Double> load, OptionalDouble imbalance,
+            List<String> balancedEvents, boolean balanced) {
     }
 
     /** A result without the {@code balance} scenario's facts. */
@@ -124,7 +125,7 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
                 problems.add(facts.notReconciledByOwner() + " object(s) not last reconciled by the shard serving them");
             }
         });
-        balance.filter(facts -> !facts.balanced()).ifPresent(facts -> problems.add("the busy times were not balanced"));
+        balance.filter(facts -> !facts.balanced()).ifPresent(facts -> problems.add("the load was not balanced"));
         return problems.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", problems));
     }
 
@@ -160,6 +161,8 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
         balance.ifPresent(facts -> {
             json.append(",\"busy\":{");
             appendEntries(json, facts.busy(), busy -> String.format(Locale.ROOT, "%.4f", busy));
+            json.append("},\"load\":{");
+            appendEntries(json, facts.load(), load -> String.format(Locale.ROOT, "%.4f", load));
             json.append("},\"imbalance\":").append(facts.imbalance().isPresent()
                     ? String.format(Locale.ROOT, "%.3f", facts.imbalance().getAsDouble()) : "null");
             json.append(",\"balancedEvents\":[");
@@ -189,7 +192,7 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
                         + " owner %d%n", facts.buckets(), facts.configMapWrites(), facts.labelled(),
                 facts.notReconciledByOwner())));
         balance.ifPresent(facts -> {
-            text.append(String.format(Locale.ROOT, "load: busiest shard at %s the mean busy time (balanced at %.2f);"
+            text.append(String.format(Locale.ROOT, "load: busiest shard's objects cost %s the mean (balanced at %.2f);"
                     + " %d Balanced Event(s)%n", facts.imbalance().isPresent()
                     ? String.format(Locale.ROOT, "%.2f times", facts.imbalance().getAsDouble()) : "? times",
                     Balancing.BALANCED_RATIO, facts.balancedEvents().size()));
@@ -199,7 +202,7 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
                 .orElse("OK: every object is on an available shard and no object was reconciled by two shards"
                         + " at overlapping times" + (ranges.isPresent()
                         ? "; no ConfigMap written, every object last reconciled by the shard serving its hash" : "")
-                        + (balance.isPresent() ? "; the busy times balanced by the leader's load steps" : "")))
+                        + (balance.isPresent() ? "; the load balanced by the leader's load steps" : "")))
                 .append(System.lineSeparator());
         return text.toString();
     }

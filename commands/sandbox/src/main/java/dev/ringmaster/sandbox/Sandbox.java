@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Locale;
@@ -77,6 +78,8 @@ final class Sandbox implements AutoCloseable {
     private volatile boolean balancingSet;
     /** The balance scenario: whether it reached its end (balanced, settled, a Balanced Event). */
     private volatile boolean balanced;
+    /** The balance scenario: what a reconcile of each ConfigMap costs, by name; empty otherwise. */
+    private volatile Map<String, Duration> costOf = Map.of();
 
     /**
      * @param home          the distribution
@@ -143,16 +146,22 @@ final class Sandbox implements AutoCloseable {
         await("set-up", deadline, this::shardsNotReady);
 
         phase("creating " + options.objects() + " ConfigMaps");
-        java.util.List<String> costs = options.balancing() ? Balancing.costAnnotations(options.objects()) : null;
+        java.util.List<Duration> costs = options.balancing() ? Balancing.costs(options.objects()) : null;
+        Map<String, Duration> costsByName = new HashMap<>();
         for (int i = 0; i < options.objects(); i++) {
             String name = "cm-" + i;
-            Map<String, String> annotations = costs == null ? Map.of() : Map.of(Cost.ANNOTATION, costs.get(i));
+            Map<String, String> annotations = Map.of();
+            if (costs != null) {
+                costsByName.put(name, costs.get(i));
+                annotations = Map.of(Cost.ANNOTATION, Balancing.annotation(costs.get(i)));
+            }
             client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder()
                     .withNewMetadata().withNamespace(NAMESPACE).withName(name).withAnnotations(annotations).endMetadata()
                     .addToData("index", String.valueOf(i))
                     .addToData("text", "object " + i + " of the sandbox")
                     .build()).create();
         }
+        costOf = Map.copyOf(costsByName);
         view.event("created " + options.objects() + " ConfigMaps; " + (options.rangeMode()
                 ? "each belongs to the shard serving FNV-1a 64 of its uid, which writes its Secret"
                 : "the sharder assigns them, the shards write their Secrets"));
@@ -222,7 +231,8 @@ final class Sandbox implements AutoCloseable {
                         + "; the leader moves ranges from busy shards to idle ones through the handover");
                 awaitAtRest(what, deadline, snapshot -> {
                     balancedEvents.poll();
-                    return Balancing.pending(snapshot.busy(), snapshot.usable(fleet.running()),
+                    Set<String> usable = snapshot.usable(fleet.running());
+                    return Balancing.pending(objectLoad(snapshot, usable), snapshot.busy(), usable,
                             balancedEvents.notes().size());
                 });
                 balanced = true;
@@ -302,10 +312,16 @@ final class Sandbox implements AutoCloseable {
         } catch (RuntimeException e) {
             // the notes seen so far
         }
-        SortedMap<String, Double> busy = snapshot.busy();
-        return Optional.of(new Result.BalanceFacts(busy,
-                Balancing.imbalance(Balancing.ofShards(busy, snapshot.usable(fleet.running())).values()),
+        SortedMap<String, Double> load = objectLoad(snapshot, snapshot.usable(fleet.running()));
+        return Optional.of(new Result.BalanceFacts(snapshot.busy(), load, Balancing.imbalance(load.values()),
                 balancedEvents.notes(), balanced));
+    }
+
+    /** The busy time the objects each usable shard serves cost it ({@link Balancing#load}). */
+    private SortedMap<String, Double> objectLoad(Snapshot snapshot, Set<String> usable) {
+        Map<String, String> shardOf = new HashMap<>();
+        snapshot.objects().values().forEach(object -> shardOf.put(object.name(), object.shard()));
+        return Balancing.load(shardOf, costOf, usable);
     }
 
     /** Range mode: objects whose latest reconcile was not by the shard serving them (or that have no owner). */
@@ -506,9 +522,9 @@ final class Sandbox implements AutoCloseable {
                         + " labelled ConfigMaps %d%n", options.rangeBuckets(), watch.configMapWrites(), snapshot.labelled());
             }
             if (options.balancing()) {
-                OptionalDouble imbalance = Balancing.imbalance(
-                        Balancing.ofShards(snapshot.busy(), snapshot.usable(fleet.running())).values());
-                summary += String.format(Locale.ROOT, "  load: busiest shard at %s the mean busy time; balancing %s,"
+                OptionalDouble imbalance = Balancing.imbalance(objectLoad(snapshot, snapshot.usable(fleet.running()))
+                        .values());
+                summary += String.format(Locale.ROOT, "  load: busiest shard's objects cost %s the mean; balancing %s,"
                         + " %d Balanced Event(s)%n", imbalance.isPresent()
                         ? String.format(Locale.ROOT, "%.2f times", imbalance.getAsDouble()) : "? times",
                         balancingSet ? "on" : "off (placed by hash)", balancedEvents.notes().size());

@@ -52,11 +52,11 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                                                  rendezvous in etc/, as an operator would change it
                                   balance        --ranges only: each ConfigMap costs a wait per reconcile
                                                  (%s, mean %d ms, annotation checksums.ringmaster.dev/cost),
-                                                 the shards resync every 1 s and report their load every 2 s;
+                                                 the shards resync every 2 s and report their load every 10 s;
                                                  once all is placed by hash, the ring gets spec.ranges.balancing
-                                                 {maxImbalancePercent: 10, maxMovePercent: 30,
-                                                 intervalSeconds: 5, stabilizationSeconds: 5}; done when the
-                                                 busiest shard's reported busy time is within %s of the mean,
+                                                 {maxImbalancePercent: 15, maxMovePercent: 30,
+                                                 intervalSeconds: 10, stabilizationSeconds: 10}; done when the
+                                                 busiest shard's objects cost within %s of the mean,
                                                  the ranges are served as assigned and a Balanced Event came
               --exit              end after the scenario and print the final distribution; exit code 0 only
                                   if every object is on an available shard and no object was reconciled by
@@ -75,7 +75,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                                   An object belongs to the shard whose served-ranges hold FNV-1a 64 of its
                                   uid; --exit also needs no ConfigMap written after its creation and every
                                   object last reconciled by its owner. Not with swap-strategy (no strategy);
-                                  with balance, --exit also needs the busy times balanced in time
+                                  with balance, --exit also needs the load balanced in time
             Without --exit the sandbox keeps running until Ctrl-C or SIGTERM."""
             .formatted(Scenario.names(), ShardImpl.names(), SandboxOptions.MAX_SHARDS, SandboxOptions.DEFAULT_SHARDS,
                     SandboxOptions.MAX_OBJECTS, SandboxOptions.DEFAULT_OBJECTS, Balancing.COSTS,

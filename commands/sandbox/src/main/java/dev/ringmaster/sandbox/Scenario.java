@@ -17,7 +17,7 @@ enum Scenario {
     SWAP_STRATEGY("swap-strategy", 1),
     /**
      * Range mode: the objects cost what a skewed distribution says, and once they are placed by hash the
-     * ring gets {@code spec.ranges.balancing}; the leader moves ranges until the busy times are even.
+     * ring gets {@code spec.ranges.balancing}; the leader moves ranges until the load is even.
      */
     BALANCE("balance", 2);
 

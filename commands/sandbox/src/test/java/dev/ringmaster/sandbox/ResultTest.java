@@ -89,24 +89,27 @@ class ResultTest {
         Result.RangeFacts ranges = new Result.RangeFacts(64, new TreeMap<>(Map.of("shard-0", RangeSet.EMPTY,
                 "shard-1", lower, "shard-2", lower.complement())), 0, 0, 0);
         TreeMap<String, Double> busy = new TreeMap<>(Map.of("shard-1", 0.2, "shard-2", 0.16));
-        Result balanced = balanced(ranges, new Result.BalanceFacts(busy, Balancing.imbalance(busy.values()),
+        TreeMap<String, Double> load = new TreeMap<>(Map.of("shard-1", 0.24, "shard-2", 0.16));
+        Result balanced = balanced(ranges, new Result.BalanceFacts(busy, load, OptionalDouble.of(1.2),
                 List.of("moved 1 range \"a\""), true));
 
         assertThat(balanced.ok()).isTrue();
         assertThat(balanced.toJson()).contains("\"notReconciledByOwner\":0,\"busy\":{\"shard-1\":0.2000,"
-                + "\"shard-2\":0.1600},\"imbalance\":1.111,\"balancedEvents\":[\"moved 1 range \\\"a\\\"\"],"
+                + "\"shard-2\":0.1600},\"load\":{\"shard-1\":0.2400,\"shard-2\":0.1600},\"imbalance\":1.200,"
+                + "\"balancedEvents\":[\"moved 1 range \\\"a\\\"\"],"
                 + "\"balanced\":true,\"ok\":true}");
         assertThat(balanced.toText()).containsPattern("SHARE\\s+BUSY \\(s/s\\)")
                 .containsPattern("shard-1\\s+ready\\s+running\\s+27\\s+1\\s+50.0%\\s+0.200")
                 .containsPattern("shard-0\\s+dead\\s+killed\\s+0\\s+0\\s+0.0%\\s+-")
-                .contains("load: busiest shard at 1.11 times the mean busy time (balanced at 1.25); 1 Balanced Event(s)")
+                .contains("load: busiest shard's objects cost 1.20 times the mean (balanced at 1.25); 1 Balanced Event(s)")
                 .contains("  Balanced: moved 1 range \"a\"");
         assertThat(ranged(ranges).toText()).as("other range-mode scenarios as before").doesNotContain("BUSY", "load:");
         assertThat(ranged(ranges).toJson()).doesNotContain("busy");
 
-        Result unbalanced = balanced(ranges, new Result.BalanceFacts(busy, OptionalDouble.empty(), List.of(), false));
+        Result unbalanced = balanced(ranges, new Result.BalanceFacts(busy, load, OptionalDouble.empty(), List.of(),
+                false));
         assertThat(unbalanced.ok()).isFalse();
-        assertThat(unbalanced.problem()).contains("the busy times were not balanced");
+        assertThat(unbalanced.problem()).contains("the load was not balanced");
         assertThat(unbalanced.toJson()).contains("\"imbalance\":null,\"balancedEvents\":[],\"balanced\":false");
     }
 

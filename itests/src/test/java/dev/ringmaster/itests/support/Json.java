@@ -2,6 +2,7 @@ package dev.ringmaster.itests.support;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -42,20 +43,29 @@ public final class Json {
         return Integer.parseInt(group(field, "(-?[0-9]+)(?![.0-9eE])"));
     }
 
-    /** A map-valued field with numbers as values, in document order. */
+    /** A map-valued field with whole numbers as values, in document order. */
     public Map<String, Integer> counts(String field) {
+        return entries(field, Integer::parseInt);
+    }
+
+    /** A map-valued field with numbers as values, in document order. */
+    public Map<String, Double> numbers(String field) {
+        return entries(field, Double::parseDouble);
+    }
+
+    private <T> Map<String, T> entries(String field, Function<String, T> parser) {
         String body = group(field, "\\{([^{}]*)}");
-        Map<String, Integer> counts = new LinkedHashMap<>();
+        Map<String, T> entries = new LinkedHashMap<>();
         Matcher entry = ENTRY.matcher(body);
         int end = 0;
         while (entry.find()) {
-            counts.put(entry.group(1), Integer.parseInt(entry.group(2)));
+            entries.put(entry.group(1), parser.apply(entry.group(2)));
             end = entry.end();
         }
         if (!body.substring(end).isBlank() && !body.isBlank()) {
             throw new AssertionError("cannot read " + field + " of " + text);
         }
-        return counts;
+        return entries;
     }
 
     /** A map-valued field with flat objects as values, in document order. */
