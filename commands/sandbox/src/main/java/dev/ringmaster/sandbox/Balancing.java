@@ -40,10 +40,10 @@ final class Balancing {
     /** The scenario is done when the busiest shard's objects cost at most this many times the mean. */
     static final double BALANCED_RATIO = 1.25;
     /** {@code spec.ranges.balancing} as the sandbox sets it: short times, so it plays out in a minute or two. */
-    static final Map<String, Object> SETTINGS = Map.of("maxImbalancePercent", 15, "maxMovePercent", 30,
+    static final Map<String, Object> SETTINGS = Map.of("maxImbalancePercent", 10, "maxMovePercent", 30,
             "intervalSeconds", 10, "stabilizationSeconds", 10);
     /** The settings for the usage and the live view. */
-    static final String SETTINGS_TEXT = "maxImbalancePercent: 15, maxMovePercent: 30, intervalSeconds: 10, "
+    static final String SETTINGS_TEXT = "maxImbalancePercent: 10, maxMovePercent: 30, intervalSeconds: 10, "
             + "stabilizationSeconds: 10";
 
     private Balancing() {

@@ -54,7 +54,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                                                  (%s, mean %d ms, annotation checksums.ringmaster.dev/cost),
                                                  the shards resync every 2 s and report their load every 10 s;
                                                  once all is placed by hash, the ring gets spec.ranges.balancing
-                                                 {maxImbalancePercent: 15, maxMovePercent: 30,
+                                                 {maxImbalancePercent: 10, maxMovePercent: 30,
                                                  intervalSeconds: 10, stabilizationSeconds: 10}; done when the
                                                  busiest shard's objects cost within %s of the mean,
                                                  the ranges are served as assigned and a Balanced Event came
