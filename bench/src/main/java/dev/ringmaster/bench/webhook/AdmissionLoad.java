@@ -39,10 +39,11 @@ import javax.net.ssl.SSLContext;
  * java -cp bench/target/benchmarks.jar dev.ringmaster.bench.webhook.AdmissionLoad
  *     [--rates 250,500,1000,2000,4000,6000,8000,10000,12000,15000,20000,25000] [--seconds 5] [--warmup-seconds 5]
  *     [--saturate-seconds 3] [--rounds 5] [--connections 8] [--p99-ms 5]
- *     [--distribution distribution/target/ringmaster [--work bench/target/webhook-load]]
+ *     [--distribution distribution/target/ringmaster [--work bench/target/webhook-load] [--sharder-jvm "-Xmx256m"]]
  * </pre>
  * With {@code --distribution} the webhook under load is not started in this JVM but is the
- * distribution's: {@code bin/ringmaster run} in Felix against a real API server ({@link InDistribution}).
+ * distribution's: {@code bin/ringmaster run} in Felix against a real API server ({@link InDistribution}), with
+ * {@code --sharder-jvm} as its JVM options.
  * Exits 0 when the webhook sustains 1,000 req/s and its closed-loop throughput is at least 0.8 of the
  * bare server's, 1 otherwise.
  */
@@ -66,7 +67,7 @@ public final class AdmissionLoad {
 
     public static void main(String[] args) throws Exception {
         BenchArgs options = BenchArgs.parse(AdmissionLoad.class, args, "rates", "seconds", "warmup-seconds",
-                "saturate-seconds", "rounds", "connections", "p99-ms", "distribution", "work");
+                "saturate-seconds", "rounds", "connections", "p99-ms", "distribution", "work", "sharder-jvm");
         List<Integer> rates = new ArrayList<>();
         for (String rate : options.string("rates", "250,500,1000,2000,4000,6000,8000,10000,12000,15000,20000,25000").split(",")) {
             rates.add(Integer.parseInt(rate.trim()));
@@ -95,7 +96,7 @@ public final class AdmissionLoad {
         List<Outcome> outcomes = new ArrayList<>();
         try (WebhookUnderTest webhook = distribution == null ? inThisJvm(directory, tls)
                 : InDistribution.start(Path.of(distribution), Path.of(options.string("work", "bench/target/webhook-load")),
-                        requests.get(0));
+                        options.string("sharder-jvm", "-Xmx256m"), requests.get(0));
                 BareServer bare = new BareServer(material, fixed)) {
             try (LoadClient webhookClient = new LoadClient(webhook.tls(), webhook.port(), connections, requests, true);
                     LoadClient bareClient = new LoadClient(tls, bare.port(), connections, requests, false)) {

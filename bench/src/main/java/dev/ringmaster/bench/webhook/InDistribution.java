@@ -23,8 +23,9 @@ final class InDistribution {
     private InDistribution() {
     }
 
-    /** Starts it and returns once {@code probe} (a complete HTTP request) is answered with a patch. */
-    static AdmissionLoad.WebhookUnderTest start(Path distribution, Path work, byte[] probe) throws Exception {
+    /** Starts it with these JVM options and returns once {@code probe} (a complete HTTP request) is answered with a patch. */
+    static AdmissionLoad.WebhookUnderTest start(Path distribution, Path work, String jvmOptions, byte[] probe)
+            throws Exception {
         BenchCluster cluster = new BenchCluster(distribution, work, Map.of());
         try {
             cluster.clusterRing(ShardingHandler.RING, """
@@ -38,7 +39,7 @@ final class InDistribution {
             for (int shard = 0; shard < 3; shard++) {
                 cluster.liveShardLease(ShardingHandler.RING, LEASE_NAMESPACE, "shard-" + shard);
             }
-            cluster.startSharder("-Xmx256m");
+            cluster.startSharder(jvmOptions);
             AdmissionLoad.WebhookUnderTest webhook = new AdmissionLoad.WebhookUnderTest(cluster.webhookPort(),
                     cluster.webhookCertificate().clientContext(), cluster);
             if (!BenchCluster.waitUntil(Duration.ofSeconds(60), () -> patches(webhook, probe))) {
