@@ -15,7 +15,7 @@ import java.util.TreeMap;
 
 /**
  * The {@code balance} scenario's workload and its end: what each ConfigMap costs, the ring's balancing
- * settings, and when the load of the objects each shard serves counts as balanced. Pure; {@link Sandbox} plays it.
+ * settings, and when the shards' reported busy times count as balanced. Pure; {@link Sandbox} plays it.
  */
 final class Balancing {
 
@@ -37,7 +37,7 @@ final class Balancing {
      * each object's reconciles five times, give or take one, and the costliest object moves it little.
      */
     static final Duration LOAD_REPORT_PERIOD = Duration.ofSeconds(10);
-    /** The scenario is done when the busiest shard's objects cost at most this many times the mean. */
+    /** The scenario is done when the busiest shard's reported busy time is at most this many times the mean. */
     static final double BALANCED_RATIO = 1.25;
     /** {@code spec.ranges.balancing} as the sandbox sets it: short times, so it plays out in a minute or two. */
     static final Map<String, Object> SETTINGS = Map.of("maxImbalancePercent", 10, "maxMovePercent", 30,
@@ -66,8 +66,8 @@ final class Balancing {
 
     /**
      * The busy time (s/s) the objects each usable shard serves cost it: their costs over the {@link #RESYNC}
-     * that reconciles each once. What the shards measure, without a report window's noise: the scenario's end
-     * is judged by it, the leader balances by the reports.
+     * that reconciles each once: what the shards' busy time would be without any overhead, shown beside the
+     * reports in the result.
      *
      * @param shardOf the shard serving each object (null: none)
      * @param costOf  each object's cost
@@ -123,31 +123,30 @@ final class Balancing {
     }
 
     /**
-     * Why the ring is not balanced yet, or empty when it is: every one of {@code usable} reported its load (the
-     * leader has something to go by), the busiest shard's objects cost at most {@link #BALANCED_RATIO} times the
-     * mean, and the leader recorded at least one {@code Balanced} Event.
+     * Why the ring is not balanced yet, or empty when it is: every one of {@code usable} reported its busy time,
+     * the busiest is at most {@link #BALANCED_RATIO} times their mean, and the leader recorded at least one
+     * {@code Balanced} Event. Judged by what the leader balances: the reports, which count each reconcile's
+     * overhead too (on a loaded machine most of a shard's busy time), not only the objects' costs.
      *
-     * @param load           busy time (s/s) by shard that its objects cost ({@link #load})
      * @param reported       busy time (s/s) by shard, from the Leases' load reports
      * @param usable         the shards that run and are available
      * @param balancedEvents {@code Balanced} Events seen so far
      */
-    static Optional<String> pending(Map<String, Double> load, Map<String, Double> reported, Collection<String> usable,
-            int balancedEvents) {
+    static Optional<String> pending(Map<String, Double> reported, Collection<String> usable, int balancedEvents) {
         List<String> silent = usable.stream().filter(shard -> !reported.containsKey(shard)).toList();
         if (!silent.isEmpty()) {
             return Optional.of("no load report yet from " + String.join(", ", silent));
         }
-        OptionalDouble imbalance = imbalance(ofShards(load, usable).values());
+        OptionalDouble imbalance = imbalance(ofShards(reported, usable).values());
         if (imbalance.isEmpty()) {
-            return Optional.of("no object costs anything");
+            return Optional.of("no busy time reported yet");
         }
         if (imbalance.getAsDouble() > BALANCED_RATIO) {
-            return Optional.of(String.format(Locale.ROOT, "busiest shard's objects cost %.2f times the mean (done at"
+            return Optional.of(String.format(Locale.ROOT, "busiest shard at %.2f times the mean busy time (done at"
                     + " %.2f)", imbalance.getAsDouble(), BALANCED_RATIO));
         }
         if (balancedEvents == 0) {
-            return Optional.of(String.format(Locale.ROOT, "busiest shard's objects cost %.2f times the mean, but no"
+            return Optional.of(String.format(Locale.ROOT, "busiest shard at %.2f times the mean busy time, but no"
                     + " Balanced Event yet", imbalance.getAsDouble()));
         }
         return Optional.empty();

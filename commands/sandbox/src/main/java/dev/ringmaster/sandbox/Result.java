@@ -42,9 +42,9 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
      *
      * @param busy           the busy time (s/s) each shard reported last, from its Lease's load report
      * @param load           the busy time (s/s) the objects each shard serves cost it ({@link Balancing#load})
-     * @param imbalance      the busiest shard's load over the mean; empty when no object costs anything
+     * @param imbalance      the busiest shard's reported busy time over the mean; empty with none reported
      * @param balancedEvents the notes of the {@code Balanced} Events the leader recorded on the ring, oldest first
-     * @param balanced       whether the scenario reached its end: loads within {@link Balancing#BALANCED_RATIO}
+     * @param balanced       whether the scenario reached its end: busy times within {@link Balancing#BALANCED_RATIO}
      *                       of the mean, ranges served as assigned, at least one {@code Balanced} Event
      */
     record BalanceFacts(SortedMap<String, Double> busy, SortedMap<String, Double> load, OptionalDouble imbalance,
@@ -192,7 +192,7 @@ record Result(Optional<Scenario> scenario, int shards, int objects, double secon
                         + " owner %d%n", facts.buckets(), facts.configMapWrites(), facts.labelled(),
                 facts.notReconciledByOwner())));
         balance.ifPresent(facts -> {
-            text.append(String.format(Locale.ROOT, "load: busiest shard's objects cost %s the mean (balanced at %.2f);"
+            text.append(String.format(Locale.ROOT, "load: busiest shard at %s the mean busy time (balanced at %.2f);"
                     + " %d Balanced Event(s)%n", facts.imbalance().isPresent()
                     ? String.format(Locale.ROOT, "%.2f times", facts.imbalance().getAsDouble()) : "? times",
                     Balancing.BALANCED_RATIO, facts.balancedEvents().size()));

@@ -20,8 +20,8 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Properties;
@@ -232,8 +232,7 @@ final class Sandbox implements AutoCloseable {
                 awaitAtRest(what, deadline, snapshot -> {
                     balancedEvents.poll();
                     Set<String> usable = snapshot.usable(fleet.running());
-                    return Balancing.pending(objectLoad(snapshot, usable), snapshot.busy(), usable,
-                            balancedEvents.notes().size());
+                    return Balancing.pending(snapshot.busy(), usable, balancedEvents.notes().size());
                 });
                 balanced = true;
             }
@@ -312,9 +311,10 @@ final class Sandbox implements AutoCloseable {
         } catch (RuntimeException e) {
             // the notes seen so far
         }
-        SortedMap<String, Double> load = objectLoad(snapshot, snapshot.usable(fleet.running()));
-        return Optional.of(new Result.BalanceFacts(snapshot.busy(), load, Balancing.imbalance(load.values()),
-                balancedEvents.notes(), balanced));
+        Set<String> usable = snapshot.usable(fleet.running());
+        SortedMap<String, Double> busy = snapshot.busy();
+        return Optional.of(new Result.BalanceFacts(busy, objectLoad(snapshot, usable),
+                Balancing.imbalance(Balancing.ofShards(busy, usable).values()), balancedEvents.notes(), balanced));
     }
 
     /** The busy time the objects each usable shard serves cost it ({@link Balancing#load}). */
@@ -522,9 +522,9 @@ final class Sandbox implements AutoCloseable {
                         + " labelled ConfigMaps %d%n", options.rangeBuckets(), watch.configMapWrites(), snapshot.labelled());
             }
             if (options.balancing()) {
-                OptionalDouble imbalance = Balancing.imbalance(objectLoad(snapshot, snapshot.usable(fleet.running()))
-                        .values());
-                summary += String.format(Locale.ROOT, "  load: busiest shard's objects cost %s the mean; balancing %s,"
+                OptionalDouble imbalance = Balancing.imbalance(
+                        Balancing.ofShards(snapshot.busy(), snapshot.usable(fleet.running())).values());
+                summary += String.format(Locale.ROOT, "  load: busiest shard at %s the mean busy time; balancing %s,"
                         + " %d Balanced Event(s)%n", imbalance.isPresent()
                         ? String.format(Locale.ROOT, "%.2f times", imbalance.getAsDouble()) : "? times",
                         balancingSet ? "on" : "off (placed by hash)", balancedEvents.notes().size());

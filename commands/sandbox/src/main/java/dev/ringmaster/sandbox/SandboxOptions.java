@@ -56,7 +56,7 @@ record SandboxOptions(int shards, int objects, Optional<Scenario> scenario, bool
                                                  once all is placed by hash, the ring gets spec.ranges.balancing
                                                  {maxImbalancePercent: 10, maxMovePercent: 30,
                                                  intervalSeconds: 10, stabilizationSeconds: 10}; done when the
-                                                 busiest shard's objects cost within %s of the mean,
+                                                 busiest shard's reported busy time is within %s of the mean,
                                                  the ranges are served as assigned and a Balanced Event came
               --exit              end after the scenario and print the final distribution; exit code 0 only
                                   if every object is on an available shard and no object was reconciled by

@@ -101,7 +101,7 @@ class ResultTest {
         assertThat(balanced.toText()).containsPattern("SHARE\\s+BUSY \\(s/s\\)")
                 .containsPattern("shard-1\\s+ready\\s+running\\s+27\\s+1\\s+50.0%\\s+0.200")
                 .containsPattern("shard-0\\s+dead\\s+killed\\s+0\\s+0\\s+0.0%\\s+-")
-                .contains("load: busiest shard's objects cost 1.20 times the mean (balanced at 1.25); 1 Balanced Event(s)")
+                .contains("load: busiest shard at 1.20 times the mean busy time (balanced at 1.25); 1 Balanced Event(s)")
                 .contains("  Balanced: moved 1 range \"a\"");
         assertThat(ranged(ranges).toText()).as("other range-mode scenarios as before").doesNotContain("BUSY", "load:");
         assertThat(ranged(ranges).toJson()).doesNotContain("busy");
