@@ -63,8 +63,6 @@ public final class RingWatch implements AutoCloseable {
     /** Probes, starts and stops the informer: one thread, so state changes never race. */
     private final ScheduledExecutorService worker;
     private volatile State state = State.INITIAL;
-    /** Whether a probe has told yet whether the kind is served. */
-    private volatile boolean told;
     /** The informer whose first complete list is in the registry. */
     private volatile SharedIndexInformer<? extends RingObject> listed;
 
@@ -112,10 +110,11 @@ public final class RingWatch implements AutoCloseable {
      * served and not listed yet. Empty once it does (a kind whose CRD is missing has no rings to hold).
      */
     public Optional<String> notSynced() {
-        if (!told) {
+        State current = state;
+        if (!current.served() && !current.reportedMissing()) { // no probe could tell yet
             return Optional.of("not known yet whether " + kind.kind() + "s are served");
         }
-        SharedIndexInformer<? extends RingObject> informer = state.informer();
+        SharedIndexInformer<? extends RingObject> informer = current.informer();
         return informer == null || informer == listed ? Optional.empty()
                 : Optional.of(kind.kind() + "s not listed yet");
     }
@@ -149,7 +148,6 @@ public final class RingWatch implements AutoCloseable {
                 }
                 state = new State(null, true, false);
             }
-            told = true;
             run(this::probe, recheck);
             return;
         }
@@ -165,7 +163,6 @@ public final class RingWatch implements AutoCloseable {
             });
             servedChanged.run();
         }
-        told = true;
         run(this::probe, recheck);
     }
 
