@@ -505,6 +505,10 @@ class ManifestsTest {
                 || source.contains("sandbox"));
         assertBase(image);
         assertThat(image.user()).isEqualTo("65532:65532");
+        assertThat(image.all("RUN")).as("an archive of the sharder's classes, where bin/ringmaster looks").hasSize(2)
+                .last().asString().contains("-XX:ArchiveClassesAtExit=lib/ringmaster.jsa", "test -s lib/ringmaster.jsa");
+        assertThat(Files.readString(REPO.resolve("distribution/src/main/dist/bin/ringmaster")))
+                .contains("-XX:SharedArchiveFile=\"$home/lib/ringmaster.jsa\"");
     }
 
     @Test
@@ -524,7 +528,12 @@ class ManifestsTest {
                 .isEqualTo(HOME + "/" + ExampleManifestsTest.Dockerfile.trim(source).substring("target/ringmaster/".length())));
         assertBase(image);
         assertThat(image.user()).as("the sharder image's user").isEqualTo(sharderImage().user());
-        assertThat(image.all("RUN")).as("the same user is made the same way").isEqualTo(sharderImage().all("RUN"));
+        assertThat(image.all("RUN").get(0)).as("the same user is made the same way").isEqualTo(sharderImage().all("RUN").get(0));
+        assertThat(image.all("RUN")).as("an archive of each example's classes, where its script looks").hasSize(2)
+                .last().asString().contains("for example in checksum-controller josdk-checksum-operator",
+                        "-XX:ArchiveClassesAtExit=lib/$example.jsa", "test -s lib/$example.jsa");
+        assertThat(Files.readString(REPO.resolve("distribution/src/main/dist/bin/checksum-controller")))
+                .contains("lib=\"${RINGMASTER_EXAMPLE_LIB:-checksum-controller}\"", "-XX:SharedArchiveFile=$home/lib/$lib.jsa");
         assertThat(image.all("ENTRYPOINT")).as("the pod's command picks the example").containsExactly("[]");
         assertThat(image.all("CMD")).singleElement().asString().startsWith("[\"" + HOME + "/bin/");
         // docs and manifests name the image the same
