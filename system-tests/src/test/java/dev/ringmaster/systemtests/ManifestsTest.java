@@ -505,10 +505,6 @@ class ManifestsTest {
                 || source.contains("sandbox"));
         assertBase(image);
         assertThat(image.user()).isEqualTo("65532:65532");
-        assertThat(image.all("RUN")).as("an archive of the sharder's classes, where bin/ringmaster looks").hasSize(2)
-                .last().asString().contains("-XX:ArchiveClassesAtExit=lib/ringmaster.jsa", "test -s lib/ringmaster.jsa");
-        assertThat(Files.readString(REPO.resolve("distribution/src/main/dist/bin/ringmaster")))
-                .contains("-XX:SharedArchiveFile=\"$home/lib/ringmaster.jsa\"");
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -107,7 +108,9 @@ public final class MockApiServer {
 
     private void createCluster() {
         try (InputStream crd = EmbeddedApiServer.crdOfShippedSharder(Distribution.home(), RingKind.CLUSTER_RING)) {
-            client.apiextensions().v1().customResourceDefinitions().load(crd).create();
+            // the server's first request, slow in a loaded JVM: a POST the client retried after a timeout
+            // finds the CRD it created already there (409), which is what this call wanted
+            client.apiextensions().v1().customResourceDefinitions().load(crd).createOr(NonDeletingOperation::update);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
