@@ -4,7 +4,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import dev.ringmaster.itests.support.Cli;
-import dev.ringmaster.itests.support.HashRanges;
 import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.SharderHome;
@@ -13,6 +12,7 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.testing.apiserver.Fnv1a;
+import dev.ringmaster.testing.apiserver.HashRanges;
 import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;

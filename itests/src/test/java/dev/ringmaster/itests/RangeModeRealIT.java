@@ -5,7 +5,6 @@ import static org.junit.Assert.assertTrue;
 
 import dev.ringmaster.examples.checksum.ReconcileLine;
 import dev.ringmaster.itests.support.Cli;
-import dev.ringmaster.itests.support.HashRanges;
 import dev.ringmaster.itests.support.RealCluster;
 import dev.ringmaster.itests.support.ShardFleet;
 import dev.ringmaster.itests.support.SharderHome;
@@ -14,6 +13,7 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import dev.ringmaster.testing.apiserver.Fnv1a;
+import dev.ringmaster.testing.apiserver.HashRanges;
 import dev.ringmaster.testing.rings.RingState;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;

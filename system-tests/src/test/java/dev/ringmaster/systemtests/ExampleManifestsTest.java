@@ -3,6 +3,7 @@ package dev.ringmaster.systemtests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.ringmaster.examples.checksum.ChecksumController;
 import dev.ringmaster.examples.checksum.ChecksumShard;
 import dev.ringmaster.examples.checksum.CommandLine;
@@ -36,6 +37,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.zjsonpatch.JsonPatch;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -76,7 +78,7 @@ class ExampleManifestsTest {
     static final Path EXAMPLES = Repository.resolve("examples/manifests");
     private static final Path BASE = EXAMPLES.resolve("base");
     private static final Set<String> VARIANTS = Set.of("checksum-statefulset", "checksum-deployment",
-            "josdk-statefulset", "josdk-deployment");
+            "josdk-statefulset", "josdk-deployment", "checksum-ranges");
     /** The image of the example shards: what docs/example-shards.md tells to build, in the project's version. */
     static final String IMAGE = "ringmaster-examples";
     /** Where examples.Dockerfile puts the scripts. */
@@ -134,6 +136,17 @@ class ExampleManifestsTest {
         roots.add(BASE);
         for (Path root : roots) {
             Map<String, Object> kustomization = yamlMap(root.resolve("kustomization.yaml"));
+            if (kustomization.containsKey("patches")) {
+                // an overlay: one other variant and patches of it, nothing else (checksum-ranges)
+                assertThat(kustomization.keySet()).as("%s/kustomization.yaml", Repository.ROOT.relativize(root))
+                        .containsExactlyInAnyOrder("apiVersion", "kind", "resources", "patches");
+                assertThat(strings(kustomization.get("resources"))).singleElement().asString().startsWith("../")
+                        .satisfies(parent -> assertThat(variants).containsKey(parent.substring(3)));
+                try (Stream<Path> children = Files.list(root)) {
+                    assertThat(children.map(path -> path.getFileName().toString())).containsExactly("kustomization.yaml");
+                }
+                continue;
+            }
             assertThat(kustomization.keySet()).as("%s/kustomization.yaml: only resources, so the files are what"
                     + " kubectl kustomize renders", Repository.ROOT.relativize(root))
                     .containsExactlyInAnyOrder("apiVersion", "kind", "resources");
@@ -164,6 +177,18 @@ class ExampleManifestsTest {
             assertThat(objects.stream().map(ExampleManifestsTest::key).toList()).as("%s: no object twice", variant)
                     .doesNotHaveDuplicates();
         });
+    }
+
+    /** A ring with {@code spec.ranges} labels nothing: its shards must serve ranges, and only its shards may. */
+    @Test
+    void theShardsServeRangesExactlyWhereTheRingIsInRangeMode() {
+        variants.forEach((variant, objects) -> {
+            Map<?, ?> spec = (Map<?, ?>) ring(objects).getAdditionalProperties().get("spec");
+            assertThat(shardContainer(template(objects)).getArgs().contains("--range-mode"))
+                    .as("%s: --range-mode exactly when the ring has spec.ranges", variant).isEqualTo(spec.containsKey("ranges"));
+        });
+        assertThat(variants.values()).as("a variant in range mode").anySatisfy(objects ->
+                assertThat(((Map<?, ?>) ring(objects).getAdditionalProperties().get("spec")).containsKey("ranges")).isTrue());
     }
 
     @Test
@@ -302,7 +327,7 @@ class ExampleManifestsTest {
             PodTemplateSpec template = template(objects);
             LabelSelector selector;
             int replicas;
-            if (variant.endsWith("-statefulset")) {
+            if (objects.stream().anyMatch(StatefulSet.class::isInstance)) {
                 StatefulSet set = single(objects, StatefulSet.class);
                 selector = set.getSpec().getSelector();
                 replicas = set.getSpec().getReplicas();
@@ -562,9 +587,11 @@ class ExampleManifestsTest {
     // ---- rendering
 
     /** What {@code kubectl kustomize root} renders from kustomizations that only list resources. */
+    /** What {@code kubectl kustomize} renders of these kustomizations: their resources, then their JSON patches. */
     private static List<HasMetadata> kustomize(Path root) throws IOException {
+        Map<String, Object> kustomization = yamlMap(root.resolve("kustomization.yaml"));
         List<HasMetadata> objects = new ArrayList<>();
-        for (String entry : strings(yamlMap(root.resolve("kustomization.yaml")).get("resources"))) {
+        for (String entry : strings(kustomization.get("resources"))) {
             Path resource = root.resolve(entry).normalize();
             if (Files.isDirectory(resource)) {
                 objects.addAll(kustomize(resource));
@@ -574,6 +601,18 @@ class ExampleManifestsTest {
                         .isInstanceOf(HasMetadata.class);
                 objects.add((HasMetadata) object);
             }
+        }
+        for (Object entry : list(kustomization.get("patches"))) {
+            Map<?, ?> patch = (Map<?, ?>) entry;
+            Map<?, ?> target = (Map<?, ?>) patch.get("target");
+            JsonNode operations = SERIALIZATION.convertValue(SERIALIZATION.unmarshal((String) patch.get("patch"), List.class),
+                    JsonNode.class);
+            List<HasMetadata> matching = objects.stream().filter(object -> object.getKind().equals(target.get("kind"))
+                    && object.getMetadata().getName().equals(target.get("name"))).toList();
+            assertThat(matching).as("%s: the target of a patch", Repository.ROOT.relativize(root)).hasSize(1);
+            HasMetadata patched = SERIALIZATION.convertValue(
+                    JsonPatch.apply(operations, SERIALIZATION.convertValue(matching.get(0), JsonNode.class)), HasMetadata.class);
+            objects.set(objects.indexOf(matching.get(0)), patched);
         }
         return objects;
     }

@@ -52,9 +52,10 @@ public final class Examples extends RingState {
     private final String namespace;
     private final Map<String, String> podSelector;
     private final ShardLogs logs;
+    private final boolean rangeMode;
 
     private Examples(NodeCluster cluster, String variant, RingKind kind, String ring, HasMetadata workload,
-            String objectsNamespace, Map<String, String> podSelector) {
+            String objectsNamespace, Map<String, String> podSelector, boolean rangeMode) {
         super(cluster.admin(), kind, ring, objectsNamespace, workload.getMetadata().getNamespace(), Waiting.EVERY_250_MS);
         this.cluster = cluster;
         this.variant = variant;
@@ -62,6 +63,7 @@ public final class Examples extends RingState {
         this.namespace = workload.getMetadata().getNamespace();
         this.podSelector = podSelector;
         this.logs = new ShardLogs(cluster.admin(), namespace, podSelector, cluster.work().resolve("logs").resolve(variant));
+        this.rangeMode = rangeMode;
     }
 
     static Examples install(NodeCluster cluster, String variant) {
@@ -75,7 +77,8 @@ public final class Examples extends RingState {
         Map<String, String> selector = workload instanceof StatefulSet set ? set.getSpec().getSelector().getMatchLabels()
                 : ((Deployment) workload).getSpec().getSelector().getMatchLabels();
         Examples examples = new Examples(cluster, variant, RingKind.ofKind(ringObject.getKind()),
-                ringObject.getMetadata().getName(), workload, objectsNamespace(items, ringObject, workload), selector);
+                ringObject.getMetadata().getName(), workload, objectsNamespace(items, ringObject, workload), selector,
+                spec(ringObject).containsKey("ranges"));
         cluster.kubectl("apply", "-k", dir.toString()).orThrow();
         examples.awaitRolledOut();
         return examples;
@@ -100,8 +103,7 @@ public final class Examples extends RingState {
      */
     @SuppressWarnings("unchecked")
     private static String objectsNamespace(List<HasMetadata> items, HasMetadata ring, HasMetadata workload) {
-        Map<String, Object> spec = (Map<String, Object>) ((GenericKubernetesResource) ring).getAdditionalProperties().get("spec");
-        Map<String, Object> selector = spec == null ? null : (Map<String, Object>) spec.get("namespaceSelector");
+        Map<String, Object> selector = (Map<String, Object>) spec(ring).get("namespaceSelector");
         Map<String, String> matchLabels = selector == null ? null : (Map<String, String>) selector.get("matchLabels");
         if (matchLabels != null) {
             for (HasMetadata item : items) {
@@ -115,6 +117,12 @@ public final class Examples extends RingState {
             }
         }
         return workload.getMetadata().getNamespace();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> spec(HasMetadata ring) {
+        Object spec = ((GenericKubernetesResource) ring).getAdditionalProperties().get("spec");
+        return spec == null ? Map.of() : (Map<String, Object>) spec;
     }
 
     /**
@@ -221,8 +229,9 @@ public final class Examples extends RingState {
      * Why the ring is not settled on {@code shards}; empty if it is: the ready shard Leases are exactly
      * {@code shards}, every ConfigMap is settled on them ({@link RingState#unsettled}: also every one of
      * {@code shards} holds objects, which is how the test knows that the sharder is done; the scenarios
-     * keep at least {@value #OBJECTS} objects in the ring, so that no shard's share is empty), and each
-     * has its Secret {@code checksums-<name>}, controlled by it, with the checksums of its data now.
+     * keep at least {@value #OBJECTS} objects in the ring, so that no shard's share is empty; in range mode
+     * instead the ranges settled on them and nothing labelled), and each has its Secret
+     * {@code checksums-<name>}, controlled by it, with the checksums of its data now.
      */
     @Override
     public List<String> unsettled(Set<String> shards) {
@@ -231,7 +240,7 @@ public final class Examples extends RingState {
         if (!ready.equals(shards)) {
             problems.add("ready shard Leases " + ready + ", expected " + shards);
         }
-        problems.addAll(super.unsettled(shards));
+        problems.addAll(rangeMode ? rangesUnsettled(shards) : super.unsettled(shards));
         Map<String, Secret> secrets = admin().secrets().inNamespace(objectsNamespace()).list().getItems().stream()
                 .collect(Collectors.toMap(secret -> secret.getMetadata().getName(), Function.identity()));
         for (ConfigMap configMap : configMaps()) {
@@ -246,6 +255,19 @@ public final class Examples extends RingState {
             }
         }
         return problems;
+    }
+
+    /** Range mode: the ranges settled on {@code shards} ({@link RangeOwners#problems}) and no object labelled. */
+    private List<String> rangesUnsettled(Set<String> shards) {
+        List<String> problems = new ArrayList<>(rangeOwners().problems(shards));
+        configMaps().stream().filter(configMap -> labels(configMap).containsKey(shardLabel()))
+                .forEach(configMap -> problems.add(configMap.getMetadata().getName() + " labelled in range mode"));
+        return problems;
+    }
+
+    /** Range mode: the shards' ranges and the objects' owners by them, as the shard Leases say now. */
+    public RangeOwners rangeOwners() {
+        return new RangeOwners(leases());
     }
 
     private static boolean controlledBy(Secret secret, ConfigMap configMap) {

@@ -1,4 +1,4 @@
-package dev.ringmaster.itests.support;
+package dev.ringmaster.testing.apiserver;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
