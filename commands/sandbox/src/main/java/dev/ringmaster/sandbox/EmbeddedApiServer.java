@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.ByteArrayInputStream;
@@ -81,6 +82,8 @@ public final class EmbeddedApiServer implements AutoCloseable {
      * Creates what the sharder and the shards expect of a cluster: the namespaces (labelled with
      * {@code kubernetes.io/metadata.name}, as a real API server does), the CRDs of both ring kinds and
      * the ring {@code ring} of the kind with ConfigMaps as its main resource and the Secrets they control.
+     * Each create is one that may find its object there: the server's first requests are slow in a loaded
+     * JVM, and a POST the client retried after a timeout finds what its first attempt created (409).
      */
     static void createCluster(KubernetesClient client, Path home, RingKind kind, String ring, String namespace)
             throws IOException {
@@ -95,11 +98,11 @@ public final class EmbeddedApiServer implements AutoCloseable {
             int rangeBuckets) throws IOException {
         for (String name : List.of("default", "kube-system", RingContract.SYSTEM_NAMESPACE, namespace)) {
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name)
-                    .addToLabels("kubernetes.io/metadata.name", name).endMetadata().build()).create();
+                    .addToLabels("kubernetes.io/metadata.name", name).endMetadata().build()).createOr(NonDeletingOperation::update);
         }
         for (RingKind crdKind : RingKind.values()) {
             try (InputStream crd = crdOfShippedSharder(home, crdKind)) {
-                client.apiextensions().v1().customResourceDefinitions().load(crd).create();
+                client.apiextensions().v1().customResourceDefinitions().load(crd).createOr(NonDeletingOperation::update);
             }
         }
         GenericKubernetesResource ringObject = new GenericKubernetesResource();
@@ -117,7 +120,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
         }
         ringObject.setAdditionalProperty("spec", spec);
         client.genericKubernetesResources(RingContract.API_GROUP + "/" + RingContract.API_VERSION, kind.kind())
-                .resource(ringObject).create();
+                .resource(ringObject).createOr(NonDeletingOperation::update);
     }
 
     /** The kind's CRD from the distribution's sharder bundle, {@code bundle/sharder-*.jar}. */

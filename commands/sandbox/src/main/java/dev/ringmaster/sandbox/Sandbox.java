@@ -10,6 +10,7 @@ import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -159,7 +160,7 @@ final class Sandbox implements AutoCloseable {
                     .withNewMetadata().withNamespace(NAMESPACE).withName(name).withAnnotations(annotations).endMetadata()
                     .addToData("index", String.valueOf(i))
                     .addToData("text", "object " + i + " of the sandbox")
-                    .build()).create();
+                    .build()).createOr(NonDeletingOperation::update); // a retried POST finds it (EmbeddedApiServer)
         }
         costOf = Map.copyOf(costsByName);
         view.event("created " + options.objects() + " ConfigMaps; " + (options.rangeMode()
