@@ -34,8 +34,8 @@ COPY target/ringmaster/lib/josdk-checksum-operator/ /opt/ringmaster/lib/josdk-ch
 WORKDIR /opt/ringmaster
 # Class data sharing (AppCDS): each example's classes, archived here by a run of it that stops at its
 # first call to the API server (nothing answers at 127.0.0.1:1, so it exits 1 and the archive must be
-# there), lib/<example>.jsa, which the scripts hand to the JVM. A shard so starts in about half the
-# CPU time (docs/performance.md, "Start-up and class data sharing"). The archive fits this image's JVM only.
+# there), lib/<example>.jsa, which the scripts hand to the JVM. A shard so reaches its Lease in two thirds
+# of the time and CPU (docs/performance.md, "Start-up and class data sharing"). It fits this image's JVM only.
 RUN printf '%s\n' 'apiVersion: v1' 'kind: Config' 'current-context: none' \
       'clusters: [{name: none, cluster: {server: "https://127.0.0.1:1"}}]' \
       'contexts: [{name: none, context: {cluster: none, user: none}}]' 'users: [{name: none, user: {token: none}}]' \
@@ -48,7 +48,7 @@ RUN printf '%s\n' 'apiVersion: v1' 'kind: Config' 'current-context: none' \
       test -s lib/$example.jsa || exit 1; \
     done \
  && rm -rf /tmp/*
-# the scripts pass these to the JVM; a pod's env replaces them (docs/example-shards.md, "Sizing")
+# the scripts pass these to the JVM; a pod's env replaces them (docs/example-shards.md, the image table)
 ENV CHECKSUM_CONTROLLER_JAVA_OPTS="-XX:MaxRAMPercentage=20 -XX:MinRAMPercentage=20 -XX:+UseSerialGC -Xss512k -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m -XX:+ExitOnOutOfMemoryError" \
     JOSDK_CHECKSUM_OPERATOR_JAVA_OPTS="-XX:MaxRAMPercentage=20 -XX:MinRAMPercentage=20 -XX:+UseSerialGC -Xss512k -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m -XX:+ExitOnOutOfMemoryError"
 USER 65532:65532
