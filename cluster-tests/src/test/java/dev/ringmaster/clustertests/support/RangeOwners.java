@@ -25,6 +25,8 @@ public final class RangeOwners {
 
     private final Map<String, String> assigned = new TreeMap<>();
     private final Map<String, String> served = new TreeMap<>();
+    /** {@link #assigned} parsed, each range [start, end). */
+    private final Map<String, List<BigInteger[]>> assignedRanges = new TreeMap<>();
 
     public RangeOwners(Map<String, Lease> leases) {
         leases.forEach((shard, lease) -> {
@@ -34,6 +36,7 @@ public final class RangeOwners {
             Optional.ofNullable(annotations.get(RingContract.SERVED_RANGES_ANNOTATION)).filter(text -> !text.isBlank())
                     .ifPresent(text -> served.put(shard, text));
         });
+        assigned.forEach((shard, text) -> assignedRanges.put(shard, HashRanges.parse(text)));
     }
 
     /** Each shard's assigned ranges as the annotation says them. */
@@ -58,7 +61,7 @@ public final class RangeOwners {
         assigned.keySet().stream().filter(shard -> !shards.contains(shard))
                 .forEach(shard -> problems.add(shard + ", not an available shard, is assigned " + assigned.get(shard)));
         List<BigInteger[]> ranges = new ArrayList<>();
-        assigned.values().forEach(text -> ranges.addAll(HashRanges.parse(text)));
+        assignedRanges.values().forEach(ranges::addAll);
         ranges.sort(Comparator.comparing(range -> range[0]));
         BigInteger next = BigInteger.ZERO;
         for (BigInteger[] range : ranges) {
@@ -77,7 +80,7 @@ public final class RangeOwners {
     /** The shard whose assigned ranges hold the hash of {@code uid}, if any. */
     public Optional<String> ownerOf(String uid) {
         BigInteger hash = HashRanges.unsigned(Fnv1a.fnv1a64(uid));
-        return assigned.entrySet().stream().filter(entry -> HashRanges.parse(entry.getValue()).stream()
+        return assignedRanges.entrySet().stream().filter(entry -> entry.getValue().stream()
                 .anyMatch(range -> hash.compareTo(range[0]) >= 0 && hash.compareTo(range[1]) < 0))
                 .map(Map.Entry::getKey).findFirst();
     }
