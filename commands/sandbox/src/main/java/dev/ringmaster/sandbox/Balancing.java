@@ -110,6 +110,11 @@ final class Balancing {
         return OptionalDouble.of(max / (sum / busy.size()));
     }
 
+    /** {@link #imbalance} of what the {@code usable} shards reported ({@link #ofShards}). */
+    static OptionalDouble imbalance(Map<String, Double> reported, Collection<String> usable) {
+        return imbalance(ofShards(reported, usable).values());
+    }
+
     /** The values of the {@code usable} shards, by shard; a shard without one is left out. */
     static SortedMap<String, Double> ofShards(Map<String, Double> reported, Collection<String> usable) {
         SortedMap<String, Double> busy = new TreeMap<>();
@@ -137,7 +142,7 @@ final class Balancing {
         if (!silent.isEmpty()) {
             return Optional.of("no load report yet from " + String.join(", ", silent));
         }
-        OptionalDouble imbalance = imbalance(ofShards(reported, usable).values());
+        OptionalDouble imbalance = imbalance(reported, usable);
         if (imbalance.isEmpty()) {
             return Optional.of("no busy time reported yet");
         }

@@ -315,7 +315,7 @@ final class Sandbox implements AutoCloseable {
         Set<String> usable = snapshot.usable(fleet.running());
         SortedMap<String, Double> busy = snapshot.busy();
         return Optional.of(new Result.BalanceFacts(busy, objectLoad(snapshot, usable),
-                Balancing.imbalance(Balancing.ofShards(busy, usable).values()), balancedEvents.notes(), balanced));
+                Balancing.imbalance(busy, usable), balancedEvents.notes(), balanced));
     }
 
     /** The busy time the objects each usable shard serves cost it ({@link Balancing#load}). */
@@ -523,8 +523,7 @@ final class Sandbox implements AutoCloseable {
                         + " labelled ConfigMaps %d%n", options.rangeBuckets(), watch.configMapWrites(), snapshot.labelled());
             }
             if (options.balancing()) {
-                OptionalDouble imbalance = Balancing.imbalance(
-                        Balancing.ofShards(snapshot.busy(), snapshot.usable(fleet.running())).values());
+                OptionalDouble imbalance = Balancing.imbalance(snapshot.busy(), snapshot.usable(fleet.running()));
                 summary += String.format(Locale.ROOT, "  load: busiest shard at %s the mean busy time; balancing %s,"
                         + " %d Balanced Event(s)%n", imbalance.isPresent()
                         ? String.format(Locale.ROOT, "%.2f times", imbalance.getAsDouble()) : "? times",
