@@ -7,6 +7,10 @@ import dev.ringmaster.clustertests.support.Waiting;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +20,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -27,31 +33,33 @@ import org.junit.jupiter.api.Test;
  * on their Lease renewals; the sharder's leader adds the reports up.
  *
  * <ul>
- *   <li>at the base rate the load is 0.9 busy seconds per second, ⌈0.9 / 0.5⌉ = 2 shards, held to the minimum of
- *       3: nothing scales, even if a loaded node's API calls add two thirds to each reconcile's cost (1.5 s/s
- *       still wants 3);</li>
- *   <li>at three times the rate (2.7 s/s, ⌈5.4⌉ = 6, held to the maximum) the StatefulSet goes to 4 pods at once
- *       (no scale-up window), the new shard takes its objects, and it stays at 4 while the load lasts; it still
- *       would with a third of the updates lost (1.8 s/s wants 4);</li>
+ *   <li>at the base rate the load is 1.0 busy second per second, ⌈1.0 / 0.5⌉ = 2 shards, held to the minimum of
+ *       3: nothing scales, even if a loaded node's API calls add half to each reconcile's cost (1.5 s/s still
+ *       wants 3; the cost is large beside those calls so that they weigh little);</li>
+ *   <li>at twice the rate (2.0 s/s, ⌈4.0⌉ = 4) the StatefulSet goes to 4 pods at once (no scale-up window), the
+ *       new shard takes its objects, and it stays at 4 while the load lasts; it would with a quarter of the
+ *       updates lost or a report window that saw half the step (more than 1.5 s/s wants 4);</li>
  *   <li>the load off, after the scale-down window, back to 3: the leaving pod releases its Lease and its
  *       objects move at once (a graceful handover, not a dead shard's).</li>
  * </ul>
  *
- * Each way is one {@code Scaled} Event, and no object is reconciled by two shards at overlapping times.
+ * Each way is one {@code Scaled} Event, and no object is reconciled by two shards at overlapping times. Under the
+ * doubled load every shard's metrics port serves the busy time its Lease reports.
  * The time from the step to 4 settled shards is printed (docs/operating.md has the measurements).
  */
 class AutoscalingClusterIT extends StatefulSetScenarios {
 
     private static final Duration SETTLE = Duration.ofSeconds(120);
-    private static final long COST_MS = 300;
-    /** Updates per second at the base load: 3 × 0.3 s = 0.9 busy s/s over the ring. */
-    private static final int BASE_RATE = 3;
-    private static final int STEP = 3;
+    private static final long COST_MS = 500;
+    /** Updates per second at the base load: 2 × 0.5 s = 1.0 busy s/s over the ring. */
+    private static final int BASE_RATE = 2;
     private static final int TARGET_PERCENT = 50;
     private static final int SCALE_DOWN_WINDOW_SECONDS = 20;
     /** The shards' default report period (docs/shard-client.md): a change in load shows within about one. */
     private static final Duration REPORT_PERIOD = Duration.ofSeconds(15);
     private static final String TICK_ANNOTATION = "clustertests.ringmaster.dev/tick";
+    /** The busy time in a load annotation (its format, docs/design.md), four decimals. */
+    private static final Pattern BUSY = Pattern.compile("(?:^| )busy=([0-9.]+)");
 
     private static boolean autoscaled;
 
@@ -81,15 +89,16 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
             assertThat(shards.readyPods()).isEqualTo(three);
 
             long step = System.nanoTime();
-            load.rate(STEP * BASE_RATE);
-            Waiting.until(Duration.ofSeconds(180), () -> "4 shard pods after the load tripled: " + autoscalingStatus()
+            load.rate(2 * BASE_RATE);
+            Waiting.until(Duration.ofSeconds(180), () -> "4 shard pods after the load doubled: " + autoscalingStatus()
                     + "\n" + shards.diagnostics(), () -> shards.readyPods().size() == 4);
             Set<String> four = shards.readyPods();
             shards.awaitSettledOn(four, SETTLE);
-            System.out.printf("cluster-tests: load ×%d → 4 shards settled %.1f s after the step%n", STEP,
+            System.out.printf("cluster-tests: load ×2 → 4 shards settled %.1f s after the step%n",
                     (System.nanoTime() - step) / 1e9);
             Thread.sleep(REPORT_PERIOD.toMillis());
-            assertThat(shards.readyPods()).as("while the tripled load lasts").isEqualTo(four);
+            assertThat(shards.readyPods()).as("while the doubled load lasts").isEqualTo(four);
+            four.forEach(AutoscalingClusterIT::awaitLoadServedAsMetric);
 
             long off = System.nanoTime();
             load.rate(0);
@@ -106,6 +115,33 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
                 .anySatisfy(note -> assertThat(note).contains("from 3 to 4 shards"))
                 .anySatisfy(note -> assertThat(note).contains("from 4 to 3 shards"));
         shards.assertNoOverlappingReconciles();
+    }
+
+    /**
+     * The shard pod's metrics port ({@code --metrics-port 8080} in the example's manifest, read at the pod's address)
+     * serves the load report its Lease carries: {@code ringmaster_shard_load_seconds_per_second} is the busy time of
+     * the {@code ringmaster.dev/load} annotation, and positive under the load (a renewal between the two reads is
+     * waited out).
+     */
+    private static void awaitLoadServedAsMetric(String pod) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        String ip = shards.pods().stream().filter(p -> p.getMetadata().getName().equals(pod)).findFirst()
+                .map(p -> p.getStatus().getPodIP()).orElseThrow();
+        String[] sample = {""};
+        double[] annotated = {Double.NaN};
+        Waiting.until(Duration.ofSeconds(30), () -> pod + "'s metric ringmaster_shard_load_seconds_per_second and its "
+                + "Lease's busy time, the same and positive: '" + sample[0] + "', " + annotated[0], () -> {
+                    String scrape = http.send(HttpRequest.newBuilder(URI.create("http://" + ip + ":8080/metrics"))
+                            .timeout(Duration.ofSeconds(5)).build(), BodyHandlers.ofString()).body();
+                    sample[0] = scrape.lines().filter(line -> line.startsWith("ringmaster_shard_load_seconds_per_second{")
+                            && line.contains("shard=\"" + pod + "\"")).findFirst().orElse("");
+                    Matcher busy = BUSY.matcher(cluster.admin().leases().inNamespace(shards.namespace()).withName(pod)
+                            .get().getMetadata().getAnnotations().getOrDefault("ringmaster.dev/load", ""));
+                    annotated[0] = busy.find() ? Double.parseDouble(busy.group(1)) : Double.NaN;
+                    return !sample[0].isEmpty() && annotated[0] > 0 && Math.abs(annotated[0]
+                            - Double.parseDouble(sample[0].substring(sample[0].lastIndexOf(' ') + 1))) < 0.00005;
+                });
+        System.out.println("cluster-tests: " + pod + " serves " + sample[0]);
     }
 
     /** Autoscaling off again and the StatefulSet at 3 shards, whatever happened. */

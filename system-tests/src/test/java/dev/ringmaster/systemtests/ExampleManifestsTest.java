@@ -317,7 +317,12 @@ class ExampleManifestsTest {
                     .containsEntry("memory", new Quantity("256Mi"));
             assertThat(pod.getTerminationGracePeriodSeconds()).as("%s: longer than the command's shutdown (%s s)",
                     variant, shutdownSeconds).isGreaterThan(shutdownSeconds);
-            assertThat(container.getPorts()).as("%s: a shard serves nothing", variant).isNullOrEmpty();
+            // the one port a shard serves: its metrics, on the port its --metrics-port names
+            assertThat(container.getPorts()).as("%s: the shard's ports", variant).singleElement().satisfies(port -> {
+                assertThat(port.getName()).isEqualTo("metrics");
+                assertThat(container.getArgs()).as("%s: the shard's flags", variant)
+                        .containsSequence("--metrics-port", String.valueOf(port.getContainerPort()));
+            });
         });
     }
 

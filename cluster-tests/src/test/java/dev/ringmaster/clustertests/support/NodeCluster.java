@@ -18,6 +18,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -32,9 +36,9 @@ import org.junit.jupiter.api.Assumptions;
  * <li>checks that this machine can: {@code node-up} exists ({@code -Dcluster.tests.k8s}, default
  * {@code ../shared/k8s} beside the repository), the JVM runs as root, buildah is there or
  * {@code apt-get install -y buildah} installs it, the distribution was built;</li>
- * <li>builds the sharder's and the example shards' images with buildah ({@link Images});</li>
- * <li>stops what an earlier run may have left ({@code node-down}), then starts the cluster with
- * {@code node-up}, importing the images; its own run folder under {@code target/} and its own ports
+ * <li>builds the sharder's and the example shards' images with buildah ({@link Images}), and meanwhile stops
+ * what an earlier run may have left ({@code node-down}) and starts the cluster with {@code node-up}; then imports
+ * the images into its containerd; the cluster has its own run folder under {@code target/} and its own ports
  * (API server 26443, etcd 22379/22380 unless {@code -Dcluster.tests.apiserver.port} etc.), so it
  * never meets the real-API-server tier's servers; stopped again by {@code node-down} at JVM exit
  * (unless {@code -Dcluster.tests.keep=true}, for looking around after a run);</li>
@@ -130,28 +134,28 @@ public final class NodeCluster {
             }
             return null;
         });
-        List<Path> archives = timed("image build", () -> {
-            Images images = new Images(root, work);
-            List<Path> built = new ArrayList<>();
-            for (Images.Image image : images.images(VERSION)) {
-                built.add(images.build(image));
-            }
-            images.pruneDangling();
-            return built;
-        });
-        timed("node-up", () -> {
-            nodeDown("an earlier run's cluster");
-            Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "cluster-tests-node-down"));
-            Map<String, String> env = new LinkedHashMap<>(nodeEnv);
-            env.put("IMAGES", archives.stream().map(Path::toString).collect(Collectors.joining(" ")));
-            Command.Result up = Command.run(root, env, Duration.ofMinutes(5), List.of(k8s.resolve("node-up").toString()));
-            if (!up.ok()) {
-                throw new Unavailable("../shared/k8s/node-up failed (run folder " + runDir + "):\n" + up.describe());
-            }
-            kubeconfig = Path.of(up.lastLine());
-            admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig.toFile())).build();
-            if (!nodeReady()) {
-                throw new Unavailable("node-up returned, but no node is Ready (see " + runDir.resolve("kubelet.log") + ")");
+        // the node starts while the images build (each takes tens of seconds, mostly apart from the other); the
+        // images are imported once both are done
+        ExecutorService starter = Executors.newSingleThreadExecutor(task -> new Thread(task, "cluster-tests-node-up"));
+        Future<Void> nodeUp = starter.submit(() -> timed("node-up", this::nodeUp));
+        List<Path> archives;
+        try {
+            archives = timed("image build", () -> {
+                Images images = new Images(root, work);
+                List<Path> built = new ArrayList<>();
+                for (Images.Image image : images.images(VERSION)) {
+                    built.add(images.build(image));
+                }
+                images.pruneDangling();
+                return built;
+            });
+        } finally {
+            starter.shutdown();
+        }
+        awaitNodeUp(nodeUp);
+        timed("image import", () -> {
+            for (Path archive : archives) {
+                ctr("images", "import", archive.toString()).orThrow();
             }
             return null;
         });
@@ -160,6 +164,37 @@ public final class NodeCluster {
             install.install();
             return null;
         });
+    }
+
+    /** {@code node-up} without the tier's images, after any earlier run's cluster is down. */
+    private Void nodeUp() throws Unavailable {
+        nodeDown("an earlier run's cluster");
+        Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "cluster-tests-node-down"));
+        Command.Result up = Command.run(root, nodeEnv, Duration.ofMinutes(5), List.of(k8s.resolve("node-up").toString()));
+        if (!up.ok()) {
+            throw new Unavailable("../shared/k8s/node-up failed (run folder " + runDir + "):\n" + up.describe());
+        }
+        kubeconfig = Path.of(up.lastLine());
+        admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig.toFile())).build();
+        if (!nodeReady()) {
+            throw new Unavailable("node-up returned, but no node is Ready (see " + runDir.resolve("kubelet.log") + ")");
+        }
+        return null;
+    }
+
+    /** Waits for {@link #nodeUp} started beside the image build, with its failure as its own. */
+    private static void awaitNodeUp(Future<Void> nodeUp) throws Unavailable {
+        try {
+            nodeUp.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the node started", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Unavailable unavailable) {
+                throw unavailable;
+            }
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+        }
     }
 
     private Void checkPrerequisites() throws Unavailable, IOException {
@@ -251,17 +286,24 @@ public final class NodeCluster {
         }
     }
 
-    /** Records how long a phase took (provisioning or a scenario), for the summary printed at the end. */
-    public static synchronized void record(String phase, Duration took) {
-        PHASES.merge(phase, took, Duration::plus);
+    /**
+     * Records how long a phase took (provisioning or a scenario), for the summary printed at the end. Guarded by
+     * {@code PHASES}, not the class: node-up records from its own thread while {@link #get()} holds the class.
+     */
+    public static void record(String phase, Duration took) {
+        synchronized (PHASES) {
+            PHASES.merge(phase, took, Duration::plus);
+        }
         System.err.printf(Locale.ROOT, "cluster-tests: %s took %.1f s%n", phase, took.toMillis() / 1000.0);
     }
 
     /** Every phase so far with its time. */
-    public static synchronized String phases() {
-        return "times: " + PHASES.entrySet().stream()
-                .map(phase -> String.format(Locale.ROOT, "%s %.1f s", phase.getKey(), phase.getValue().toMillis() / 1000.0))
-                .collect(Collectors.joining(", "));
+    public static String phases() {
+        synchronized (PHASES) {
+            return "times: " + PHASES.entrySet().stream()
+                    .map(phase -> String.format(Locale.ROOT, "%s %.1f s", phase.getKey(), phase.getValue().toMillis() / 1000.0))
+                    .collect(Collectors.joining(", "));
+        }
     }
 
     private static String banner(String reason) {

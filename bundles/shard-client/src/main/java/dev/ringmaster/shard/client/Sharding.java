@@ -149,7 +149,8 @@ public final class Sharding implements AutoCloseable {
      * The load report last written on the shard's Lease as its {@code ringmaster.dev/load} annotation: busy time
      * per second, mean queue wait, objects, and in range mode the same per cell of the hash space, over the window
      * before it was written. Empty until the first report is written, and always with publishing off
-     * ({@link Builder#loadReportPeriod} zero). Export it as metrics, e.g. {@code busy()} as a gauge.
+     * ({@link Builder#loadReportPeriod} zero). {@link dev.ringmaster.shard.client.metrics.ShardLoadMetrics} exports
+     * it as metrics.
      */
     public Optional<LoadReport> lastLoadReport() {
         return lease.lastLoadReport();

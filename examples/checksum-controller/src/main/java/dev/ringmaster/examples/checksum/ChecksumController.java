@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
@@ -79,7 +80,7 @@ public final class ChecksumController {
         /**
          * @return the running shard; closing it stops it gracefully and releases its Lease
          */
-        AutoCloseable start(KubernetesClient client, ChecksumShard.Options options, Consumer<String> reconcileLog);
+        RunningShard start(KubernetesClient client, ChecksumShard.Options options, Consumer<String> reconcileLog);
 
         /** Whether these shards can run in range mode ({@code --range-mode}); only {@link ChecksumShard}'s can. */
         default boolean rangeMode() {
@@ -90,8 +91,8 @@ public final class ChecksumController {
         static Shards withRangeMode(Shards shards) {
             return new Shards() {
                 @Override
-                public AutoCloseable start(KubernetesClient client, ChecksumShard.Options options,
-                                           Consumer<String> reconcileLog) {
+                public RunningShard start(KubernetesClient client, ChecksumShard.Options options,
+                                          Consumer<String> reconcileLog) {
                     return shards.start(client, options, reconcileLog);
                 }
 
@@ -204,7 +205,17 @@ public final class ChecksumController {
             err.println(name + ": " + problem);
             return EXIT_FAILURE;
         }
-        try (KubernetesClient client = client(config)) {
+        MetricsEndpoint metrics = null;
+        if (commandLine.metricsPort().isPresent()) {
+            int port = commandLine.metricsPort().getAsInt();
+            try {
+                metrics = new MetricsEndpoint(port);
+            } catch (IOException e) {
+                err.println(name + ": cannot serve metrics on port " + port + ": " + e.getMessage());
+                return EXIT_FAILURE;
+            }
+        }
+        try (MetricsEndpoint served = metrics; KubernetesClient client = client(config)) {
             ChecksumShard.Options options = given;
             if (options.shard() == null) {
                 try {
@@ -217,10 +228,13 @@ public final class ChecksumController {
                     return 0; // stopped while waiting for a name
                 }
             }
-            try (AutoCloseable shard = shards.start(client, options, line -> {
+            try (RunningShard shard = shards.start(client, options, line -> {
                 out.println(line);
                 out.flush();
             })) {
+                if (served != null) {
+                    served.serve(shard);
+                }
                 LOG.info("{} shard {} of ring {} running against {}", name, options.shard(), options.ring(),
                         config.getMasterUrl());
                 stop.await();

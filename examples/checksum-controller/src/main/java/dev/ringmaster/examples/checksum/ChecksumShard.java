@@ -71,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Costs.</b> A ConfigMap annotated {@value Cost#ANNOTATION} costs each of its reconciles that
  * long, spent as {@link Options#costAs()} says ({@link Cost}); with the resync the load is continuous.
  */
-public final class ChecksumShard implements AutoCloseable {
+public final class ChecksumShard implements RunningShard {
 
     /** What a graceful stop does with the shard's Lease ({@code --on-stop}). */
     public enum OnStop {
@@ -479,6 +479,11 @@ public final class ChecksumShard implements AutoCloseable {
     /** This shard's name. */
     public String shard() {
         return sharding.labels().shard();
+    }
+
+    @Override
+    public Sharding sharding() {
+        return sharding;
     }
 
     /** Whether the shard holds its Lease now, i.e. may reconcile. */

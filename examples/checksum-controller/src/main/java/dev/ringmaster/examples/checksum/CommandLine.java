@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -22,7 +23,8 @@ import java.util.regex.Pattern;
  * The command line of {@code bin/checksum-controller} (and of {@code bin/josdk-checksum-operator}):
  * {@code --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig F] [--shard-name NAME |
  * --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave] [--namespace LEASE_NS] [--watch-namespace NS]...
- * [--resync DURATION] [--cost-as wait|cpu] [--load-report-period DURATION] [--range-mode]}, in the syntax of {@link Flags}.
+ * [--resync DURATION] [--cost-as wait|cpu] [--load-report-period DURATION] [--metrics-port PORT] [--range-mode]}, in
+ * the syntax of {@link Flags}.
  *
  * <p>What a pod knows need not be given ({@link Environment}): the shard name defaults to
  * {@code $POD_NAME}, else {@code $HOSTNAME} (a pod's hostname is its name); the Lease namespace to
@@ -34,8 +36,9 @@ import java.util.regex.Pattern;
  * @param kubeconfig the kubeconfig file to reach the API server with (its current context); empty:
  *     fabric8's auto-configuration
  * @param shard      what the shard runs with
+ * @param metricsPort the port to serve {@code GET /metrics} on; empty: none
  */
-public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard) {
+public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard, OptionalInt metricsPort) {
 
     /** Downward API variable of the pod's name: the shard name when {@code --shard-name} is not given. */
     public static final String POD_NAME_ENV = "POD_NAME";
@@ -45,6 +48,7 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
     public CommandLine {
         Objects.requireNonNull(kubeconfig, "kubeconfig");
         Objects.requireNonNull(shard, "shard");
+        Objects.requireNonNull(metricsPort, "metricsPort");
     }
 
     /**
@@ -100,7 +104,8 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         return "Usage: " + name + " --ring NAME [--ring-kind clusterring|controllerring] [--kubeconfig FILE]\n"
                 + indent + "[--shard-name NAME | --identity-pool DEPLOYMENT] [--on-stop auto|restart|leave]\n"
                 + indent + "[--namespace LEASE_NAMESPACE] [--watch-namespace NAMESPACE]...\n"
-                + indent + "[--resync DURATION] [--cost-as wait|cpu] [--load-report-period DURATION]"
+                + indent + "[--resync DURATION] [--cost-as wait|cpu] [--load-report-period DURATION]\n"
+                + indent + "[--metrics-port PORT]"
                 + (rangeMode ? "\n" + indent + "[--range-mode]" : "") + "\n\n"
                 + description + " Prints one line per reconcile to stdout:\n" + """
                   reconcile shard=S object=NS/NAME start=MS end=MS
@@ -137,6 +142,11 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
                                                how often the Lease's renewals carry the shard's load report
                                                (ringmaster.dev/load, for a balanced ring); 0: never;
                                                default: 15s
+                  --metrics-port PORT          serve GET /metrics on this port (all addresses), in Prometheus'
+                                               text format: the shard's load report as
+                                               ringmaster_shard_load_seconds_per_second,
+                                               ringmaster_shard_queue_wait_seconds, ringmaster_shard_objects;
+                                               default: no metrics
                 """ + (rangeMode ? """
                   --range-mode                 for a ring with spec.ranges: serve the hash ranges the sharder
                                                assigns on the shard's Lease (list and watch with the KEP-5866
@@ -177,12 +187,13 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
     private static final String RESYNC = "--resync";
     private static final String COST_AS = "--cost-as";
     private static final String LOAD_REPORT_PERIOD = "--load-report-period";
+    private static final String METRICS_PORT = "--metrics-port";
     private static final Duration MIN_RESYNC = Duration.ofSeconds(1);
     /** The one flag without a value. */
     static final String RANGE_MODE = "--range-mode";
     private static final Flags FLAGS = Flags.of()
             .valued(KUBECONFIG, RING, RING_KIND, SHARD_NAME, NAMESPACE, IDENTITY_POOL, ON_STOP, RESYNC, COST_AS,
-                    LOAD_REPORT_PERIOD)
+                    LOAD_REPORT_PERIOD, METRICS_PORT)
             .repeatable(WATCH_NAMESPACE)
             .switches(RANGE_MODE);
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
@@ -242,6 +253,7 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         }
         Optional<Duration> loadReportPeriod = given.duration(LOAD_REPORT_PERIOD);
         Cost.Mode costAs = given.has(COST_AS) ? costAs(given.value(COST_AS).get()) : Cost.Mode.WAIT;
+        OptionalInt metricsPort = given.number(METRICS_PORT, 1, 65535);
         Value shard = null;
         if (pool != null) {
             try {
@@ -287,7 +299,7 @@ public record CommandLine(Optional<Path> kubeconfig, ChecksumShard.Options shard
         if (podName.isPresent()) {
             options = options.withPodName(podName.get());
         }
-        return new CommandLine(kubeconfig, options);
+        return new CommandLine(kubeconfig, options, metricsPort);
     }
 
     /** In a pod ({@code $KUBERNETES_SERVICE_HOST} set): {@code $POD_NAME}, else {@code $HOSTNAME}; else empty. */

@@ -1,6 +1,7 @@
 package dev.ringmaster.examples.checksum;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
@@ -20,6 +21,11 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ConnectException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.net.http.HttpConnectTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +40,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.assertj.core.api.AbstractStringAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -252,6 +260,77 @@ class ChecksumControllerTest {
 
         stopAndExpectExitCode0(exit); // what SIGTERM does through the shutdown hook
         assertThat(client.leases().inNamespace(namespace).withName("shard-7").get().getSpec().getHolderIdentity()).isEmpty();
+    }
+
+    /**
+     * {@code --metrics-port}: the shard's load report as gauges, the numbers its Lease's {@code ringmaster.dev/load}
+     * annotation carries (read here with patterns of the annotation's format, not with the code that writes it).
+     */
+    @Test
+    void theMetricsPortServesTheLoadReportOnTheLease() throws Exception {
+        String namespace = "metrics";
+        appOf(namespace, "shard-7");
+        int port = freePort();
+
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> run("--kubeconfig",
+                kubeconfig(client.getMasterUrl().toString()).toString(), "--ring", "checksums", "--shard-name", "shard-7",
+                "--namespace", namespace, "--watch-namespace", namespace, "--load-report-period", "1s",
+                "--metrics-port", String.valueOf(port)));
+
+        HttpClient http = HttpClient.newHttpClient();
+        URI metrics = URI.create("http://127.0.0.1:" + port + "/metrics");
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Lease lease = client.leases().inNamespace(namespace).withName("shard-7").get();
+            assertThat(lease).as("the shard's Lease").isNotNull();
+            String annotation = lease.getMetadata().getAnnotations().getOrDefault("ringmaster.dev/load", "");
+            assertThat(annotation).contains("objects=1 ");
+            String text = http.send(HttpRequest.newBuilder(metrics).build(), BodyHandlers.ofString()).body();
+            String tags = "{clusterring=\"checksums\",controllerring=\"\",shard=\"shard-7\"}";
+            assertThat(sample(text, "ringmaster_shard_objects" + tags)).isEqualTo(1);
+            assertThat(sample(text, "ringmaster_shard_load_seconds_per_second" + tags))
+                    .isCloseTo(number(annotation, "busy"), within(0.00005));
+            assertThat(sample(text, "ringmaster_shard_queue_wait_seconds" + tags))
+                    .isCloseTo(number(annotation, "wait"), within(0.00005));
+        });
+        HttpResponse<Void> elsewhere = http.send(HttpRequest.newBuilder(metrics.resolve("/other")).build(),
+                BodyHandlers.discarding());
+        assertThat(elsewhere.statusCode()).isEqualTo(404);
+
+        stopAndExpectExitCode0(exit);
+    }
+
+    @Test
+    void aMetricsPortInUseIsOneLineAndExitCode1BeforeTheShardStarts() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0)) {
+            int code = run("--kubeconfig", kubeconfig(client.getMasterUrl().toString()).toString(), "--ring",
+                    "checksums", "--shard-name", "shard-0", "--namespace", "taken", "--metrics-port",
+                    String.valueOf(taken.getLocalPort()));
+
+            assertThat(code).isEqualTo(1);
+            theOnlyErrorLine().startsWith("checksum-controller: cannot serve metrics on port " + taken.getLocalPort() + ": ")
+                    .containsIgnoringCase("in use");
+            assertThat(client.leases().inNamespace("taken").list().getItems()).as("no shard started").isEmpty();
+        }
+    }
+
+    /** The value of the sample {@code series} (name and tags as Prometheus writes them) in a scrape. */
+    private static double sample(String scrape, String series) {
+        return scrape.lines().filter(line -> line.startsWith(series + " ")).map(line -> line.substring(series.length() + 1))
+                .mapToDouble(Double::parseDouble).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + series + " in\n" + scrape));
+    }
+
+    /** The number after {@code word=} in a load annotation. */
+    private static double number(String annotation, String word) {
+        Matcher matcher = Pattern.compile("(?:^| )" + word + "=([0-9.]+)").matcher(annotation);
+        assertThat(matcher.find()).as("%s in %s", word, annotation).isTrue();
+        return Double.parseDouble(matcher.group(1));
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     @Test

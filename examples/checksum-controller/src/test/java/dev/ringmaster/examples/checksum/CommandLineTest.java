@@ -294,6 +294,18 @@ class CommandLineTest {
     }
 
     @Test
+    void theMetricsPortIsAPortNumberAndNoneByDefault() throws Exception {
+        assertThat(parse(complete()).metricsPort()).isEmpty();
+        assertThat(parse(complete("--metrics-port", "8080")).metricsPort()).hasValue(8080);
+        assertThat(parse(complete("--metrics-port=65535")).metricsPort()).hasValue(65535);
+        for (String wrong : List.of("0", "65536", "http")) {
+            assertThatThrownBy(() -> parse(complete("--metrics-port", wrong))).isInstanceOf(UsageException.class)
+                    .hasMessage("--metrics-port must be a whole number from 1 to 65535, not '" + wrong + "'");
+        }
+        assertThat(CommandLine.USAGE).contains("[--metrics-port PORT]").contains("--metrics-port PORT          serve");
+    }
+
+    @Test
     void resyncIsADurationTenMinutesByDefault() throws Exception {
         assertThat(parse(complete()).shard().resync()).as("what the shards did before the flag").isEqualTo(Duration.ofMinutes(10));
         assertThat(parse(complete("--resync", "30s")).shard().resync()).isEqualTo(Duration.ofSeconds(30));

@@ -3,6 +3,8 @@ package dev.ringmaster.examples.josdk;
 import dev.ringmaster.examples.checksum.ChecksumReconciler;
 import dev.ringmaster.examples.checksum.ChecksumShard;
 import dev.ringmaster.examples.checksum.Cost;
+import dev.ringmaster.examples.checksum.RunningShard;
+import dev.ringmaster.shard.client.Sharding;
 import dev.ringmaster.shard.josdk.ShardedOperator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.HashSet;
@@ -18,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * {@link ChecksumOperatorReconciler}, run with the checksum controller's options
  * ({@link ChecksumShard.Options}). Several may run in one JVM (the sandbox, tests).
  */
-public final class JosdkChecksumShard implements AutoCloseable {
+public final class JosdkChecksumShard implements RunningShard {
 
     private static final Logger LOG = LoggerFactory.getLogger(JosdkChecksumShard.class);
 
@@ -86,6 +88,11 @@ public final class JosdkChecksumShard implements AutoCloseable {
     /** This shard's name. */
     public String shard() {
         return operator.sharding().labels().shard();
+    }
+
+    @Override
+    public Sharding sharding() {
+        return operator.sharding();
     }
 
     /** Whether the shard holds its Lease now, i.e. may reconcile. */
