@@ -19,7 +19,7 @@ import java.util.concurrent.Executors;
  */
 final class MetricsEndpoint implements AutoCloseable {
 
-    static final String PATH = "/metrics";
+    private static final String PATH = "/metrics";
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ExecutorService answerer;
@@ -41,11 +41,6 @@ final class MetricsEndpoint implements AutoCloseable {
     /** From now on the metrics include {@code shard}'s load report. */
     void serve(RunningShard shard) {
         new ShardLoadMetrics(shard.sharding()).bindTo(registry);
-    }
-
-    /** The port bound (the one given, or the one picked for 0). */
-    int port() {
-        return server.getAddress().getPort();
     }
 
     private void answer(HttpExchange exchange) throws IOException {
