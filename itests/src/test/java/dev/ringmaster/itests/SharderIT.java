@@ -85,6 +85,7 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 
@@ -426,9 +427,7 @@ public class SharderIT {
         String owner = "cm-0";
         String ownerShard = desiredShards(RENDEZVOUS, List.of(owner)).get(owner);
         String escapedLabel = SHARD_LABEL.replace("~", "~0").replace("/", "~1");
-        // e_ ends with a configuration change, which replaces the replica behind the webhook: until the new
-        // one has read the ring and its shards it allows objects unassigned (by design); wait for it
-        Until.holds(SOON, "the webhook assigns again", () -> assigns(https, port, path));
+        Until.holds(SOON, "the webhook assigns", () -> assigns(https, port, path));
 
         String fresh = admit(https, port, path, "configmaps", "ConfigMap", "{\"name\":\"fresh\"}", false);
         String freshShard = desiredShards(RENDEZVOUS, List.of("fresh")).get("fresh");
@@ -582,6 +581,35 @@ public class SharderIT {
             awaitTokensPerShard(100);
         }
         assertEquals(withDefaultTokens, settle(CONSISTENT_HASH));
+    }
+
+    /**
+     * A configuration change replaces the replica behind the webhook (SharderComponent): the webhook goes on
+     * assigning every new object meanwhile, from the replaced replica's ring views until the new one has
+     * read the rings and judged the shards.
+     */
+    @Test
+    public void j_theWebhookGoesOnAssigningWhileAConfigurationChangeReplacesTheReplica() throws Exception {
+        settle(RENDEZVOUS);
+        HttpClient https = webhookClient();
+        int port = webhookPort();
+        Until.holds(SOON, "the webhook assigns", () -> assigns(https, port, RingContract.webhookPath(RING)));
+        int from = admissions.answered();
+        long replica = ringCommandsServiceId();
+
+        configureSharder(RENDEZVOUS, "service", "default", Map.of("moveBudget", 4999));
+        Until.holds(SOON, "a new replica (its ring commands registered anew)", () -> ringCommandsServiceId() > replica);
+        int replaced = admissions.answered();
+        Until.holds(SOON, "40 more admission requests answered", () -> admissions.answered() >= replaced + 40);
+        assertEquals("requests answered without a shard from before the change to 40 after the new replica came",
+                List.of(), admissions.unassignedFrom(from));
+        configureSharder(RENDEZVOUS, "service");
+    }
+
+    /** The service id of the {@code ring:*} shell commands, which each replica registers for itself; -1 if none. */
+    private long ringCommandsServiceId() {
+        return references(null, "(osgi.command.scope=ring)").stream()
+                .mapToLong(reference -> (Long) reference.getProperty(Constants.SERVICE_ID)).max().orElse(-1);
     }
 
     private void awaitTokensPerShard(int tokens) {

@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A steady stream of AdmissionReviews (CREATE of a ConfigMap) to one webhook path, as the API server
  * sends them while users create objects; records every answer that is not a 200 allowing the
- * request, so a test can prove the webhook kept answering through whatever it did meanwhile. (Not a
+ * request, so a test can prove the webhook kept answering through whatever it did meanwhile, and which
+ * answers assigned no shard (no patch), so it can prove the webhook kept assigning. (Not a
  * load generator: the webhook benchmark's is {@code bench}'s {@code dev.ringmaster.bench.webhook.AdmissionLoad}.)
  */
 public final class AdmissionStream implements AutoCloseable {
@@ -24,6 +25,8 @@ public final class AdmissionStream implements AutoCloseable {
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicInteger answered = new AtomicInteger();
     private final List<String> failures = new ArrayList<>();
+    /** The numbers of the requests answered without a patch, in order. */
+    private final List<Integer> unassigned = new ArrayList<>();
     private final Thread sender;
 
     private AdmissionStream(HttpClient client, int port, String path) {
@@ -48,6 +51,8 @@ public final class AdmissionStream implements AutoCloseable {
                         WebhookClient.createConfigMap(uid, "default", uid));
                 if (response.statusCode() != 200 || !response.body().contains("\"allowed\":true")) {
                     failed(uid + ": HTTP " + response.statusCode() + " " + response.body());
+                } else if (!response.body().contains("\"patch\"")) {
+                    unassigned(i);
                 }
                 answered.incrementAndGet();
                 Thread.sleep(PAUSE_MILLIS);
@@ -61,6 +66,15 @@ public final class AdmissionStream implements AutoCloseable {
 
     private synchronized void failed(String what) {
         failures.add(what);
+    }
+
+    private synchronized void unassigned(int request) {
+        unassigned.add(request);
+    }
+
+    /** The requests from the {@code first}-th on (counting from 0, as {@link #answered()} does) that were allowed without a shard label. */
+    public synchronized List<String> unassignedFrom(int first) {
+        return unassigned.stream().filter(request -> request >= first).map(request -> "load-" + request).toList();
     }
 
     public int answered() {

@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -53,8 +54,10 @@ import org.osgi.service.metatype.annotations.Designate;
  *
  * <p>A configuration change replaces the {@code SharderReplica} in place (the old one gives up leadership
  * first) while this component and its handler service stay registered, so the webhook never
- * answers 404 for the sharder's paths; in the moment between the two, requests are allowed
- * unlabelled and the new term's unassigned-object watch assigns them.
+ * answers 404 for the sharder's paths. Until the new replica has synced, the old one's last ring views
+ * answer the webhook (and keep the replica ready), for {@link #OUTGOING_VIEWS} at most: views that old are
+ * no better than none, and a replica that cannot sync leaves the Service. Without them, every object created
+ * while both replicas of a Deployment apply the same change would be let through unlabelled.
  */
 @Component(configurationPid = SharderComponent.PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
         service = {AdmissionHandler.class, ReadinessCheck.class},
@@ -65,13 +68,22 @@ import org.osgi.service.metatype.annotations.Designate;
 public class SharderComponent implements AdmissionHandler, ReadinessCheck {
 
     public static final String PID = "dev.ringmaster.sharder";
+    /** How long a replaced replica's ring views answer the webhook at most while its successor syncs. */
+    static final Duration OUTGOING_VIEWS = Duration.ofSeconds(30);
 
     /** The plug-ins bound now; each new replica gets them all (guarded by this). */
     private PlugIns plugIns = PlugIns.NONE;
     private MeterRegistry meterRegistry;
 
+    private final Clock clock = Clock.systemUTC();
     /** Read by request threads without the lock; replaced under it. */
     private volatile SharderReplica sharder;
+    /** The replaced replica's webhook, while {@link #sharder} has not synced; read without the lock, set under it. */
+    private volatile Outgoing outgoing;
+
+    /** A replaced replica's webhook, answering from its last ring views until {@code until}. */
+    private record Outgoing(AdmissionHandler webhook, Instant until) {
+    }
     private BundleContext context;
     /** The Gogo shell finds its commands as services with these properties, if a shell is installed. */
     private ServiceRegistration<RingCommands> shellCommands;
@@ -93,11 +105,19 @@ public class SharderComponent implements AdmissionHandler, ReadinessCheck {
     @Deactivate
     synchronized void deactivate() {
         stopSharder();
+        outgoing = null;
     }
 
     @Override
     public AdmissionResponse handle(String path, AdmissionRequest request) {
         SharderReplica current = sharder;
+        if (current != null && current.notSynced().isEmpty()) {
+            return current.admissionHandler().handle(path, request);
+        }
+        Optional<AdmissionHandler> replaced = outgoingWebhook();
+        if (replaced.isPresent()) {
+            return replaced.get().handle(path, request);
+        }
         return current == null ? AdmissionResponse.allow() : current.admissionHandler().handle(path, request);
     }
 
@@ -110,17 +130,30 @@ public class SharderComponent implements AdmissionHandler, ReadinessCheck {
     @Override
     public Optional<String> problem() {
         SharderReplica current = sharder;
-        return current == null ? Optional.of("not started") : current.notSynced();
+        Optional<String> problem = current == null ? Optional.of("not started") : current.notSynced();
+        return problem.isPresent() && outgoingWebhook().isPresent() ? Optional.empty() : problem;
+    }
+
+    /** The replaced replica's webhook while its views are recent enough to answer with. */
+    private Optional<AdmissionHandler> outgoingWebhook() {
+        Outgoing replaced = outgoing;
+        return replaced != null && clock.instant().isBefore(replaced.until()) ? Optional.of(replaced.webhook())
+                : Optional.empty();
     }
 
     private void replace(SharderSettings settings) {
+        SharderReplica replaced = sharder;
+        if (replaced != null && replaced.notSynced().isEmpty()) {
+            // a replica replaced before it synced leaves the views of the one before it answering
+            outgoing = new Outgoing(replaced.admissionHandler(), clock.instant().plus(OUTGOING_VIEWS));
+        }
         stopSharder();
         RebalanceLimits limits = new RebalanceLimits(settings.pageSize(), settings.concurrentMoves(),
                 settings.moveBudget(), Duration.ofSeconds(settings.resyncSeconds()), RebalanceLimits.DEFAULT.pendingRetry());
         SharderReplica created = new SharderReplica(client, new SharderReplica.Options(settings.defaultStrategy(),
                 settings.leaseDetector(), settings.resourceInterpreter(), limits, webhook(settings),
                 new SharderReplica.Options.LeaseName(settings.leaderElectionNamespace(), settings.leaderElectionLease()),
-                identity(settings), Clock.systemUTC(), certificates(settings), validatingWebhooks(settings),
+                identity(settings), clock, certificates(settings), validatingWebhooks(settings),
                 shardLeaseNamespaces(settings)));
         created.use(plugIns);
         if (meterRegistry != null) {

@@ -228,14 +228,20 @@ public final class SharderReplica implements AutoCloseable {
     }
 
     /**
-     * Why this replica cannot answer the webhook as the rings and shards are: its caches of them not filled
-     * yet. Until they are, it would let new objects through unlabelled (and judge no shard), so it stays out
-     * of the webhook's Service.
+     * Why this replica cannot answer the webhook as the rings and shards are: its caches of them not filled,
+     * or the listed shard Leases not all judged yet. Until then its ring views have no shards or only some,
+     * and it would let new objects through unlabelled, so it stays out of the webhook's Service.
      */
     public Optional<String> notSynced() {
         Optional<String> rings = this.rings.stream().map(RingWatch::notSynced).flatMap(Optional::stream)
                 .reduce((first, second) -> first + ", " + second);
-        return rings.isPresent() || leases.hasSynced() ? rings : Optional.of("shard Leases not listed yet");
+        if (rings.isPresent()) {
+            return rings;
+        }
+        if (!leases.hasSynced()) {
+            return Optional.of("shard Leases not listed yet");
+        }
+        return leases.initialMembership().isDone() ? Optional.empty() : Optional.of("shard Leases not judged yet");
     }
 
     /** Answers the sharder's webhook requests (docs/design.md section 5), on every replica. */
