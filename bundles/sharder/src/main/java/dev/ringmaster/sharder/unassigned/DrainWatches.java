@@ -69,9 +69,7 @@ public final class DrainWatches implements AutoCloseable {
 
     private Watch start(WatchedResource watched) {
         Map<String, Instant> since = new ConcurrentHashMap<>();
-        SharedIndexInformer<GenericKubernetesResource> informer = client
-                .genericKubernetesResources(watched.resource().context()).inAnyNamespace()
-                .withLabelSelector(watched.ring().drainLabel()).runnableInformer(0);
+        SharedIndexInformer<GenericKubernetesResource> informer = watched.informer(client, watched.ring().drainLabel());
         // a delete: handed back (the drain label removed), reassigned or deleted
         informer.addEventHandler(EventHandlers.<GenericKubernetesResource>handler(
                 object -> since.putIfAbsent(object.getMetadata().getUid(), clock.instant()),

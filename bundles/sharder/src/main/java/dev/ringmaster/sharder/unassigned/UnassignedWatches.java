@@ -82,10 +82,7 @@ public final class UnassignedWatches implements AutoCloseable {
     }
 
     private SharedIndexInformer<GenericKubernetesResource> start(WatchedResource watched) {
-        String selector = "!" + watched.ring().shardLabel();
-        SharedIndexInformer<GenericKubernetesResource> informer = client
-                .genericKubernetesResources(watched.resource().context()).inAnyNamespace()
-                .withLabelSelector(selector).runnableInformer(0);
+        SharedIndexInformer<GenericKubernetesResource> informer = watched.informer(client, "!" + watched.ring().shardLabel());
         // a delete is an object labelled or deleted: nothing to assign
         informer.addEventHandler(EventHandlers.onAddOrUpdate(object -> enqueue(watched, object)));
         informer.start();
