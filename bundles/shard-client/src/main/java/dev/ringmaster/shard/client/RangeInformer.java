@@ -224,6 +224,11 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
             detect();
         }
         SharedIndexInformer<T> started = operation.apply(client).runnableInformer(0);
+        // fabric8 gives up when the first list fails (a 403, a busy API server): the ranges would go unserved
+        started.exceptionHandler((wasStarted, failure) -> {
+            LOG.warn("Range informer {}: listing or watching {} failed, retrying: {}", name, ranges, failure.toString());
+            return true;
+        });
         started.addEventHandler(new Filtering(started, ranges, key, known));
         previous = readable;
         informer = started;

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -302,6 +303,39 @@ class RangeInformerIT {
             // claimed first (served-ranges), then served
             await().atMost(Duration.ofSeconds(30)).until(() -> RangeSet.ALL.toString().equals(served(admin, namespace))
                     && RangeSet.ALL.equals(sharding.ranges().serving()));
+        }
+    }
+
+    /**
+     * A shard whose ranges' first list is refused (it may not list ConfigMaps yet: RBAC applied after the shard, or
+     * a list failing on a busy server) serves them once it may: its informer retries, where fabric8 gives up.
+     */
+    @Test
+    void rangesWhoseFirstListIsRefusedAreServedOnceTheShardMayList() throws Exception {
+        RealApiServer server = RealApiServer.shared();
+        KubernetesClient admin = server.admin();
+        String namespace = "range-refused-it";
+        namespace(admin, namespace);
+        Map<String, String> uids = createObjects(admin, namespace, 5);
+        Path kubeconfig = server.serviceAccountKubeconfig(namespace, "shard", server.workFolder(namespace)
+                .resolve("kubeconfig"));
+        PolicyRule leases = new PolicyRuleBuilder().withApiGroups("coordination.k8s.io").withResources("leases")
+                .withVerbs("get", "list", "watch", "create", "update").build();
+        server.grant(namespace, "shard", List.of(leases));
+        try (KubernetesClient shardClient = server.clientFor(kubeconfig);
+                Sharding sharding = renewingEvery(Duration.ofSeconds(1), shardClient, namespace);
+                RangeInformer<ConfigMap> informer = sharding.rangeInformer(ConfigMap.class,
+                        c -> c.configMaps().inNamespace(namespace))) {
+            sharding.lease().start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> lease(admin, namespace) != null && sharding.lease().isHeld());
+            assign(admin, namespace, RangeSet.ALL);
+            await().atMost(Duration.ofSeconds(30)).until(() -> RangeSet.ALL.equals(informer.ranges()));
+            // the informer lists at once when it gets ranges: holding nothing for seconds, it was refused
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> informer.getStore().list().isEmpty());
+
+            server.grant(namespace, "shard", List.of(leases, new PolicyRuleBuilder().withApiGroups("")
+                    .withResources("configmaps").withVerbs("list", "watch").build()));
+            awaitHolds(informer, uids.keySet());
         }
     }
 
