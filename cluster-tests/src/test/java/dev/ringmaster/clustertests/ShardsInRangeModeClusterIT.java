@@ -103,6 +103,33 @@ class ShardsInRangeModeClusterIT {
     }
 
     /**
+     * A shard killed: its container SIGKILLed through containerd (no hand-back, no restart stamp, as the OOM killer
+     * would) and its pod force-deleted. The StatefulSet starts it again under the same name; until the new process
+     * holds the Lease (once the killed one's expired) or the sharder moved its ranges, its objects wait, and in the
+     * end every object is served by its owner by hash, no object reconciled by two processes at once.
+     */
+    @Test
+    @Order(4)
+    void aKilledShardComesBackAndEveryObjectIsServedByItsOwner() {
+        Set<String> before = shards.readyPods();
+        String victim = before.stream().max(Comparator.naturalOrder()).orElseThrow();
+        Pod pod = shards.pods().stream().filter(candidate -> victim.equals(candidate.getMetadata().getName())).findFirst()
+                .orElseThrow();
+        String uid = pod.getMetadata().getUid();
+        String container = pod.getStatus().getContainerStatuses().get(0).getContainerID().replaceFirst("^containerd://", "");
+        NodeCluster.get().ctr("tasks", "kill", "--all", "--signal", "SIGKILL", container).orThrow();
+        NodeCluster.get().kubectl("-n", shards.namespace(), "delete", "pod", victim, "--grace-period=0", "--force",
+                "--wait=false").orThrow();
+
+        Waiting.until(SETTLE, () -> victim + " back, Ready, as a new pod\n" + shards.diagnostics(), () -> shards.pods().stream()
+                .anyMatch(candidate -> candidate.getMetadata().getName().equals(victim)
+                        && !candidate.getMetadata().getUid().equals(uid) && Examples.ready(candidate)));
+        shards.awaitRolledOut();
+        shards.awaitSettledOn(before, SETTLE);
+        assertServedByTheirOwners();
+    }
+
+    /**
      * Every ConfigMap's last reconcile (over every process that ever ran) is, within a minute, by the shard whose
      * assigned ranges hold its hash (a shard that just got ranges reconciles their objects once it has listed them,
      * after the ring settled), and no two processes reconciled one object at overlapping times.
