@@ -4,10 +4,13 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.server.Server;
@@ -37,6 +40,11 @@ public final class TlsServer implements AutoCloseable {
      * seconds of starting, a mounted Secret arrives with its pod. Waiting longer is worth a warning.
      */
     public static final Duration WAITING_GRACE = Duration.ofSeconds(30);
+    /**
+     * How often the files are looked at while no certificate is served (the reload interval once one is): a
+     * replica writing its own is ready the moment they are there, not up to a reload interval later.
+     */
+    static final Duration FIRST_CERTIFICATE_POLL = Duration.ofMillis(250);
 
     /**
      * Where to listen, which files to serve, and the server's sizes.
@@ -129,9 +137,18 @@ public final class TlsServer implements AutoCloseable {
 
     /** Reads the certificate files and listens if they are valid; then polls them. Never throws for bad files. */
     public void start() {
+        pollAndScheduleNext();
+    }
+
+    private void pollAndScheduleNext() {
         poll();
-        long interval = settings.reloadInterval().toMillis();
-        poller.scheduleWithFixedDelay(this::poll, interval, interval, TimeUnit.MILLISECONDS);
+        Duration next = serving != null ? settings.reloadInterval()
+                : Collections.min(List.of(FIRST_CERTIFICATE_POLL, settings.reloadInterval()));
+        try {
+            poller.schedule(this::pollAndScheduleNext, next.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // close() shut the poller down: no more polls
+        }
     }
 
     /** The port listened on, empty while not listening. */

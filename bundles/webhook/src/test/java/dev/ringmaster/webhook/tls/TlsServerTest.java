@@ -1,6 +1,7 @@
 package dev.ringmaster.webhook.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.webhook.testing.TestPki;
@@ -73,10 +74,32 @@ class TlsServerTest {
         assertThat(server.port()).isPresent();
     }
 
+    /**
+     * Started with an hour between reloads, the server still listens within seconds of the first files' arrival
+     * (it looks at them every {@link TlsServer#FIRST_CERTIFICATE_POLL} until it serves one): a replica that writes its
+     * own certificate a moment after it starts is ready then, not a reload interval later.
+     */
+    @Test
+    void theFirstFilesAreServedSoonWhateverTheReloadInterval() {
+        Path tls = directory.resolve("tls");
+        server = serverOf(tls, Duration.ofHours(1));
+        server.start();
+        assertThat(server.port()).isEmpty();
+
+        TestPki pki = TestPki.create();
+        Instant now = clock.instant();
+        TestPki.write(tls, pki.issue(TestPki.KeyFormat.EC_PKCS8, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1))));
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.port().isPresent());
+    }
+
     /** A server of the files in {@code tls}, not started: the test polls. */
     private TlsServer serverOf(Path tls) {
+        return serverOf(tls, Duration.ofSeconds(5));
+    }
+
+    private TlsServer serverOf(Path tls, Duration reloadInterval) {
         return new TlsServer(new TlsServer.Settings("test", "127.0.0.1", 0, tls.resolve("tls.crt"),
-                tls.resolve("tls.key"), Duration.ofSeconds(5), 8, 8, Duration.ofSeconds(30), Duration.ofSeconds(1)),
+                tls.resolve("tls.key"), reloadInterval, 8, 8, Duration.ofSeconds(30), Duration.ofSeconds(1)),
                 new TlsServer.Endpoint() {
                     @Override
                     public void mount(Server created) {
