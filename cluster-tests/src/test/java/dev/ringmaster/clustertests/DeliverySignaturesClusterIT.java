@@ -154,6 +154,7 @@ class DeliverySignaturesClusterIT {
                 + sharder.diagnostics(), () -> sharder.pods().stream().allMatch(pod -> pod.getMetadata().getDeletionTimestamp() == null
                         && pod.getSpec().getContainers().stream().anyMatch(container -> container.getImage().equals(image))));
         NodeCluster.record("roll to " + image, Duration.ofNanos(System.nanoTime() - started));
+        sharder.printReadiness("roll to " + image);
     }
 
     /** A PKCS#12 key store {@code NAME.p12} with an EC key and a self-signed certificate, as docs/operating.md makes one. */

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -116,6 +117,26 @@ public final class Sharder {
     public int pdbCurrentHealthy() {
         PodDisruptionBudget pdb = admin().policy().v1().podDisruptionBudget().inNamespace(NAMESPACE).withName("sharder").get();
         return pdb == null || pdb.getStatus() == null ? -1 : pdb.getStatus().getCurrentHealthy();
+    }
+
+    /**
+     * Prints, for each sharder pod, how long after its container started it turned Ready (issue 36's "a replica
+     * ready ≤ 5 s after its container starts"; whole seconds, as the API server keeps the times). A measurement
+     * for docs/performance.md, not an assertion.
+     */
+    public void printReadiness(String after) {
+        for (Pod pod : pods()) {
+            String started = container(pod).getState().getRunning() == null ? null
+                    : container(pod).getState().getRunning().getStartedAt();
+            String ready = pod.getStatus().getConditions().stream()
+                    .filter(condition -> "Ready".equals(condition.getType()) && "True".equals(condition.getStatus()))
+                    .map(PodCondition::getLastTransitionTime).findFirst().orElse(null);
+            if (started != null && ready != null) {
+                System.err.printf("cluster-tests: sharder pod %s Ready %d s after its container started (%s)%n",
+                        pod.getMetadata().getName(), Duration.between(Instant.parse(started), Instant.parse(ready)).toSeconds(),
+                        after);
+            }
+        }
     }
 
     /** The sharder container's status in a pod. */

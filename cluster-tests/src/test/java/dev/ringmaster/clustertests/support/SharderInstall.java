@@ -81,7 +81,9 @@ public final class SharderInstall {
         }
         Files.writeString(overlay.resolve("kustomization.yaml"), kustomization.toString());
         apply(overlay);
-        new Sharder(cluster).awaitDelivered(Duration.ofSeconds(60));
+        Sharder sharder = new Sharder(cluster);
+        sharder.awaitDelivered(Duration.ofSeconds(60));
+        sharder.printReadiness("install");
     }
 
     private void apply(Path kustomization) {
