@@ -4,7 +4,10 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Restricts fabric8 list, watch and informer calls to this shard's objects (docs/design.md section 1):
@@ -22,9 +25,14 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>An object leaves the shard's cache (a delete event) when the sharder moves it away or the shard
- * hands it back. Thread-safe.
+ * hands it back. The informers made here retry a failed list or watch with fabric8's backoff, the first list
+ * too, which fabric8 gives up by default: a shard whose first list is refused (RBAC applied after it) or times
+ * out on a busy server would hold its Lease and reconcile nothing. Each failure is logged at WARN; a handler
+ * set with {@code exceptionHandler} replaces this one. Thread-safe.
  */
 public final class ShardInformers {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardInformers.class);
 
     private final ShardLabels labels;
 
@@ -44,7 +52,9 @@ public final class ShardInformers {
     }
 
     /**
-     * A started informer that caches only this shard's objects, without periodic resync.
+     * A started informer that caches only this shard's objects, without periodic resync. It returns at once;
+     * {@code hasSynced()} tells when the first list is in (fabric8's own {@code inform} waits for it, and throws
+     * when it fails).
      *
      * @param operation e.g. {@code client.configMaps().inAnyNamespace()}
      * @param handler   told of this shard's objects, e.g. a {@link ShardedReconciler}
@@ -52,7 +62,10 @@ public final class ShardInformers {
     public <T extends HasMetadata> SharedIndexInformer<T> inform(FilterWatchListDeletable<T, ?, ?> operation,
                                                                  ResourceEventHandler<? super T> handler) {
         Objects.requireNonNull(handler, "handler");
-        return filter(operation).inform(handler, 0);
+        SharedIndexInformer<T> informer = runnableInformer(operation);
+        informer.addEventHandler(handler);
+        informer.start();
+        return informer;
     }
 
     /**
@@ -63,6 +76,24 @@ public final class ShardInformers {
      * @param operation e.g. {@code client.configMaps().inAnyNamespace()}
      */
     public <T extends HasMetadata> SharedIndexInformer<T> runnableInformer(FilterWatchListDeletable<T, ?, ?> operation) {
-        return filter(operation).runnableInformer(0);
+        return runnableInformer(operation, Duration.ZERO);
+    }
+
+    /** The same with a periodic resync ({@code Duration.ZERO}: none), e.g. to reconcile every object again now and then. */
+    public <T extends HasMetadata> SharedIndexInformer<T> runnableInformer(FilterWatchListDeletable<T, ?, ?> operation,
+                                                                           Duration resync) {
+        return retrying(filter(operation).runnableInformer(resync.toMillis()), labels.shard());
+    }
+
+    /**
+     * {@code informer}, retrying a failed list or watch with fabric8's backoff, the first list too, with a WARN per
+     * failure naming {@code shard}: for informers of a shard's other resources (its own Secrets, say).
+     */
+    public static <T extends HasMetadata> SharedIndexInformer<T> retrying(SharedIndexInformer<T> informer, String shard) {
+        return informer.exceptionHandler((started, failure) -> {
+            LOG.warn("Shard {}: listing or watching {} failed, retrying: {}", shard, informer.getApiTypeClass()
+                    .getSimpleName(), failure.toString());
+            return true;
+        });
     }
 }

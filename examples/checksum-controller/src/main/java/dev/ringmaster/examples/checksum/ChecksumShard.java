@@ -421,8 +421,7 @@ public final class ChecksumShard implements RunningShard {
         for (String namespace : scopes) {
             FilterWatchListDeletable<ConfigMap, ConfigMapList, Resource<ConfigMap>> configMapOperation = namespace == null
                     ? client.configMaps().inAnyNamespace() : client.configMaps().inNamespace(namespace);
-            SharedIndexInformer<ConfigMap> configMaps = filtered.filter(configMapOperation)
-                    .runnableInformer(options.resync().toMillis());
+            SharedIndexInformer<ConfigMap> configMaps = filtered.runnableInformer(configMapOperation, options.resync());
             SharedIndexInformer<Secret> secrets = filtered.runnableInformer(namespace == null
                     ? client.secrets().inAnyNamespace() : client.secrets().inNamespace(namespace));
             ShardedReconciler<ConfigMap> reconciler = ShardedReconciler.builder(sharding, configMaps)
@@ -458,10 +457,10 @@ public final class ChecksumShard implements RunningShard {
     private Runnable watchRanges(KubernetesClient client, ChecksumReconciler logic, String namespace) {
         RangeInformer<ConfigMap> configMaps = sharding.rangeInformer(ConfigMap.class,
                 c -> namespace == null ? c.configMaps().inAnyNamespace() : c.configMaps().inNamespace(namespace));
-        SharedIndexInformer<Secret> secrets = (namespace == null ? client.secrets().inAnyNamespace()
+        SharedIndexInformer<Secret> secrets = ShardInformers.retrying((namespace == null ? client.secrets().inAnyNamespace()
                 : client.secrets().inNamespace(namespace))
                 .withLabel(ChecksumReconciler.MANAGED_BY_LABEL, ChecksumReconciler.MANAGED_BY)
-                .runnableInformer(0);
+                .runnableInformer(0), sharding.labels().shard());
         ShardedReconciler<ConfigMap> reconciler = ShardedReconciler.builder(sharding, configMaps)
                 .worker(worker)
                 .reconciler(logic::reconcile)
