@@ -317,12 +317,9 @@ class RangeInformerIT {
         String namespace = "range-refused-it";
         namespace(admin, namespace);
         Map<String, String> uids = createObjects(admin, namespace, 5);
-        Path kubeconfig = server.serviceAccountKubeconfig(namespace, "shard", server.workFolder(namespace)
-                .resolve("kubeconfig"));
         PolicyRule leases = new PolicyRuleBuilder().withApiGroups("coordination.k8s.io").withResources("leases")
                 .withVerbs("get", "list", "watch", "create", "update").build();
-        server.grant(namespace, "shard", List.of(leases));
-        try (KubernetesClient shardClient = server.clientFor(kubeconfig);
+        try (KubernetesClient shardClient = server.clientAs(namespace, "shard", List.of(leases));
                 Sharding sharding = renewingEvery(Duration.ofSeconds(1), shardClient, namespace);
                 RangeInformer<ConfigMap> informer = sharding.rangeInformer(ConfigMap.class,
                         c -> c.configMaps().inNamespace(namespace))) {

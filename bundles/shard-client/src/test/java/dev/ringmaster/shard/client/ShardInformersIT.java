@@ -11,14 +11,10 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,37 +37,21 @@ class ShardInformersIT {
             admin.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata().withName("on-" + shard)
                     .withLabels(Map.of(labels.shardLabel(), shard)).endMetadata().build()).serverSideApply();
         }
-        Path kubeconfig = server.serviceAccountKubeconfig(NAMESPACE, "shard", server.workFolder(NAMESPACE).resolve("kubeconfig"));
-        server.grant(NAMESPACE, "shard", List.of());
-        Set<String> added = ConcurrentHashMap.newKeySet();
-        try (KubernetesClient shardClient = server.clientFor(kubeconfig)) {
+        try (KubernetesClient shardClient = server.clientAs(NAMESPACE, "shard", List.of())) {
             assertThatThrownBy(() -> shardClient.configMaps().inNamespace(NAMESPACE).list())
                     .as("the shard may not list ConfigMaps yet")
                     .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
-            SharedIndexInformer<ConfigMap> informer = new ShardInformers(labels).inform(
-                    shardClient.configMaps().inNamespace(NAMESPACE), new ResourceEventHandler<ConfigMap>() {
-                        @Override
-                        public void onAdd(ConfigMap object) {
-                            added.add(object.getMetadata().getName());
-                        }
-
-                        @Override
-                        public void onUpdate(ConfigMap before, ConfigMap object) {
-                        }
-
-                        @Override
-                        public void onDelete(ConfigMap object, boolean unknown) {
-                        }
-                    });
+            SharedIndexInformer<ConfigMap> informer = new ShardInformers(labels)
+                    .runnableInformer(shardClient.configMaps().inNamespace(NAMESPACE));
+            informer.start();
             try {
-                // an informer lists at once when started: holding nothing for seconds, it was refused
-                await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(added::isEmpty);
+                // an informer lists at once when started: not synced for seconds, it was refused
+                await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> !informer.hasSynced());
 
                 server.grant(NAMESPACE, "shard", List.of(new PolicyRuleBuilder().withApiGroups("")
                         .withResources("configmaps").withVerbs("list", "watch").build()));
-                await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(added).containsExactly("on-shard-0"));
-                assertThat(informer.getStore().list()).extracting(object -> object.getMetadata().getName())
-                        .containsExactly("on-shard-0");
+                await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(informer.getStore().list())
+                        .extracting(object -> object.getMetadata().getName()).containsExactly("on-shard-0"));
             } finally {
                 informer.close();
             }
