@@ -2,6 +2,7 @@ package dev.ringmaster.clustertests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ringmaster.clustertests.support.CleanUp;
 import dev.ringmaster.clustertests.support.SharderInstall;
 import dev.ringmaster.clustertests.support.StatefulSetScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
@@ -93,19 +94,22 @@ class PodReadinessClusterIT extends StatefulSetScenarios {
     }
 
     @AfterAll
-    static void asBefore() {
+    static void asBefore() throws Exception {
         if (shards == null) {
             return;
         }
-        if (replicas > 0) {
-            shards.scale(replicas);
-        }
-        if (cluster.kubectl("-n", shards.namespace(), "get", shards.workloadRef(), "-o",
-                "jsonpath={.spec.template.spec.containers[0].readinessProbe}").out().contains("unready")) {
-            cluster.kubectl("-n", shards.namespace(), "patch", shards.workloadRef(), "--type=json", "-p", NO_PROBE).orThrow();
-        }
-        cluster.installWithout(SharderInstall.Extra.POD_READINESS);
-        shards.awaitSettledOn(shards.readyPods(), Duration.ofSeconds(120));
+        CleanUp.steps(() -> {
+            if (replicas > 0) {
+                shards.scale(replicas);
+            }
+        }, () -> {
+            if (cluster.kubectl("-n", shards.namespace(), "get", shards.workloadRef(), "-o",
+                    "jsonpath={.spec.template.spec.containers[0].readinessProbe}").out().contains("unready")) {
+                cluster.kubectl("-n", shards.namespace(), "patch", shards.workloadRef(), "--type=json", "-p", NO_PROBE)
+                        .orThrow();
+            }
+        }, () -> cluster.installWithout(SharderInstall.Extra.POD_READINESS),
+                () -> shards.awaitSettledOn(shards.readyPods(), Duration.ofSeconds(120)));
     }
 
     private static String state(Lease lease) {

@@ -362,8 +362,13 @@ public final class Examples extends RingState {
                 .build()).create();
     }
 
-    /** The shard namespace's pods, events and logs, for failure messages. */
+    /**
+     * For failure messages, first what decides a shard's state (each shard Lease's holder, renewal and state
+     * label; the sharder's leader and the tail of its log), then the shard namespace's pods, events and logs.
+     */
     public String diagnostics() {
-        return Diagnostics.namespace(cluster, namespace);
+        StringBuilder text = new StringBuilder("--- shard Leases ---\n");
+        leaseStates().forEach((name, state) -> text.append(name).append(": ").append(state).append('\n'));
+        return text.append(Sharder.leaderLog(cluster, 20)).append(Diagnostics.namespace(cluster, namespace)).toString();
     }
 }

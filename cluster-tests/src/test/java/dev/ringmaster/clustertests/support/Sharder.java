@@ -149,6 +149,13 @@ public final class Sharder {
         return Diagnostics.namespace(cluster, NAMESPACE);
     }
 
+    /** The leader's name and the last {@code lines} lines of its log, for failure messages. */
+    static String leaderLog(NodeCluster cluster, int lines) {
+        Optional<String> leader = new Sharder(cluster).leader();
+        return "--- sharder leader " + leader.orElse("(none)") + " (last " + lines + " lines) ---\n" + leader.map(pod ->
+                cluster.kubectl("-n", NAMESPACE, "logs", pod, "--tail=" + lines).out()).orElse("");
+    }
+
     /**
      * Records, from a pod and a Lease informer, the fewest sharder pods that were Ready (and not being
      * deleted) at any moment, and every holder the Lease had, until closed.
