@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ringmaster.clustertests.support.CleanUp;
 import dev.ringmaster.clustertests.support.StatefulSetScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
+import dev.ringmaster.examples.checksum.Cost;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -19,8 +21,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -32,18 +37,17 @@ import org.junit.jupiter.api.Test;
  * (#33) The shard StatefulSet sized by load (docs/design.md section 10.1): the ring names the example's
  * StatefulSet in {@code spec.autoscaling} (3 to 4 shards, a target of 50 % busy), and the test drives load
  * by updating the ring's ConfigMaps at a steady rate, each reconcile costing {@value #COST_MS} ms of
- * waiting ({@code checksums.ringmaster.dev/cost}). The shard pods measure their busy time and report it
+ * waiting ({@value Cost#ANNOTATION}). The shard pods measure their busy time and report it
  * on their Lease renewals; the sharder's leader adds the reports up.
  *
  * <ul>
- *   <li>at the base rate the load is 0.9 busy second per second, ⌈0.9 / 0.5⌉ = 2 shards, held to the minimum of
- *       3: nothing scales, even if a loaded node's API calls add two thirds to each reconcile's cost (1.5 s/s
- *       still wants 3). Those calls are real busy time: at a cost of 500 ms a reconcile measured 1.3 times its
- *       cost on a quiet node, and a slower, loaded CI machine scaled out at what was then the base rate; at 1 s
- *       they weigh half as much;</li>
- *   <li>at twice the rate (1.8 s/s, ⌈3.6⌉ = 4) the StatefulSet goes to 4 pods at once (no scale-up window), the
- *       new shard takes its objects, and it stays at 4 while the load lasts; it would with a sixth of the
- *       updates lost (more than 1.5 s/s wants 4, and the API calls only add to it);</li>
+ *   <li>at the base rate the load is 1.0 busy second per second, ⌈1.0 / 0.5⌉ = 2 shards, held to the minimum of
+ *       3: nothing scales over two report periods, so that every shard's last report is of the base load alone
+ *       (half the load again, 1.5 s/s, would still want 3; a reconcile's API calls add a few per cent to its
+ *       cost here);</li>
+ *   <li>at twice the rate (2.0 s/s, ⌈4.0⌉ = 4) the StatefulSet goes to 4 pods at once (no scale-up window), the
+ *       new shard takes its objects, and it stays at 4 while the load lasts; it would with a quarter of the
+ *       updates lost (more than 1.5 s/s wants 4);</li>
  *   <li>the load off, after the scale-down window, back to 3: the leaving pod releases its Lease and its
  *       objects move at once (a graceful handover, not a dead shard's).</li>
  * </ul>
@@ -56,8 +60,8 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
 
     private static final Duration SETTLE = Duration.ofSeconds(120);
     private static final long COST_MS = 1000;
-    /** Updates per second at the base load: 0.9 × 1 s = 0.9 busy s/s over the ring. */
-    private static final double BASE_RATE = 0.9;
+    /** Updates per second at the base load: 1 × 1 s = 1.0 busy s/s over the ring. */
+    private static final double BASE_RATE = 1.0;
     private static final int TARGET_PERCENT = 50;
     private static final int SCALE_DOWN_WINDOW_SECONDS = 20;
     /** The shards' default report period (docs/shard-client.md): a change in load shows within about one. */
@@ -84,15 +88,16 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
         autoscaled = true;
 
         try (Load load = new Load(names)) {
+            long base = System.nanoTime();
             load.rate(BASE_RATE);
-            // a report period at the base load after the first decision: every shard reported it, and the ring
-            // is sized for it
             Waiting.until(REPORT_PERIOD.multipliedBy(4), () -> "status.autoscaling with 3 desired shards: "
                     + autoscalingStatus(), () -> desiredShards() == 3);
-            Thread.sleep(REPORT_PERIOD.toMillis());
+            // two report periods of the base load: every shard's last report is of a window under it alone
+            Thread.sleep(Math.max(0, REPORT_PERIOD.multipliedBy(2).toMillis() - (System.nanoTime() - base) / 1_000_000));
             System.out.printf("cluster-tests: at the base load the shards report %s busy s/s%n", reportedBusy());
             assertThat(desiredShards()).as("desired shards at the base load: %s; the shards report %s busy s/s",
                     autoscalingStatus(), reportedBusy()).isEqualTo(3);
+            assertThat(scaledEvents()).as("Scaled Events at the base load").isEqualTo(scaledBefore);
             assertThat(shards.readyPods()).isEqualTo(three);
 
             long step = System.nanoTime();
@@ -162,12 +167,23 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
         return busy;
     }
 
-    /** Autoscaling off again and the StatefulSet at 3 shards, whatever happened. */
+    /**
+     * Autoscaling off again, the StatefulSet at 3 shards and the ConfigMaps without a cost, whatever happened: the
+     * classes after this one reconcile the same ConfigMaps, each reconcile would wait the cost.
+     */
     @AfterAll
     static void asBefore() throws Exception {
         if (autoscaled) {
-            CleanUp.steps(() -> patchRing("{\"spec\": {\"autoscaling\": null}}"),
-                    () -> shards.awaitSettledOn(shards.scale(3), SETTLE));
+            CleanUp.steps(() -> patchRing("{\"spec\": {\"autoscaling\": null}}"), () -> {
+                for (ConfigMap map : shards.configMaps()) {
+                    if (map.getMetadata().getAnnotations() != null
+                            && map.getMetadata().getAnnotations().containsKey(Cost.ANNOTATION)) {
+                        cluster.admin().configMaps().inNamespace(shards.objectsNamespace())
+                                .withName(map.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE),
+                                        "{\"metadata\": {\"annotations\": {\"" + Cost.ANNOTATION + "\": null}}}");
+                    }
+                }
+            }, () -> shards.awaitSettledOn(shards.scale(3), SETTLE));
         }
     }
 
@@ -197,34 +213,40 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
 
     /**
      * Updates the ring's ConfigMaps round-robin at a rate, each with the cost annotation and a new tick, so
-     * each update is one reconcile of {@value #COST_MS} ms on the shard that owns the object.
+     * each update is one reconcile of {@value #COST_MS} ms on the shard that owns the object. A tick finds one of
+     * {@value #UPDATERS} updaters free or is skipped: when the API server stalls the updates do not pile up and
+     * follow in a burst, which would be more load than the rate (a 15 s report window with a 10 s stall caught up
+     * in it carries two thirds more).
      */
     private static final class Load implements AutoCloseable {
 
-        private static final int THREADS = 3;
+        private static final int UPDATERS = 3;
 
         private final List<String> names;
         private final AtomicLong ticks = new AtomicLong();
-        private ScheduledExecutorService updaters;
+        private ScheduledExecutorService clock;
+        private ExecutorService updaters;
 
         Load(List<String> names) {
             this.names = names;
         }
 
-        /** Replaces the update rate (per second over all threads; 0 stops). */
+        /** Replaces the update rate (per second; 0 stops). */
         void rate(double perSecond) throws InterruptedException {
-            if (updaters != null) {
+            if (clock != null) {
+                clock.shutdownNow();
                 updaters.shutdownNow();
+                clock.awaitTermination(10, TimeUnit.SECONDS);
                 updaters.awaitTermination(10, TimeUnit.SECONDS);
-                updaters = null;
+                clock = null;
             }
             if (perSecond > 0) {
-                updaters = Executors.newScheduledThreadPool(THREADS);
-                long periodMicros = Math.round(THREADS * 1e6 / perSecond);
-                for (int thread = 0; thread < THREADS; thread++) {
-                    updaters.scheduleAtFixedRate(this::updateNext, thread * periodMicros / THREADS, periodMicros,
-                            TimeUnit.MICROSECONDS);
-                }
+                ExecutorService free = new ThreadPoolExecutor(UPDATERS, UPDATERS, 0, TimeUnit.SECONDS,
+                        new SynchronousQueue<>(), new ThreadPoolExecutor.DiscardPolicy());
+                updaters = free;
+                clock = Executors.newSingleThreadScheduledExecutor();
+                clock.scheduleAtFixedRate(() -> free.execute(this::updateNext), 0, Math.round(1e6 / perSecond),
+                        TimeUnit.MICROSECONDS);
             }
         }
 
@@ -234,8 +256,8 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
             try {
                 cluster.admin().configMaps().inNamespace(shards.objectsNamespace()).withName(name)
                         .patch(PatchContext.of(PatchType.JSON_MERGE), """
-                                {"metadata": {"annotations": {"checksums.ringmaster.dev/cost": "%dms", "%s": "%d"}}}"""
-                                .formatted(COST_MS, TICK_ANNOTATION, tick));
+                                {"metadata": {"annotations": {"%s": "%dms", "%s": "%d"}}}"""
+                                .formatted(Cost.ANNOTATION, COST_MS, TICK_ANNOTATION, tick));
             } catch (RuntimeException e) {
                 // one missed update is a little less load; the next tick goes on
             }
