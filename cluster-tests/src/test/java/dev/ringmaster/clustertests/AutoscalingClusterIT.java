@@ -6,6 +6,7 @@ import dev.ringmaster.clustertests.support.CleanUp;
 import dev.ringmaster.clustertests.support.StatefulSetScenarios;
 import dev.ringmaster.clustertests.support.Waiting;
 import dev.ringmaster.examples.checksum.Cost;
+import dev.ringmaster.ring.RingContract;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
@@ -159,7 +160,7 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
         Map<String, Double> busy = new TreeMap<>();
         for (Lease lease : cluster.admin().leases().inNamespace(shards.namespace()).list().getItems()) {
             Map<String, String> annotations = Objects.requireNonNullElse(lease.getMetadata().getAnnotations(), Map.of());
-            Matcher report = BUSY.matcher(annotations.getOrDefault("ringmaster.dev/load", ""));
+            Matcher report = BUSY.matcher(annotations.getOrDefault(RingContract.LOAD_ANNOTATION, ""));
             if (report.find()) {
                 busy.put(lease.getMetadata().getName(), Double.parseDouble(report.group(1)));
             }
