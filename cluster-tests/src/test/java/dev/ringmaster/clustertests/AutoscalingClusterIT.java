@@ -179,9 +179,8 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
                 for (ConfigMap map : shards.configMaps()) {
                     if (map.getMetadata().getAnnotations() != null
                             && map.getMetadata().getAnnotations().containsKey(Cost.ANNOTATION)) {
-                        cluster.admin().configMaps().inNamespace(shards.objectsNamespace())
-                                .withName(map.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE),
-                                        "{\"metadata\": {\"annotations\": {\"" + Cost.ANNOTATION + "\": null}}}");
+                        patchConfigMap(map.getMetadata().getName(),
+                                "{\"metadata\": {\"annotations\": {\"" + Cost.ANNOTATION + "\": null}}}");
                     }
                 }
             }, () -> shards.awaitSettledOn(shards.scale(3), SETTLE));
@@ -191,6 +190,12 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
     private static void patchRing(String mergePatch) {
         cluster.kubectl("patch", shards.kind().kind().toLowerCase(), shards.ring(), "--type=merge", "-p", mergePatch)
                 .orThrow();
+    }
+
+    /** A JSON merge patch of one of the ring's ConfigMaps. */
+    private static void patchConfigMap(String name, String mergePatch) {
+        cluster.admin().configMaps().inNamespace(shards.objectsNamespace()).withName(name)
+                .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
     }
 
     @SuppressWarnings("unchecked")
@@ -255,10 +260,9 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
             long tick = ticks.getAndIncrement();
             String name = names.get((int) (tick % names.size()));
             try {
-                cluster.admin().configMaps().inNamespace(shards.objectsNamespace()).withName(name)
-                        .patch(PatchContext.of(PatchType.JSON_MERGE), """
-                                {"metadata": {"annotations": {"%s": "%dms", "%s": "%d"}}}"""
-                                .formatted(Cost.ANNOTATION, COST_MS, TICK_ANNOTATION, tick));
+                patchConfigMap(name, """
+                        {"metadata": {"annotations": {"%s": "%dms", "%s": "%d"}}}"""
+                        .formatted(Cost.ANNOTATION, COST_MS, TICK_ANNOTATION, tick));
             } catch (RuntimeException e) {
                 // one missed update is a little less load; the next tick goes on
             }
