@@ -105,8 +105,14 @@ public final class RealCluster {
      */
     public Cli.Started runSharder(SharderHome replica, Path kubeconfig) {
         Cli.Started sharder = Cli.start(replica.home(), replica.runArgsCalledBack(kubeconfig));
-        Waiting.until(Duration.ofSeconds(60), () -> replica.home().getFileName() + " ready\n" + sharder.err(),
-                () -> replica.status("/readyz") == 200);
+        try {
+            Waiting.until(Duration.ofSeconds(60), () -> replica.home().getFileName() + " ready\n" + sharder.err(),
+                    () -> replica.status("/readyz") == 200);
+        } catch (AssertionError notReady) {
+            // a replica left running would go on watching and writing beside the classes after this one
+            sharder.process().destroyForcibly();
+            throw notReady;
+        }
         return sharder;
     }
 
