@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.ranges;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.load.LoadMap;
 import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.ring.ranges.RangePlacement;
@@ -123,6 +124,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             releases.remove(ring);
             balancer.forget(ring);
             recorder.forget(ring);
+            found.filter(view -> !view.rangeModeAsked() && view.problems().isEmpty()).ifPresent(this::revoke);
             return Result.done();
         }
         RingView view = found.get();
@@ -224,6 +226,44 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         recorder.assigned(ring, published);
         return mode.get().balancing().map(balancing -> Result.requeueAfter(balancing.settings().interval()))
                 .orElse(Result.done());
+    }
+
+    /**
+     * A ring in label mode, having left range mode or not: every range it still assigns is taken back, so a shard
+     * left in range mode stops serving ranges beside the shards that serve labels (docs/sharder.md). A Lease that is
+     * also a shard of a range-mode ring of the other kind keeps what that ring assigns it.
+     */
+    private void revoke(RingView view) {
+        RingLeases.byName(view.key(), leases.get()).forEach((name, lease) -> {
+            if (ofARangeModeRing(lease, view.key())) {
+                return;
+            }
+            LeaseKey leaseKey = LeaseKey.of(lease);
+            Map<String, String> annotations = annotations(lease);
+            List<Written> unseen = unseen(leaseKey, lease.getMetadata().getResourceVersion());
+            String assigned = unseen.isEmpty() ? annotations.get(RingContract.ASSIGNED_RANGES_ANNOTATION)
+                    : unseen.get(unseen.size() - 1).ranges();
+            if (assigned == null || assigned.isBlank()) {
+                return;
+            }
+            String key = Objects.requireNonNullElse(annotations.get(RingContract.RANGE_KEY_ANNOTATION), "");
+            if (write(leaseKey, "", key)) {
+                LOG.info("{}: shard {} assigned no ranges (was {}): the ring is in label mode", view.key(), name,
+                        assigned);
+            }
+        });
+    }
+
+    private boolean ofARangeModeRing(Lease lease, RingKey except) {
+        Map<String, String> labels = lease.getMetadata().getLabels();
+        for (RingKind kind : RingKind.values()) {
+            String ring = labels == null ? null : labels.get(kind.leaseLabel());
+            RingKey other = ring == null ? null : new RingKey(kind, ring);
+            if (other != null && !other.equals(except) && registry.view(other).flatMap(RingView::rangeMode).isPresent()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -44,7 +44,8 @@ import org.junit.jupiter.api.Test;
  * range assigned is served at once; one taken away is let go a moment later, as a shard draining its reconciles).
  * Every state of the Leases a watch sees has pairwise disjoint assigned sets and pairwise disjoint served sets;
  * the assignments converge to the placement over the live shards; a shard that stops renewing is fenced and its
- * ranges move though it never acknowledged; and the sharder writes no ConfigMap of the ring.
+ * ranges move though it never acknowledged; and the sharder writes no ConfigMap of the ring. Switched to label
+ * mode, the ring's assignments are all taken back, and the shards stop serving ranges.
  */
 class RangeAssignerIT {
 
@@ -110,6 +111,16 @@ class RangeAssignerIT {
             assertThat(annotation(stopped, ASSIGNED)).isEmpty();
 
             assertThat(sharder.registry().view(RingKey.clusterRing(RING)).orElseThrow().canAct()).isFalse();
+            assertNothingLabelled(start);
+
+            // switched to label mode: every assignment is taken back, and the shards let their ranges go
+            RingCrds.applyRing(ADMIN, "ClusterRing", RING, NAMESPACE, "shardRestartGraceSeconds: 0");
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                for (String shard : List.of("shard-0", "shard-1", "shard-2")) {
+                    assertThat(annotation(shard, ASSIGNED)).as("%s assigned", shard).isEmpty();
+                    assertThat(RangeSet.parse(annotation(shard, SERVED))).as("%s served", shard).isEqualTo(RangeSet.EMPTY);
+                }
+            });
         } finally {
             // not shutdownNow: an interrupt fails the request a round is making, which is not the sharder's doing
             shards.shutdown();
@@ -119,7 +130,10 @@ class RangeAssignerIT {
             assertThat(statesSeen).as("states of the Leases observed").isGreaterThan(10);
         }
         assertThat(violations).isEmpty();
-        // no ConfigMap of the namespace was written by anybody after the test created them
+    }
+
+    /** In range mode: no ConfigMap of the namespace written by anybody since {@code start}, and no webhook for the ring. */
+    private static void assertNothingLabelled(Instant start) {
         List<AuditLog.Event> writes = CLUSTER.audit().events().stream()
                 .filter(event -> "configmaps".equals(event.resource()) && NAMESPACE.equals(event.namespace())
                         && !event.received().isBefore(start))

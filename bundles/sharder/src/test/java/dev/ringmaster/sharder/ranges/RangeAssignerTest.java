@@ -1,5 +1,6 @@
 package dev.ringmaster.sharder.ranges;
 
+import static dev.ringmaster.sharder.testing.TestRings.configMapControllerRing;
 import static dev.ringmaster.sharder.testing.TestRings.configMapRing;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,6 +15,7 @@ import dev.ringmaster.ring.spi.Placement;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.ControllerRing;
 import dev.ringmaster.sharder.model.RingBalancing;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingRanges;
@@ -63,9 +65,7 @@ class RangeAssignerTest {
 
     @BeforeEach
     void ring() {
-        ClusterRing ring = configMapRing(KEY.name());
-        ring.getSpec().setRanges(new RingRanges(null, 4));
-        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
+        ringWith(new RingRanges(null, 4));
         assigner = new RangeAssigner(registry, () -> List.copyOf(cache), client, clock, recorded);
     }
 
@@ -215,28 +215,69 @@ class RangeAssignerTest {
     }
 
     @Test
-    void aLabelModeRingOrAnInvalidOneIsLeftAlone() {
+    void aLabelModeRingOrAnInvalidOneAssignsNothing() {
         lease("a");
         members(ready("a"));
-        ClusterRing ring = configMapRing(KEY.name());
-        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
+        ringWith(null);
         assigner.reconcile(KEY);
         assertThat(annotation("a", RingContract.ASSIGNED_RANGES_ANNOTATION)).isNull();
 
-        ClusterRing invalid = configMapRing(KEY.name());
-        invalid.getSpec().setRanges(new RingRanges("name", 3));
-        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(invalid)));
+        ringWith(new RingRanges("name", 3));
         assigner.reconcile(KEY);
         assertThat(annotation("a", RingContract.ASSIGNED_RANGES_ANNOTATION)).isNull();
+    }
+
+    @Test
+    void aRingThatLeavesRangeModeTakesEveryAssignmentBackOnce() {
+        aServesB1AndBTheRest();
+        members(ready("a"), ready("b"));
+        ringWith(null);
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEmpty();
+        assertThat(assigned("b")).isEmpty();
+        assertThat(annotation("a", RingContract.RANGE_KEY_ANNOTATION)).isEqualTo("uid");
+        assertThat(annotation("a", RingContract.SERVED_RANGES_ANNOTATION)).as("the shard's own").isEqualTo(B1);
+
+        // the cache does not show the revocation yet, then does: no second write either way
+        String version = server("a").getMetadata().getResourceVersion();
+        assigner.reconcile(KEY);
+        refresh();
+        assigner.reconcile(KEY);
+        assertThat(server("a").getMetadata().getResourceVersion()).isEqualTo(version);
+    }
+
+    @Test
+    void aLeaseAlsoOfARangeModeControllerRingKeepsWhatThatRingAssigns() {
+        RingKey controllerRing = RingKey.controllerRing(KEY.name());
+        ControllerRing inRangeMode = configMapControllerRing(KEY.name());
+        inRangeMode.getSpec().setRanges(new RingRanges(null, 4));
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(configMapRing(KEY.name())))
+                .withRings(RingKind.CONTROLLER_RING, List.of(inRangeMode)));
+        TestLeases.create(client, TestLeases.shardLease(NS, "a", KEY.name(), clock.instant(), 10).editMetadata()
+                .addToLabels(RingKind.CONTROLLER_RING.leaseLabel(), controllerRing.name())
+                .addToAnnotations(RingContract.ASSIGNED_RANGES_ANNOTATION, B1)
+                .addToAnnotations(RingContract.RANGE_KEY_ANNOTATION, "uid").endMetadata());
+        refresh();
+        members(ready("a"));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEqualTo(B1);
+    }
+
+    @Test
+    void anInvalidRingKeepsItsAssignments() {
+        aServesB1AndBTheRest();
+        members(ready("a"), ready("b"));
+        ringWith(new RingRanges("name", 3));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEqualTo(B1);
+        assertThat(assigned("b")).isEqualTo(B023);
     }
 
     @Test
     void aKeyChangeHandsEverythingOverThroughNothing() {
         aServesB1AndBTheRest();
         members(ready("a"), ready("b"));
-        ClusterRing ring = configMapRing(KEY.name());
-        ring.getSpec().setRanges(new RingRanges("namespace", 4));
-        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
+        ringWith(new RingRanges("namespace", 4));
         assigner.reconcile(KEY);
         // served ranges of the uid key may be any ranges of the namespace key: nobody gets anything yet
         assertThat(assigned("a")).isEmpty();
@@ -324,6 +365,13 @@ class RangeAssignerTest {
     private List<Event> events(String namespace, String reason) {
         return client.events().v1().events().inNamespace(namespace).list().getItems().stream()
                 .filter(event -> reason.equals(event.getReason())).toList();
+    }
+
+    /** The ring as the registry has it, with {@code ranges}; null: in label mode. */
+    private void ringWith(RingRanges ranges) {
+        ClusterRing ring = configMapRing(KEY.name());
+        ring.getSpec().setRanges(ranges);
+        registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
     }
 
     private void members(ShardInfo... shards) {
