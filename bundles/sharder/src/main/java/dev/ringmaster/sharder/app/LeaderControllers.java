@@ -2,7 +2,6 @@ package dev.ringmaster.sharder.app;
 
 import dev.ringmaster.kubernetes.client.EventHandlers;
 import dev.ringmaster.ring.ObjectReference;
-import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.autoscale.AutoscalingReports;
@@ -12,6 +11,7 @@ import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
+import dev.ringmaster.sharder.lease.RingLeases;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ranges.RangeAssigner;
@@ -41,7 +41,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -204,17 +203,9 @@ final class LeaderControllers implements AutoCloseable {
         if (closed || !acting) {
             return; // before acting, actOnRings looks at every ring anyway
         }
-        Map<String, String> labels = lease.getMetadata().getLabels();
-        if (labels == null) {
-            return;
-        }
-        for (RingKind kind : RingKind.values()) {
-            String ring = labels.get(kind.leaseLabel());
-            if (ring != null && !ring.isEmpty()) {
-                RingKey key = new RingKey(kind, ring);
-                if (registry.view(key).map(RingView::rangeModeAsked).orElse(false)) {
-                    rangeAssigning.enqueue(key);
-                }
+        for (RingKey key : RingLeases.rings(lease)) {
+            if (registry.view(key).map(RingView::rangeModeAsked).orElse(false)) {
+                rangeAssigning.enqueue(key);
             }
         }
     }

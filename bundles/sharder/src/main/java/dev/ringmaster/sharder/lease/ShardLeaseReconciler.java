@@ -1,7 +1,6 @@
 package dev.ringmaster.sharder.lease;
 
 import dev.ringmaster.ring.RingContract;
-import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.spi.LeaseDetector;
@@ -26,7 +25,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -172,7 +170,7 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
 
     /** The largest restart grace of the Lease's rings that the sharder knows; the default if it knows none. */
     private Duration restartGrace(Lease lease) {
-        return rings(lease).stream().map(restartGraces).flatMap(Optional::stream).max(Comparator.naturalOrder())
+        return RingLeases.rings(lease).stream().map(restartGraces).flatMap(Optional::stream).max(Comparator.naturalOrder())
                 .orElse(RestartHold.DEFAULT_GRACE);
     }
 
@@ -365,7 +363,7 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     }
 
     private void observe(LeaseKey key, Lease lease, ShardState state, int weight, boolean restarting, boolean renewing) {
-        observations.put(key, new Observation(rings(lease), new ShardInfo(key.name(), state, weight, restarting, renewing)));
+        observations.put(key, new Observation(RingLeases.rings(lease), new ShardInfo(key.name(), state, weight, restarting, renewing)));
     }
 
     /**
@@ -396,14 +394,6 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     private static Result revisit(Instant now, Instant revisitAt) {
         Duration delay = Duration.between(now, revisitAt);
         return Result.requeueAfter(delay.isNegative() || delay.isZero() ? MIN_REVISIT : delay);
-    }
-
-    private static List<RingKey> rings(Lease lease) {
-        Map<String, String> labels = Objects.requireNonNullElse(lease.getMetadata().getLabels(), Map.of());
-        return Arrays.stream(RingKind.values())
-                .filter(kind -> !labels.getOrDefault(kind.leaseLabel(), "").isEmpty())
-                .map(kind -> new RingKey(kind, labels.get(kind.leaseLabel())))
-                .toList();
     }
 
     /** Doubles the duration (the reference sharder's rule); a missing one stays missing, as 0 is invalid. */

@@ -1,7 +1,6 @@
 package dev.ringmaster.sharder.ranges;
 
 import dev.ringmaster.ring.RingContract;
-import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.load.LoadMap;
 import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.ring.ranges.RangePlacement;
@@ -255,15 +254,8 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     }
 
     private boolean ofARangeModeRing(Lease lease, RingKey except) {
-        Map<String, String> labels = lease.getMetadata().getLabels();
-        for (RingKind kind : RingKind.values()) {
-            String ring = labels == null ? null : labels.get(kind.leaseLabel());
-            RingKey other = ring == null ? null : new RingKey(kind, ring);
-            if (other != null && !other.equals(except) && registry.view(other).flatMap(RingView::rangeMode).isPresent()) {
-                return true;
-            }
-        }
-        return false;
+        return RingLeases.rings(lease).stream().anyMatch(ring -> !ring.equals(except)
+                && registry.view(ring).flatMap(RingView::rangeMode).isPresent());
     }
 
     /**
