@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.Store;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -67,15 +66,33 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
     private final List<ResourceEventHandler<? super T>> handlers = new CopyOnWriteArrayList<>();
     private final List<Supplier<? extends Collection<? extends HasMetadata>>> running = new CopyOnWriteArrayList<>();
     private final Store<T> store = new View();
-    private volatile RangeSet ranges = RangeSet.EMPTY;
-    private volatile RangeKey key = RangeKey.UID;
-    private volatile SharedIndexInformer<T> informer;
-    /** The last informer that had listed, answering reads until {@link #informer} has listed too. */
-    private volatile SharedIndexInformer<T> previous;
+    /** What is served, swapped whole: a read sees one state, never one half-way through a change. */
+    private volatile Serving<T> serving = new Serving<>(RangeSet.EMPTY, RangeKey.UID, null, null);
     /** The version of each object the handlers were last given, and its hash: what a new list need not add again. */
     private final Map<String, Delivered> delivered = new ConcurrentHashMap<>();
 
     private record Delivered(String resourceVersion, long hash) {
+    }
+
+    /**
+     * The ranges served and the informers serving them: {@code informer} lists and watches them (null
+     * when nothing is served); {@code previous}, the last informer that had listed, answers reads of
+     * what {@code informer} has not listed yet.
+     */
+    private record Serving<T>(RangeSet ranges, RangeKey key, SharedIndexInformer<T> informer,
+                              SharedIndexInformer<T> previous) {
+
+        /** The informers to read, the one listing first: {@code previous} only while {@code informer} has not listed. */
+        List<SharedIndexInformer<T>> readable() {
+            if (informer == null) {
+                return List.of();
+            }
+            return informer.hasSynced() || previous == null ? List.of(informer) : List.of(informer, previous);
+        }
+
+        boolean holds(HasMetadata object) {
+            return inRanges(object, ranges, key);
+        }
     }
     private volatile ServerFiltering serverFiltering = ServerFiltering.UNKNOWN;
     private boolean closed;
@@ -126,17 +143,17 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
 
     /** Whether this informer serves {@code object} now. */
     public boolean serves(HasMetadata object) {
-        return inRanges(object, ranges, key);
+        return serving.holds(object);
     }
 
     /** The ranges served now. */
     public RangeSet ranges() {
-        return ranges;
+        return serving.ranges();
     }
 
     /** The key the ranges hash. */
     public RangeKey key() {
-        return key;
+        return serving.key();
     }
 
     /** What the server did with the selector, found at the first list with a non-empty set. */
@@ -151,7 +168,7 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
 
     /** Whether the current fabric8 informer has synced its first list (true while nothing is served). */
     public boolean hasSynced() {
-        SharedIndexInformer<T> now = informer;
+        SharedIndexInformer<T> now = serving.informer();
         return now == null || now.hasSynced();
     }
 
@@ -190,31 +207,31 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
     }
 
     /**
-     * Serves exactly {@code ranges} from now on: stops the running informer and, unless the set is
-     * empty, starts one listing and watching with their selector. No effect if they are served already.
+     * Serves exactly {@code ranges} from now on: unless the set is empty, starts an informer listing and
+     * watching with their selector, and stops the running one. No effect if they are served already.
+     * Reads and events see the state before or after, never one in between: when this returns, nothing
+     * of the dropped ranges is read or reconciled any more (a shrink then waits for what runs already).
      */
     @Override
     public synchronized void serve(RangeSet ranges, RangeKey key) {
         Objects.requireNonNull(ranges, "ranges");
         Objects.requireNonNull(key, "key");
-        if (closed || ranges.equals(this.ranges) && key == this.key) {
+        Serving<T> before = serving;
+        if (closed || ranges.equals(before.ranges()) && key == before.key()) {
             return;
         }
-        SharedIndexInformer<T> old = informer;
-        SharedIndexInformer<T> readable = old != null && old.hasSynced() ? old : previous;
-        if (key != this.key) {
+        SharedIndexInformer<T> old = before.informer();
+        SharedIndexInformer<T> readable = old != null && old.hasSynced() ? old : before.previous();
+        if (key != before.key()) {
             delivered.clear(); // hashes of another key
         }
         Map<String, String> known = deliveredIn(ranges);
-        informer = null;
-        this.key = key;
-        this.ranges = ranges;
-        if (old != null && old != readable) {
-            old.stop();
-        }
         if (ranges.isEmpty()) {
-            stop(readable);
-            previous = null;
+            serving = new Serving<>(ranges, key, null, null);
+            stop(old);
+            if (readable != old) {
+                stop(readable);
+            }
             interceptor.selector(null);
             LOG.info("Range informer {}: serving nothing", name);
             return;
@@ -230,8 +247,10 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
             return true;
         });
         started.addEventHandler(new Filtering(started, ranges, key, known));
-        previous = readable;
-        informer = started;
+        serving = new Serving<>(ranges, key, started, readable);
+        if (old != readable) {
+            stop(old); // had not listed: the one before it still answers reads
+        }
         // not on the informer's own thread: serve() may be stopping that informer while holding the lock
         started.start().thenRunAsync(() -> retirePrevious(started));
         LOG.info("Range informer {}: serving {} of {} ({})", name, ranges, key.field(), serverFiltering == ServerFiltering.APPLIED
@@ -251,9 +270,10 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
 
     /** {@code started} has listed: the informer before it is no longer read. */
     private synchronized void retirePrevious(SharedIndexInformer<T> started) {
-        if (informer == started) {
-            stop(previous);
-            previous = null;
+        Serving<T> now = serving;
+        if (now.informer() == started && now.previous() != null) {
+            serving = new Serving<>(now.ranges(), now.key(), started, null);
+            stop(now.previous());
         }
     }
 
@@ -290,12 +310,10 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
             return;
         }
         closed = true;
-        SharedIndexInformer<T> old = informer;
-        informer = null;
-        ranges = RangeSet.EMPTY;
-        stop(old);
-        stop(previous);
-        previous = null;
+        Serving<T> last = serving;
+        serving = new Serving<>(RangeSet.EMPTY, last.key(), null, null);
+        stop(last.informer());
+        stop(last.previous());
         if (ownsClient) {
             client.close();
         }
@@ -318,7 +336,7 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
         }
 
         private boolean pass(T object) {
-            return informer == source && inRanges(object, set, setKey);
+            return serving.informer() == source && inRanges(object, set, setKey);
         }
 
         private boolean seenBefore(T object) {
@@ -360,25 +378,15 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
     /** The current informer's store, restricted to the served ranges. */
     private final class View implements Store<T> {
 
-        /** The informer before the current one while the current one has not listed yet; else null. */
-        private SharedIndexInformer<T> stillRead(SharedIndexInformer<T> now) {
-            return now == null || now.hasSynced() ? null : previous;
-        }
-
         /** The current informer's objects; while it lists, those of the one before it that it has not listed yet. */
         @Override
         public List<T> list() {
-            SharedIndexInformer<T> now = informer;
-            SharedIndexInformer<T> before = stillRead(now);
-            RangeSet set = ranges;
-            RangeKey setKey = key;
+            Serving<T> now = serving;
             Map<String, T> objects = new LinkedHashMap<>();
-            for (SharedIndexInformer<T> source : Arrays.asList(before, now)) {
-                if (source != null) {
-                    source.getStore().list().forEach(object -> objects.put(Cache.metaNamespaceKeyFunc(object), object));
-                }
+            for (SharedIndexInformer<T> source : now.readable()) {
+                source.getStore().list().forEach(object -> objects.putIfAbsent(Cache.metaNamespaceKeyFunc(object), object));
             }
-            return objects.values().stream().filter(o -> inRanges(o, set, setKey)).toList();
+            return objects.values().stream().filter(now::holds).toList();
         }
 
         @Override
@@ -393,13 +401,14 @@ public final class RangeInformer<T extends HasMetadata> implements RangeTarget, 
 
         @Override
         public T getByKey(String objectKey) {
-            SharedIndexInformer<T> now = informer;
-            T object = now == null ? null : now.getStore().getByKey(objectKey);
-            SharedIndexInformer<T> before = stillRead(now);
-            if (object == null && before != null) {
-                object = before.getStore().getByKey(objectKey);
+            Serving<T> now = serving;
+            for (SharedIndexInformer<T> source : now.readable()) {
+                T object = source.getStore().getByKey(objectKey);
+                if (object != null) {
+                    return now.holds(object) ? object : null;
+                }
             }
-            return inRanges(object, ranges, key) ? object : null;
+            return null;
         }
 
         @Override
