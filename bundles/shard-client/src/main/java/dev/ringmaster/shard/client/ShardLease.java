@@ -131,6 +131,8 @@ public final class ShardLease implements AutoCloseable {
     /** What the load reports measure, and how often they are written; null or zero: none. */
     private volatile LoadMeter loadMeter;
     private volatile Duration loadPeriod = Duration.ZERO;
+    /** Whether this shard's writes remove {@code served-ranges}: it serves no ranges (label mode). */
+    private volatile boolean servesNoRanges;
     // the load report, guarded by io: when the next is due, and the one taken for a write that did not succeed yet
     private Instant loadDue;
     private LoadReport loadPending;
@@ -436,6 +438,15 @@ public final class ShardLease implements AutoCloseable {
         this.loadPeriod = Objects.requireNonNull(period, "period");
     }
 
+    /**
+     * Removes {@code ringmaster.dev/served-ranges} from the Lease with every write: this shard serves by its label
+     * only, whatever a range-mode process that held the Lease before said (a ring switched out of range mode waits
+     * for no shard to serve ranges before it labels). Set before {@link #start()}.
+     */
+    void servesNoRanges() {
+        this.servesNoRanges = true;
+    }
+
     /** The load report last written on the Lease, if any. */
     Optional<LoadReport> lastLoadReport() {
         return Optional.ofNullable(lastLoadReport);
@@ -448,8 +459,19 @@ public final class ShardLease implements AutoCloseable {
     private Lease ours(Lease base, Instant now) {
         Lease held = LeaseRules.held(base, name, instance, kind, ring, weight, leaseDuration, now);
         LoadReport report = dueLoadReport(now);
-        return report == null ? held : new LeaseBuilder(held).editMetadata()
-                .addToAnnotations(RingContract.LOAD_ANNOTATION, report.format()).endMetadata().build();
+        boolean dropServed = servesNoRanges && held.getMetadata().getAnnotations() != null
+                && held.getMetadata().getAnnotations().containsKey(RingContract.SERVED_RANGES_ANNOTATION);
+        if (report == null && !dropServed) {
+            return held;
+        }
+        var metadata = new LeaseBuilder(held).editMetadata();
+        if (report != null) {
+            metadata.addToAnnotations(RingContract.LOAD_ANNOTATION, report.format());
+        }
+        if (dropServed) {
+            metadata.removeFromAnnotations(RingContract.SERVED_RANGES_ANNOTATION);
+        }
+        return metadata.endMetadata().build();
     }
 
     /** The load report to write with a write at {@code now}, or null. Called holding {@link #io}. */

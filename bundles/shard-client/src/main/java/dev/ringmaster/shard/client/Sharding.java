@@ -491,6 +491,8 @@ public final class Sharding implements AutoCloseable {
                 lease.addObserver(ranges::observe);
                 assignmentWatch = new AssignmentWatch(client, leaseNamespace, shardName, ranges);
                 lease.addListener(assignmentWatch);
+            } else {
+                lease.servesNoRanges();
             }
             ShardRanges served = ranges;
             LoadMeter meter = new LoadMeter(ticker,

@@ -131,6 +131,27 @@ class ShardLeaseTest extends MockServerTestBase {
         assertThat(lease.isHeld()).isTrue();
     }
 
+    /**
+     * A label-mode shard restarted from range mode (the ring switched out of it) says it serves no ranges, so the
+     * sharder labels its objects; the sharder's own annotations stay. (A range-mode shard's writes keep it: the range
+     * mode tests, RangeInformerIT among them, read it back.)
+     */
+    @Test
+    void aLabelModeShardRemovesTheServedRangesItsRangeModePredecessorLeft() {
+        lease.tick();
+        lease.close();
+        client.leases().inNamespace(namespace).withName(SHARD).edit(l -> new LeaseBuilder(l).editMetadata()
+                .addToAnnotations(RingContract.SERVED_RANGES_ANNOTATION, "0x0000000000000000-0x8000000000000000")
+                .addToAnnotations(RingContract.ASSIGNED_RANGES_ANNOTATION, "").endMetadata().build());
+
+        lease = builder().build().lease();
+        lease.tick();
+
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(stored().getMetadata().getAnnotations()).doesNotContainKey(RingContract.SERVED_RANGES_ANNOTATION)
+                .containsEntry(RingContract.ASSIGNED_RANGES_ANNOTATION, "");
+    }
+
     @Test
     void renewsEveryAttemptAndKeepsMetadataWrittenByOthers() {
         lease.tick();

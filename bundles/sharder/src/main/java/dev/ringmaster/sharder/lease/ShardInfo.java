@@ -3,6 +3,7 @@ package dev.ringmaster.sharder.lease;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardState;
+import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.LeaseRecord;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -21,12 +22,21 @@ import java.util.Objects;
  *                   marked {@code ringmaster.dev/restarting}, within its ring's restart grace
  * @param renewing   whether the shard still renews its own Lease (held by its name, not expired), whatever
  *                   the detector says: its process may be reconciling, so only a drain may take its objects
+ * @param servesRanges whether its Lease says it serves ranges of the hash space ({@code ringmaster.dev/served-ranges}
+ *                     not empty, or unreadable): a shard in range mode, which a ring that left range mode must not
+ *                     label objects beside while it may still reconcile
  */
-public record ShardInfo(String name, ShardState state, int weight, boolean restarting, boolean renewing) {
+public record ShardInfo(String name, ShardState state, int weight, boolean restarting, boolean renewing,
+                        boolean servesRanges) {
 
     public ShardInfo {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(state, "state");
+    }
+
+    /** A shard that serves no ranges. */
+    public ShardInfo(String name, ShardState state, int weight, boolean restarting, boolean renewing) {
+        this(name, state, weight, restarting, renewing, false);
     }
 
     /** A shard that is not held for a restart, renewing its Lease exactly when it is ready. */
@@ -56,7 +66,21 @@ public record ShardInfo(String name, ShardState state, int weight, boolean resta
         RestartHold hold = RestartHold.of(record, restartGrace, now);
         return new ShardInfo(lease.getMetadata().getName(), hold.apply(detector.detect(record, now)).state(),
                 ShardWeight.parse(weight).orElse(ShardWeight.DEFAULT), hold.holds(),
-                ShardLeaseReconciler.renewing(record, now));
+                ShardLeaseReconciler.renewing(record, now), servesRanges(lease));
+    }
+
+    /** Whether the Lease's {@code served-ranges} holds a range, or cannot be read (which may hide one). */
+    static boolean servesRanges(Lease lease) {
+        Map<String, String> annotations = lease.getMetadata().getAnnotations();
+        String served = annotations == null ? null : annotations.get(RingContract.SERVED_RANGES_ANNOTATION);
+        if (served == null) {
+            return false;
+        }
+        try {
+            return !RangeSet.parse(served).isEmpty();
+        } catch (IllegalArgumentException unreadable) {
+            return true;
+        }
     }
 
     public boolean isAvailable() {
@@ -66,6 +90,11 @@ public record ShardInfo(String name, ShardState state, int weight, boolean resta
     /** Whether the shard may be reconciling its objects: available, or still renewing its own Lease. */
     public boolean mayReconcile() {
         return isAvailable() || renewing;
+    }
+
+    /** Whether the shard may be reconciling objects of its ranges: it serves some and may be reconciling. */
+    public boolean mayReconcileRanges() {
+        return servesRanges && mayReconcile();
     }
 
     public Shard toShard() {

@@ -363,7 +363,8 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
     }
 
     private void observe(LeaseKey key, Lease lease, ShardState state, int weight, boolean restarting, boolean renewing) {
-        observations.put(key, new Observation(RingLeases.rings(lease), new ShardInfo(key.name(), state, weight, restarting, renewing)));
+        observations.put(key, new Observation(RingLeases.rings(lease), new ShardInfo(key.name(), state, weight, restarting, renewing,
+                ShardInfo.servesRanges(lease))));
     }
 
     /**

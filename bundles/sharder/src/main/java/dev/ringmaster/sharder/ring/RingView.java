@@ -1,6 +1,7 @@
 package dev.ringmaster.sharder.ring;
 
 import dev.ringmaster.ring.ObjectReference;
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
@@ -49,6 +50,7 @@ public final class RingView {
     public static final String STRATEGY_UNAVAILABLE = "StrategyUnavailable";
     public static final String POLICY_UNAVAILABLE = "PlacementPolicyUnavailable";
     public static final String INTERPRETER_UNAVAILABLE = "InterpreterUnavailable";
+    public static final String RANGES_STILL_SERVED = "RangesStillServed";
 
     private static final Logger LOG = LoggerFactory.getLogger(RingView.class);
     /** The strategy in force, in a Ready message and in the message of a ring that fell back to it. */
@@ -94,6 +96,11 @@ public final class RingView {
     private final RangeMode rangeMode;
     /** Whether the ring asks for range mode, valid or not: its objects are never labelled then. */
     private final boolean rangeModeAsked;
+    /**
+     * In label mode, the shards that may still be reconciling objects of ranges they serve (a ring that left range
+     * mode, before they let their ranges go); the ring labels nothing beside them. Empty in range mode.
+     */
+    private final Set<String> rangesStillServed;
 
     /**
      * How a range-mode ring cuts the hash space (docs/design.md section 9).
@@ -156,8 +163,23 @@ public final class RingView {
                 Optional.ofNullable(spec.getRanges().getBalancing()).map(RingBalancing::settings)
                         .map(settings -> new Balancing(settings, Optional.ofNullable(
                                 inputs.policies().get(settings.policy()))))) : null;
+        this.rangesStillServed = rangeModeAsked || !problems.isEmpty() ? Set.of() : rangesStillServed(key, inputs, shards);
         // a range-mode ring places no object by the strategy: it needs none
         this.shardRing = rangeModeAsked ? null : sameStrategyRing(previous) ? previous.shardRing : build();
+    }
+
+    /**
+     * The ring's shards that serve ranges and may be reconciling, except those that are also shards of a range-mode
+     * ring of the other kind (their ranges are that ring's).
+     */
+    private static Set<String> rangesStillServed(RingKey key, RingInputs inputs, List<ShardInfo> shards) {
+        Set<String> ofRangeModeRings = inputs.rings().values().stream()
+                .filter(other -> !other.key().equals(key) && other.getSpec() != null && other.getSpec().rangeMode())
+                .flatMap(other -> inputs.membership().shards(other.key()).stream()).map(ShardInfo::name)
+                .collect(Collectors.toSet());
+        return shards.stream().filter(ShardInfo::mayReconcileRanges).map(ShardInfo::name)
+                .filter(name -> !ofRangeModeRings.contains(name))
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     /** Compiles the ring against the inputs, reusing {@code previous}'s strategy ring if shards and strategy are the same. */
@@ -366,6 +388,12 @@ public final class RingView {
                     + missingInterpreters.stream().map(missing -> "\"" + missing + "\"").collect(Collectors.joining(", "))
                     + " is not available; objects are neither assigned nor moved until it is"));
         }
+        if (!rangesStillServed.isEmpty()) {
+            return Optional.of(new Blocker(RANGES_STILL_SERVED, "shards " + rangesStillServed + " still serve ranges of"
+                    + " the hash space (" + RingContract.SERVED_RANGES_ANNOTATION + "); objects are neither assigned nor"
+                    + " moved until they serve none, so no object is reconciled by a shard of its range and a shard of"
+                    + " its label at once"));
+        }
         return Optional.empty();
     }
 
@@ -374,7 +402,8 @@ public final class RingView {
      * and interpreters. A range-mode ring never does ({@link #rangeMode()}).
      */
     public boolean canAct() {
-        return !rangeModeAsked && problems.isEmpty() && shardRing != null && missingInterpreters.isEmpty();
+        return !rangeModeAsked && problems.isEmpty() && shardRing != null && missingInterpreters.isEmpty()
+                && rangesStillServed.isEmpty();
     }
 
     /** The key and buckets of a valid range-mode ring; empty in label mode or while the spec is invalid. */
@@ -427,7 +456,7 @@ public final class RingView {
                 && resources.equals(other.resources) && interpreters.equals(other.interpreters)
                 && missingInterpreters.equals(other.missingInterpreters)
                 && namespaceSelector.equals(other.namespaceSelector) && Objects.equals(rangeMode, other.rangeMode)
-                && rangeModeAsked == other.rangeModeAsked;
+                && rangeModeAsked == other.rangeModeAsked && rangesStillServed.equals(other.rangesStillServed);
     }
 
     /** Whether {@code other} says exactly the same: same ring object, shards and decisions. */

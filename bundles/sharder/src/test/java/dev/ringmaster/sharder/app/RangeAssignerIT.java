@@ -6,6 +6,7 @@ import static dev.ringmaster.ring.testing.PinnedContract.SERVED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.ranges.RangePlacement;
 import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.sharder.model.RingKey;
@@ -45,7 +46,8 @@ import org.junit.jupiter.api.Test;
  * Every state of the Leases a watch sees has pairwise disjoint assigned sets and pairwise disjoint served sets;
  * the assignments converge to the placement over the live shards; a shard that stops renewing is fenced and its
  * ranges move though it never acknowledged; and the sharder writes no ConfigMap of the ring. Switched to label
- * mode, the ring's assignments are all taken back, and the shards stop serving ranges.
+ * mode, the ring's assignments are all taken back, and the shards stop serving ranges; the sharder labels no
+ * ConfigMap while one of them still serves ranges (it holds them a while), and labels them all once it serves none.
  */
 class RangeAssignerIT {
 
@@ -55,12 +57,16 @@ class RangeAssignerIT {
     private static final int LEASE_SECONDS = 3;
     /** How long a simulated shard takes to let go of ranges taken away from it. */
     private static final Duration DRAIN = Duration.ofMillis(700);
+    /** The label format is pinned by RingKindCrdsIT; here only which shard it names matters. */
+    private static final String SHARD_LABEL = RingContract.shardLabel(RING);
 
     private static final RealApiServer CLUSTER = RealApiServer.shared();
     private static final KubernetesClient ADMIN = CLUSTER.admin();
 
     /** The shards the test plays, renewing and serving; a shard removed from it stops both. */
     private final Set<String> live = ConcurrentHashMap.newKeySet();
+    /** Live shards that keep serving ranges taken away from them, as a shard slow to drain its reconciles. */
+    private final Set<String> holding = ConcurrentHashMap.newKeySet();
     /** When each shard first saw ranges taken away that it still serves. */
     private final Map<String, Instant> draining = new ConcurrentHashMap<>();
     private final List<String> violations = new CopyOnWriteArrayList<>();
@@ -111,16 +117,35 @@ class RangeAssignerIT {
             assertThat(annotation(stopped, ASSIGNED)).isEmpty();
 
             assertThat(sharder.registry().view(RingKey.clusterRing(RING)).orElseThrow().canAct()).isFalse();
-            assertNothingLabelled(start);
+            assertNothingWritten(start);
+            assertThat(ADMIN.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems())
+                    .noneMatch(configuration -> configuration.getMetadata().getName().endsWith(RING));
 
-            // switched to label mode: every assignment is taken back, and the shards let their ranges go
+            // switched to label mode: every assignment is taken back, and the shards let their ranges go, shard-2 late
+            holding.add("shard-2");
             RingCrds.applyRing(ADMIN, "ClusterRing", RING, NAMESPACE, "shardRestartGraceSeconds: 0");
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
                 for (String shard : List.of("shard-0", "shard-1", "shard-2")) {
                     assertThat(annotation(shard, ASSIGNED)).as("%s assigned", shard).isEmpty();
+                }
+                for (String shard : List.of("shard-0", "shard-1")) {
                     assertThat(RangeSet.parse(annotation(shard, SERVED))).as("%s served", shard).isEqualTo(RangeSet.EMPTY);
                 }
+                assertThat(readyCondition()).containsEntry("status", "False").containsEntry("reason", "RangesStillServed");
             });
+            assertThat(RangeSet.parse(annotation("shard-2", SERVED))).as("shard-2 served").isNotEqualTo(RangeSet.EMPTY);
+            assertNothingWritten(start);
+
+            Instant released = Instant.now();
+            holding.remove("shard-2");
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                assertThat(ADMIN.configMaps().inNamespace(NAMESPACE).list().getItems()).as("labelled ConfigMaps")
+                        .allMatch(configMap -> configMap.getMetadata().getLabels() != null && List.of("shard-0",
+                                "shard-1", "shard-2").contains(configMap.getMetadata().getLabels().getOrDefault(SHARD_LABEL, "")));
+                assertThat(readyCondition()).containsEntry("status", "True");
+            });
+            assertThat(configMapWrites(start)).as("ConfigMaps written since the ring left range mode").isNotEmpty()
+                    .allMatch(write -> !write.received().isBefore(released));
         } finally {
             // not shutdownNow: an interrupt fails the request a round is making, which is not the sharder's doing
             shards.shutdown();
@@ -132,15 +157,16 @@ class RangeAssignerIT {
         assertThat(violations).isEmpty();
     }
 
-    /** In range mode: no ConfigMap of the namespace written by anybody since {@code start}, and no webhook for the ring. */
-    private static void assertNothingLabelled(Instant start) {
-        List<AuditLog.Event> writes = CLUSTER.audit().events().stream()
+    private static void assertNothingWritten(Instant start) {
+        assertThat(configMapWrites(start)).as("ConfigMaps written").isEmpty();
+    }
+
+    /** The requests on ConfigMaps of the namespace since {@code start}, by anybody (the test wrote them before). */
+    private static List<AuditLog.Event> configMapWrites(Instant start) {
+        return CLUSTER.audit().events().stream()
                 .filter(event -> "configmaps".equals(event.resource()) && NAMESPACE.equals(event.namespace())
                         && !event.received().isBefore(start))
                 .toList();
-        assertThat(writes).isEmpty();
-        assertThat(ADMIN.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems())
-                .noneMatch(configuration -> configuration.getMetadata().getName().endsWith(RING));
     }
 
     @AfterAll
@@ -204,7 +230,7 @@ class RangeAssignerIT {
                 RangeSet next = served;
                 if (!assigned.minus(served).isEmpty()) {
                     next = served.union(assigned); // new ranges are served at once
-                } else if (!served.minus(assigned).isEmpty()) {
+                } else if (!served.minus(assigned).isEmpty() && !holding.contains(shard)) {
                     Instant since = draining.computeIfAbsent(shard, any -> Instant.now());
                     if (Duration.between(since, Instant.now()).compareTo(DRAIN) >= 0) {
                         next = assigned;
@@ -258,15 +284,17 @@ class RangeAssignerIT {
     }
 
     private static String readyMessage() {
+        return Objects.toString(readyCondition().get("message"), null);
+    }
+
+    /** The ring's Ready condition; empty while it has none. */
+    private static Map<String, Object> readyCondition() {
         GenericKubernetesResource ring = ADMIN.genericKubernetesResources(RingCrds.CLUSTER_RINGS).withName(RING).get();
         Map<String, Object> status = ring.get("status");
-        if (status == null) {
-            return null;
-        }
         @SuppressWarnings("unchecked")
-        List<Map<String, Object>> conditions = (List<Map<String, Object>>) status.get("conditions");
-        return conditions == null ? null : conditions.stream().filter(c -> "Ready".equals(c.get("type")))
-                .map(c -> Objects.toString(c.get("message"))).findFirst().orElse(null);
+        List<Map<String, Object>> conditions = status == null ? null : (List<Map<String, Object>>) status.get("conditions");
+        return conditions == null ? Map.of() : conditions.stream().filter(c -> "Ready".equals(c.get("type"))).findFirst()
+                .orElse(Map.of());
     }
 
     /** The range-mode ClusterRing over the ConfigMaps of {@value #NAMESPACE}. */

@@ -30,4 +30,23 @@ class ShardInfoTest {
                 .editSpec().withHolderIdentity(RingContract.LEASE_CONTROLLER_HOLDER).endSpec().build();
         assertThat(ShardInfo.judge(lease, DETECTOR, T0)).isEqualTo(new ShardInfo("shard-0", ShardState.DEAD, 1));
     }
+
+    /** A served range, or an annotation that cannot be read (which may hide one), counts; none or an empty set does not. */
+    @Test
+    void servesRangesWhenItsLeaseSaysSoOrCannotBeRead() {
+        assertThat(judgedServing(null)).isFalse();
+        assertThat(judgedServing("")).isFalse();
+        assertThat(judgedServing("0x0000000000000000-0x4000000000000000")).isTrue();
+        assertThat(judgedServing("half of it")).isTrue();
+    }
+
+    private static boolean judgedServing(String served) {
+        var lease = shardLease("ns", "shard-0", "ring", T0, 10).build();
+        if (served != null) {
+            lease.getMetadata().getAnnotations().put(RingContract.SERVED_RANGES_ANNOTATION, served);
+        }
+        ShardInfo judged = ShardInfo.judge(lease, DETECTOR, T0);
+        assertThat(judged.mayReconcileRanges()).isEqualTo(judged.servesRanges());
+        return judged.servesRanges();
+    }
 }

@@ -18,9 +18,12 @@ import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
+import dev.ringmaster.sharder.model.ControllerRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingRanges;
 import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.testing.TestRings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -105,6 +108,48 @@ class RingViewTest {
                 + " org.example.ringmaster.jumphash 0.1.0.202611260748")).contains("jump-hash");
         assertThat(RingView.strategyOfReadyMessage("partitioning strategy \"x\" is not available")).isEmpty();
         assertThat(RingView.strategyOfReadyMessage(null)).isEmpty();
+    }
+
+    /**
+     * A ring that left range mode labels nothing while a shard that may still be reconciling serves ranges; a dead
+     * shard's last served ranges do not count, nor do those of a shard of a range-mode ring of the other kind.
+     */
+    @Test
+    void aLabelModeRingWaitsForItsShardsToServeNoRanges() {
+        ShardInfo serving = new ShardInfo("shard-0", ShardState.READY, 1, false, true, true);
+        ShardInfo deadServing = new ShardInfo("shard-1", ShardState.DEAD, 1, false, false, true);
+        ShardInfo renewingUncertain = new ShardInfo("shard-2", ShardState.UNCERTAIN, 1, false, true, true);
+        RingKey key = RingKey.clusterRing("shop");
+
+        RingView waiting = compile(shop(), Map.of(key, List.of(serving, deadServing, renewingUncertain)));
+        assertThat(waiting.canAct()).isFalse();
+        assertThat(waiting.blocker()).contains(new RingView.Blocker(RingView.RANGES_STILL_SERVED,
+                "shards [shard-0, shard-2] still serve ranges of the hash space (ringmaster.dev/served-ranges); objects"
+                        + " are neither assigned nor moved until they serve none, so no object is reconciled by a shard"
+                        + " of its range and a shard of its label at once"));
+
+        RingView free = compile(shop(), Map.of(key, List.of(new ShardInfo("shard-0", ShardState.READY, 1), deadServing)));
+        assertThat(free.canAct()).isTrue();
+        assertThat(free.blocker()).isEmpty();
+        assertThat(free.placesLike(waiting)).isFalse();
+
+        ControllerRing ofTheOtherKind = TestRings.configMapControllerRing("shop");
+        ofTheOtherKind.getSpec().setRanges(new RingRanges(null, 4));
+        RingView beside = compile(shop(), Map.of(key, List.of(serving), RingKey.controllerRing("shop"), List.of(serving)),
+                ofTheOtherKind);
+        assertThat(beside.canAct()).isTrue();
+
+        ClusterRing inRangeMode = shop();
+        inRangeMode.getSpec().setRanges(new RingRanges(null, 4));
+        assertThat(compile(inRangeMode, Map.of(key, List.of(serving))).blocker()).isEmpty();
+    }
+
+    private RingView compile(ClusterRing ring, Map<RingKey, List<ShardInfo>> shards, ControllerRing... others) {
+        RingInputs inputs = RingInputs.EMPTY.withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(),
+                        Map.of()))).withDefaultStrategy("rendezvous").withInterpreters(interpreters)
+                .withMembership(new Membership(shards)).withRings(RingKind.CLUSTER_RING, List.of(ring))
+                .withRings(RingKind.CONTROLLER_RING, List.of(others));
+        return RingView.compile(ring, inputs, null);
     }
 
     @Test
