@@ -53,13 +53,12 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
     private final ExecutionGate gate;
     private final ShardSelectorInterceptor selector;
     private final ScheduledExecutorService restarts;
-    private volatile RangeSet ranges = RangeSet.EMPTY;
-    private volatile RangeKey key = RangeKey.UID;
+    /** The ranges served now and the key they hash, swapped whole: a filter never reads one without the other. */
+    private volatile Served served = new Served(RangeSet.EMPTY, RangeKey.UID);
     /** Set once registered. */
     private volatile Controller<P> controller;
     // guarded by the controller event source (its start and stop are synchronized on it)
-    private RangeSet applied;
-    private RangeKey appliedKey;
+    private Served applied;
     /** The namespaces of JOSDK's informers (keys of its InformerManager) while they ran last. */
     private Set<String> namespaces;
     private volatile boolean closed;
@@ -70,6 +69,13 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
     private final Map<String, Delivered> delivered = new ConcurrentHashMap<>();
 
     private record Delivered(String version, long hash) {
+    }
+
+    private record Served(RangeSet ranges, RangeKey key) {
+
+        boolean holds(HasMetadata object) {
+            return inRanges(object, ranges, key);
+        }
     }
 
     RangeScope(String name, ExecutionGate gate, ShardSelectorInterceptor selector) {
@@ -95,11 +101,11 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
 
     /** Whether the controller serves {@code object} now. */
     boolean serves(HasMetadata object) {
-        return inRanges(object, ranges, key);
+        return served.holds(object);
     }
 
     RangeSet ranges() {
-        return ranges;
+        return served.ranges();
     }
 
     /**
@@ -120,10 +126,11 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
 
     private Delivered remember(HasMetadata object) {
         String uid = object.getMetadata().getUid();
-        RangeKey hashed = key;
+        RangeKey hashed = served.key();
         Delivered before = delivered.put(uid, new Delivered(object.getMetadata().getResourceVersion(),
                 hashed.hash(uid, object.getMetadata().getNamespace())));
-        if (!serves(object) || hashed != key) {
+        Served now = served;
+        if (!now.holds(object) || hashed != now.key()) {
             delivered.remove(uid); // the ranges changed meanwhile, after they forgot what they no longer hold
         }
         return before;
@@ -146,12 +153,11 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
         if (closed) {
             return;
         }
-        if (key != this.key) {
-            this.key = key;
-            this.ranges = ranges;
+        Served before = served;
+        served = new Served(ranges, key);
+        if (key != before.key()) {
             delivered.clear();
         } else {
-            this.ranges = ranges;
             delivered.values().removeIf(object -> !ranges.contains(object.hash()));
         }
         submit();
@@ -178,17 +184,16 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
         }
         ControllerEventSource<P> source = registered.getEventSourceManager().getControllerEventSource();
         synchronized (source) {
-            RangeSet want = ranges;
-            RangeKey wantKey = key;
-            if (want.equals(applied) && wantKey == appliedKey) {
+            Served wanted = served;
+            RangeSet want = wanted.ranges();
+            if (wanted.equals(applied)) {
                 return;
             }
-            selector.selector(want.isEmpty() ? null : want.selector(wantKey));
+            selector.selector(want.isEmpty() ? null : want.selector(wanted.key()));
             if (!source.isRunning()) {
                 // JOSDK's start lists with this selector. With none (nothing assigned yet) it lists
                 // everything, refused here, until the first ranges list again with theirs
-                applied = want;
-                appliedKey = wantKey;
+                applied = wanted;
                 return;
             }
             try {
@@ -199,14 +204,13 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
                 if (!running.isEmpty()) {
                     namespaces = running;
                 }
-                applied = want;
-                appliedKey = wantKey;
+                applied = wanted;
                 source.changeNamespaces(Set.of()); // stops every informer of the primary resource
                 if (!want.isEmpty() && namespaces != null) {
                     source.changeNamespaces(namespaces); // new informers, listing with the new selector
                 }
                 LOG.info("Controller {}: {}", name, want.isEmpty() ? "serving no ranges, its primary informers stopped"
-                        : "primary informers listed again for ranges " + want + " of " + wantKey.specName());
+                        : "primary informers listed again for ranges " + want + " of " + wanted.key().specName());
             } catch (RuntimeException e) {
                 LOG.warn("Controller {}: could not restart its primary informers for ranges {}: {}", name, want, e.toString());
                 applied = null;
