@@ -170,11 +170,12 @@ public final class RingView {
 
     /**
      * The ring's shards that serve ranges and may be reconciling, except those that are also shards of a range-mode
-     * ring of the other kind (their ranges are that ring's).
+     * ring of the other kind (their ranges are that ring's). Only the other kind: a Lease is a shard of one ring per
+     * kind, so a same-named shard of another ring of this kind is another Lease.
      */
     private static Set<String> rangesStillServed(RingKey key, RingInputs inputs, List<ShardInfo> shards) {
         Set<String> ofRangeModeRings = inputs.rings().values().stream()
-                .filter(other -> !other.key().equals(key) && other.getSpec() != null && other.getSpec().rangeMode())
+                .filter(other -> other.key().kind() != key.kind() && other.getSpec() != null && other.getSpec().rangeMode())
                 .flatMap(other -> inputs.membership().shards(other.key()).stream()).map(ShardInfo::name)
                 .collect(Collectors.toSet());
         return shards.stream().filter(ShardInfo::mayReconcileRanges).map(ShardInfo::name)

@@ -21,6 +21,7 @@ import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.ControllerRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.model.RingRanges;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.testing.TestRings;
@@ -138,17 +139,27 @@ class RingViewTest {
         RingView beside = compile(shop(), Map.of(key, List.of(serving), RingKey.controllerRing("shop"), List.of(serving)),
                 ofTheOtherKind);
         assertThat(beside.canAct()).isTrue();
+        ClusterRing sameKind = ring("stock", main("", "configmaps"));
+        sameKind.getSpec().setRanges(new RingRanges(null, 4));
+        RingView besideSameKind = compile(shop(), Map.of(key, List.of(serving), RingKey.clusterRing("stock"), List.of(serving)),
+                sameKind);
+        assertThat(besideSameKind.canAct()).as("a shard of the same name in another ClusterRing is another Lease").isFalse();
 
         ClusterRing inRangeMode = shop();
         inRangeMode.getSpec().setRanges(new RingRanges(null, 4));
         assertThat(compile(inRangeMode, Map.of(key, List.of(serving))).blocker()).isEmpty();
     }
 
-    private RingView compile(ClusterRing ring, Map<RingKey, List<ShardInfo>> shards, ControllerRing... others) {
+    private RingView compile(ClusterRing ring, Map<RingKey, List<ShardInfo>> shards, RingObject... others) {
+        List<RingObject> clusterRings = new ArrayList<>(List.of(ring));
+        List<RingObject> controllerRings = new ArrayList<>();
+        for (RingObject other : others) {
+            (other instanceof ClusterRing ? clusterRings : controllerRings).add(other);
+        }
         RingInputs inputs = RingInputs.EMPTY.withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(),
                         Map.of()))).withDefaultStrategy("rendezvous").withInterpreters(interpreters)
-                .withMembership(new Membership(shards)).withRings(RingKind.CLUSTER_RING, List.of(ring))
-                .withRings(RingKind.CONTROLLER_RING, List.of(others));
+                .withMembership(new Membership(shards)).withRings(RingKind.CLUSTER_RING, clusterRings)
+                .withRings(RingKind.CONTROLLER_RING, controllerRings);
         return RingView.compile(ring, inputs, null);
     }
 
