@@ -27,7 +27,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * CA of the Secret {@code sharder-webhook-tls} for the name {@code sharder.sharding-system.svc}, on each
  * sharder pod's port 8443 (the node reaches pod addresses; it has no kube-proxy for the Service's). The
  * API server decides every request (TokenReview, SubjectAccessReview), so what is proven is the
- * install's RBAC and the pods' wiring, in the cluster.
+ * install's RBAC and the pods' wiring, in the cluster, and the answers a scraper gets: the exposition's
+ * content type, 403 naming who asked with no series, 401 for a token cut short.
  */
 @ExtendWith({TimedScenarios.class, PolicedScenarios.class})
 class MetricsAuthClusterIT {
@@ -68,14 +69,24 @@ class MetricsAuthClusterIT {
             Command.Result allowed = scrape(ip, reader);
             assertThat(status(allowed)).as("%s, a bound ServiceAccount: %s", pod.getMetadata().getName(), allowed.describe())
                     .isEqualTo("200");
-            // series every replica exports whether or not a ring exists (the class may run alone)
-            assertThat(allowed.out()).contains("ringmaster_sharder_ring_kind_served").contains("ringmaster_sharder_leader");
-            assertThat(status(scrape(ip, stranger))).as("a ServiceAccount without the binding").isEqualTo("403");
+            assertThat(contentType(allowed)).startsWith("text/plain");
+            // series every replica exports whether or not a ring exists (the class may run alone), and the JVM's
+            assertThat(allowed.out()).contains("ringmaster_sharder_ring_kind_served").contains("ringmaster_sharder_leader")
+                    .contains("jvm_memory_used_bytes");
+            Command.Result forbidden = scrape(ip, stranger);
+            assertThat(status(forbidden)).as("a ServiceAccount without the binding").isEqualTo("403");
+            assertThat(forbidden.out()).as("the refusal names who asked and shows no series")
+                    .contains("system:serviceaccount:" + READERS + ":stranger").doesNotContain("ringmaster_");
             assertThat(status(scrape(ip, null))).as("no token").isEqualTo("401");
             assertThat(status(scrape(ip, "not-a-token"))).as("a token the API server does not know").isEqualTo("401");
+            assertThat(status(scrape(ip, reader.substring(0, reader.length() - 8))))
+                    .as("a token the API server signed, cut short").isEqualTo("401");
             Command.Result plain = curl(List.of("http://" + ip + ":8080/metrics"));
             assertThat(status(plain)).as("/metrics is not on the plain port").isEqualTo("404");
-            assertThat(status(curl(List.of("http://" + ip + ":8080/readyz")))).as("the kubelet's probes are").isEqualTo("200");
+            for (String probe : List.of("/healthz", "/readyz")) {
+                assertThat(status(curl(List.of("http://" + ip + ":8080" + probe)))).as("the kubelet's probe %s is", probe)
+                        .isEqualTo("200");
+            }
         }
     }
 
@@ -94,15 +105,24 @@ class MetricsAuthClusterIT {
         return curl(args);
     }
 
-    /** {@code curl -sS} printing the body, then the status code on a last line of its own. */
+    /** {@code curl -sS} printing the body, then the content type and the status code on lines of their own. */
     private static Command.Result curl(List<String> args) {
-        List<String> command = new ArrayList<>(List.of("curl", "-sS", "--max-time", "20", "-w", "\n%{http_code}"));
+        List<String> command = new ArrayList<>(List.of("curl", "-sS", "--max-time", "20", "-w",
+                "\n%{content_type}\n%{http_code}"));
         command.addAll(args);
         return Command.run(cluster.work(), Map.of(), Duration.ofSeconds(30), command);
     }
 
     private static String status(Command.Result result) {
+        return fromTheEnd(result, 1);
+    }
+
+    private static String contentType(Command.Result result) {
+        return fromTheEnd(result, 2);
+    }
+
+    private static String fromTheEnd(Command.Result result, int line) {
         List<String> lines = result.out().lines().toList();
-        return lines.isEmpty() ? "(no answer: " + result.err().strip() + ")" : lines.get(lines.size() - 1).strip();
+        return lines.size() < 2 ? "(no answer: " + result.err().strip() + ")" : lines.get(lines.size() - line).strip();
     }
 }

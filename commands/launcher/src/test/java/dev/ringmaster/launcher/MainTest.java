@@ -45,7 +45,7 @@ class MainTest {
     @Test
     void helpGoesToStdoutAndSucceeds() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("simulate");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("simulate", "sandbox");
     }
 
     @Test
