@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
  *   <li>sends the ranges' {@code shardSelector} on the list and watch of the controller's primary
  *       resource and, on a change, restarts JOSDK's informers of the primary resource (its controller
  *       event source) so they list again with the new selector: objects of new ranges are added and
- *       reconciled, while an object it kept is passed on only if its version is not the one JOSDK was
- *       given last ({@link #delivers}), so a change of ranges reconciles what moved, not all it serves;
+ *       reconciled, while an object it kept is passed on only if its version is not the one the user's
+ *       reconciler last completed ({@link #delivers}), so a change of ranges reconciles what moved, and
+ *       what had not been reconciled yet, not all it serves;
  *       serving nothing after having served ranges (fenced, or all ranges taken away) stops them. Started
  *       before the first assignment, JOSDK lists without a selector and this controller refuses every
  *       object until the first ranges arrive;</li>
@@ -63,12 +64,14 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
     private Set<String> namespaces;
     private volatile boolean closed;
     /**
-     * The version of each object JOSDK was last given, by uid, while the object stayed in the served
-     * ranges: an object leaving them is forgotten, so coming back it is reconciled again.
+     * The version of each object the user's reconciler last completed, by uid, while the object stayed in
+     * the served ranges: an object leaving them is forgotten, so coming back it is reconciled again. Not the
+     * version JOSDK was last given: an event JOSDK took while its informers listed again finds no object in
+     * their cache and is dropped, so the object must pass when the new list adds it.
      */
-    private final Map<String, Delivered> delivered = new ConcurrentHashMap<>();
+    private final Map<String, Reconciled> lastReconciled = new ConcurrentHashMap<>();
 
-    private record Delivered(String version, long hash) {
+    private record Reconciled(String version, long hash) {
     }
 
     private record Served(RangeSet ranges, RangeKey key) {
@@ -109,31 +112,24 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
     }
 
     /**
-     * An add event of an object the controller serves: passed on unless JOSDK was given this very version
-     * already (informers that list again after a change of ranges add every object they kept).
+     * An add event of an object the controller serves: passed on unless the user's reconciler completed this
+     * very version already (informers that list again after a change of ranges add every object they kept).
      */
     boolean delivers(HasMetadata object) {
-        String version = object.getMetadata().getResourceVersion();
-        Delivered before = remember(object);
-        return before == null || !Objects.equals(before.version(), version);
+        Reconciled last = lastReconciled.get(object.getMetadata().getUid());
+        return last == null || !Objects.equals(last.version(), object.getMetadata().getResourceVersion());
     }
 
-    /** An update event passed on: its version is the one JOSDK was given last. */
-    boolean delivered(HasMetadata object) {
-        remember(object);
-        return true;
-    }
-
-    private Delivered remember(HasMetadata object) {
+    /** The user's reconciler completed {@code object} at its version. */
+    void reconciled(HasMetadata object) {
         String uid = object.getMetadata().getUid();
         RangeKey hashed = served.key();
-        Delivered before = delivered.put(uid, new Delivered(object.getMetadata().getResourceVersion(),
+        lastReconciled.put(uid, new Reconciled(object.getMetadata().getResourceVersion(),
                 hashed.hash(uid, object.getMetadata().getNamespace())));
         Served now = served;
         if (!now.holds(object) || hashed != now.key()) {
-            delivered.remove(uid); // the ranges changed meanwhile, after they forgot what they no longer hold
+            lastReconciled.remove(uid); // the ranges changed meanwhile, after they forgot what they no longer hold
         }
-        return before;
     }
 
     /** The controller JOSDK registered; from now on the ranges restart its informers. */
@@ -156,9 +152,9 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
         Served before = served;
         served = new Served(ranges, key);
         if (key != before.key()) {
-            delivered.clear();
+            lastReconciled.clear();
         } else {
-            delivered.values().removeIf(object -> !ranges.contains(object.hash()));
+            lastReconciled.values().removeIf(object -> !ranges.contains(object.hash()));
         }
         submit();
     }
@@ -199,7 +195,7 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
             try {
                 Set<String> cached = source.list(any -> true).map(object -> object.getMetadata().getUid())
                         .collect(Collectors.toSet());
-                delivered.keySet().retainAll(cached); // the deleted ones
+                lastReconciled.keySet().retainAll(cached); // the deleted ones
                 Set<String> running = Set.copyOf(source.informerHealthIndicators().keySet());
                 if (!running.isEmpty()) {
                     namespaces = running;

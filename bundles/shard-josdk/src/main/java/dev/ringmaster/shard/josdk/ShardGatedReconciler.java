@@ -33,27 +33,31 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
     final ShardLease lease;
     /** Whether the user's code may run for an object, the Lease held (label mode: queues a drained one's hand-back). */
     final Predicate<P> admits;
+    /** Told each object the user's reconciler completed (range mode: {@link RangeScope#reconciled}). */
+    final Consumer<P> completed;
     /** Told JOSDK's cache of the primaries when JOSDK prepares the event sources. */
     final Consumer<IndexerResourceCache<P>> primaries;
     final Duration fencedRetry;
     final LoadTimer timer;
 
-    ShardGatedReconciler(Reconciler<P> user, ShardLease lease, Predicate<P> admits,
+    ShardGatedReconciler(Reconciler<P> user, ShardLease lease, Predicate<P> admits, Consumer<P> completed,
                          Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry, LoadTimer timer) {
         this.timer = timer;
         this.user = user;
         this.lease = lease;
         this.admits = admits;
+        this.completed = completed;
         this.primaries = primaries;
         this.fencedRetry = fencedRetry;
     }
 
     /** The wrapper for {@code user}: one that is also a {@link Cleaner} if the user's is (JOSDK then uses a finalizer). */
     static <P extends HasMetadata> ShardGatedReconciler<P> wrap(Reconciler<P> user, ShardLease lease,
-            Predicate<P> admits, Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry, LoadTimer timer) {
+            Predicate<P> admits, Consumer<P> completed, Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry,
+            LoadTimer timer) {
         return user instanceof Cleaner<?>
-                ? new WithCleaner<>(user, lease, admits, primaries, fencedRetry, timer)
-                : new ShardGatedReconciler<>(user, lease, admits, primaries, fencedRetry, timer);
+                ? new WithCleaner<>(user, lease, admits, completed, primaries, fencedRetry, timer)
+                : new ShardGatedReconciler<>(user, lease, admits, completed, primaries, fencedRetry, timer);
     }
 
     boolean mayRun(P resource) {
@@ -65,7 +69,12 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
         if (!lease.isHeld()) {
             return UpdateControl.<P>noUpdate().rescheduleAfter(fencedRetry);
         }
-        return mayRun(resource) ? timer.time(resource, () -> user.reconcile(resource, context)) : UpdateControl.noUpdate();
+        if (!mayRun(resource)) {
+            return UpdateControl.noUpdate();
+        }
+        UpdateControl<P> control = timer.time(resource, () -> user.reconcile(resource, context));
+        completed.accept(resource);
+        return control;
     }
 
     @Override
@@ -82,9 +91,9 @@ class ShardGatedReconciler<P extends HasMetadata> implements Reconciler<P> {
     /** For a user's reconciler that is a {@link Cleaner}: its clean-up is gated the same way. */
     static final class WithCleaner<P extends HasMetadata> extends ShardGatedReconciler<P> implements Cleaner<P> {
 
-        WithCleaner(Reconciler<P> user, ShardLease lease, Predicate<P> admits,
+        WithCleaner(Reconciler<P> user, ShardLease lease, Predicate<P> admits, Consumer<P> completed,
                     Consumer<IndexerResourceCache<P>> primaries, Duration fencedRetry, LoadTimer timer) {
-            super(user, lease, admits, primaries, fencedRetry, timer);
+            super(user, lease, admits, completed, primaries, fencedRetry, timer);
         }
 
         @Override

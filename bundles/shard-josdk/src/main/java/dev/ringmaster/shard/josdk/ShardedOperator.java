@@ -220,7 +220,7 @@ public final class ShardedOperator implements AutoCloseable {
         handBacks.add(drains);
         ShardLabels labels = sharding.labels();
         return operator.register(ShardGatedReconciler.wrap(reconciler, sharding.lease(),
-                object -> labels.owns(object.getMetadata().getLabels()) && !drains.submit(object), cache -> {
+                object -> labels.owns(object.getMetadata().getLabels()) && !drains.submit(object), object -> { }, cache -> {
                     drains.primaries(cache);
                     count(cache, object -> labels.owns(object.getMetadata().getLabels()));
                 }, fencedRetry, timer), sharded);
@@ -242,16 +242,16 @@ public final class ShardedOperator implements AutoCloseable {
         OnAddFilter<? super P> onAdd = informer.getOnAddFilter();
         OnUpdateFilter<? super P> onUpdate = informer.getOnUpdateFilter();
         // always filtered here too: a server before v1.36 (or without the gate) ignores the selector; an add
-        // of a version JOSDK was given already (a list again after a change of ranges) is not passed on.
-        // Deletes pass: JOSDK clears its state of the object on them.
+        // of a version the reconciler completed already (a list again after a change of ranges) is not passed
+        // on. Deletes pass: JOSDK clears its state of the object on them.
         ControllerConfiguration<P> sharded = ControllerConfigurationOverrider.override(configured)
                 .withOnAddFilter(object -> scope.serves(object) && (onAdd == null || onAdd.accept(object))
                         && scope.delivers(object))
                 .withOnUpdateFilter((object, old) -> scope.serves(object)
-                        && (onUpdate == null || onUpdate.accept(object, old)) && scope.delivered(object))
+                        && (onUpdate == null || onUpdate.accept(object, old)))
                 .build();
         RegisteredController<P> registered = operator.register(ShardGatedReconciler.wrap(reconciler, sharding.lease(),
-                scope::serves, cache -> count(cache, scope::serves), fencedRetry, timer), sharded);
+                scope::serves, scope::reconciled, cache -> count(cache, scope::serves), fencedRetry, timer), sharded);
         scope.controller(registered);
         scopes.add(scope);
         sharding.ranges().register(scope);

@@ -47,6 +47,10 @@ class ShardedOperatorRangeTest {
     private static final AtomicInteger NAMESPACES = new AtomicInteger();
     private static final Duration SOON = Duration.ofSeconds(20);
 
+    /** While a test sets it, the server answers the lists of the test's ConfigMaps this late and counts them down. */
+    private volatile CountDownLatch slowLists;
+    private static final Duration LIST_DELAY = Duration.ofSeconds(2);
+
     private KubernetesMockServer server;
     private KubernetesClient client;
 
@@ -71,7 +75,15 @@ class ShardedOperatorRangeTest {
     @BeforeEach
     void setUp() {
         // the shard's Lease watch gets an event at every renewal: the server closes watches off its event loop
-        server = CrudApiServer.start();
+        server = CrudApiServer.start((request, response) -> {
+            CountDownLatch listed = slowLists;
+            if (listed != null && "GET".equals(request.getMethod())
+                    && request.getPath().matches("/api/v1/namespaces/" + namespace + "/configmaps(\\?.*)?")
+                    && !request.getPath().contains("watch=true")) {
+                response.setBodyDelay(LIST_DELAY);
+                listed.countDown();
+            }
+        });
         client = server.createClient();
         namespace = "josdk-range-" + NAMESPACES.incrementAndGet();
         sharding = Sharding.forRing("example").shard("shard-0").namespace(namespace).client(client)
@@ -187,6 +199,50 @@ class ShardedOperatorRangeTest {
         create("last");
         await().atMost(SOON).until(() -> reconciled.contains("last"));
         assertThat(afterShrink).doesNotContain("busy");
+    }
+
+    /**
+     * An event JOSDK takes while its informers list again after a change of ranges finds the object in no
+     * cache and is dropped: here an update that came while the object's reconcile ran, which JOSDK keeps for
+     * when it ends. The list adds the object at that version, and it is reconciled then.
+     */
+    @Test
+    void anUpdateJosdkDroppedWhileItsInformersListedAgainIsReconciled() throws InterruptedException {
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Map<String, Set<String>> versions = new ConcurrentHashMap<>();
+        @ControllerConfiguration(name = "range-versions")
+        class Versions implements Reconciler<ConfigMap> {
+            @Override
+            public UpdateControl<ConfigMap> reconcile(ConfigMap configMap, Context<ConfigMap> context) throws Exception {
+                String name = configMap.getMetadata().getName();
+                versions.computeIfAbsent(name, any -> ConcurrentHashMap.newKeySet())
+                        .add(configMap.getMetadata().getResourceVersion());
+                if (name.equals("busy") && running.getCount() > 0) {
+                    running.countDown();
+                    release.await();
+                }
+                return UpdateControl.noUpdate();
+            }
+        }
+        create("busy");
+        long other = RangeKey.UID.hash(create("other").getMetadata().getUid(), namespace);
+        start(new Versions());
+        awaitHeld();
+        assign(RangeSet.ALL);
+        assertThat(running.await(SOON.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        String updated = client.configMaps().inNamespace(namespace).withName("busy")
+                .edit(configMap -> new ConfigMapBuilder(configMap).addToData("changed", "yes").build())
+                .getMetadata().getResourceVersion();
+
+        // the ranges change, keeping busy: the informers list again, slowly, and busy's reconcile ends meanwhile
+        CountDownLatch listed = new CountDownLatch(1);
+        slowLists = listed;
+        assign(RangeSet.ALL.minus(RangeSet.of(List.of(HashRange.of(hex(other), hex(other + 1))))));
+        assertThat(listed.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the informers list again").isTrue();
+        release.countDown();
+
+        await().atMost(SOON).untilAsserted(() -> assertThat(versions.get("busy")).contains(updated));
     }
 
     @Test
