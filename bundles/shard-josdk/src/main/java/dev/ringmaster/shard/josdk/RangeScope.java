@@ -7,6 +7,7 @@ import dev.ringmaster.shard.client.ShardSelectorInterceptor;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.RegisteredController;
 import io.javaoperatorsdk.operator.processing.Controller;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.controller.ControllerEventSource;
 import java.util.Map;
 import java.util.Objects;
@@ -74,6 +75,9 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
     private record Reconciled(String version, long hash) {
     }
 
+    /** The objects JOSDK received an event for and has not submitted since ({@link PendingEvents}). */
+    private final Set<ResourceID> pending = ConcurrentHashMap.newKeySet();
+
     private record Served(RangeSet ranges, RangeKey key) {
 
         boolean holds(HasMetadata object) {
@@ -113,11 +117,25 @@ final class RangeScope<P extends HasMetadata> implements RangeTarget {
 
     /**
      * An add event of an object the controller serves: passed on unless the user's reconciler completed this
-     * very version already (informers that list again after a change of ranges add every object they kept).
+     * very version already (informers that list again after a change of ranges add every object they kept) and
+     * JOSDK has no event of it pending, which it may have dropped while they listed.
      */
     boolean delivers(HasMetadata object) {
+        if (pending.contains(ResourceID.fromResource(object))) {
+            return true;
+        }
         Reconciled last = lastReconciled.get(object.getMetadata().getUid());
         return last == null || !Objects.equals(last.version(), object.getMetadata().getResourceVersion());
+    }
+
+    /** JOSDK received an event of the object and has not submitted it yet. */
+    void pending(ResourceID object) {
+        pending.add(object);
+    }
+
+    /** JOSDK submitted the object's execution, or forgot the object on its delete. */
+    void settled(ResourceID object) {
+        pending.remove(object);
     }
 
     /** The user's reconciler completed {@code object} at its version. */

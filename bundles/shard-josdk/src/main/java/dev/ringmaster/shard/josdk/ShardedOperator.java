@@ -86,6 +86,7 @@ public final class ShardedOperator implements AutoCloseable {
     private final Operator operator;
     private final ExecutionGate gate;
     private final LoadTimer timer;
+    private final PendingEvents pendingEvents = new PendingEvents();
     /** The primary caches the load meter counts, uncounted at {@link #halt()}. */
     private final List<Object> counted = new CopyOnWriteArrayList<>();
     private final boolean closeClient;
@@ -138,7 +139,7 @@ public final class ShardedOperator implements AutoCloseable {
         }
         KubernetesClient client = operatorClient;
         this.operator = new Operator(ConfigurationService.newOverriddenConfigurationService(users, o -> o
-                .withMetrics(new AggregatedMetrics(List.of(users.getMetrics(), gate, timer)))
+                .withMetrics(new AggregatedMetrics(List.of(users.getMetrics(), gate, timer, pendingEvents)))
                 // the client outlives the Operator: the Lease is released after the last reconcile, through it
                 .withCloseClientOnStop(false)
                 // JOSDK 5.2.0 overrides an overridden configuration with a new default client and
@@ -238,12 +239,14 @@ public final class ShardedOperator implements AutoCloseable {
                 HasMetadata.getVersion(type), HasMetadata.getPlural(type));
         selectors.add(selector);
         RangeScope<P> scope = new RangeScope<>(configured.getName(), gate, selector);
+        pendingEvents.register(configured.getName(), scope);
         InformerConfiguration<P> informer = configured.getInformerConfig();
         OnAddFilter<? super P> onAdd = informer.getOnAddFilter();
         OnUpdateFilter<? super P> onUpdate = informer.getOnUpdateFilter();
         // always filtered here too: a server before v1.36 (or without the gate) ignores the selector; an add
         // of a version the reconciler completed already (a list again after a change of ranges) is not passed
-        // on. Deletes pass: JOSDK clears its state of the object on them.
+        // on, unless JOSDK has an event of it pending (PendingEvents). Deletes pass: JOSDK clears its state of
+        // the object on them.
         ControllerConfiguration<P> sharded = ControllerConfigurationOverrider.override(configured)
                 .withOnAddFilter(object -> scope.serves(object) && (onAdd == null || onAdd.accept(object))
                         && scope.delivers(object))

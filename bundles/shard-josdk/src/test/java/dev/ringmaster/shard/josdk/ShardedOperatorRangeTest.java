@@ -245,6 +245,38 @@ class ShardedOperatorRangeTest {
         await().atMost(SOON).untilAsserted(() -> assertThat(versions.get("busy")).contains(updated));
     }
 
+    /**
+     * The same for a reschedule's timer: one that fires while the informers list again is dropped by JOSDK, and
+     * the object, unchanged, would never be reconciled again (its next reschedule comes from a reconcile).
+     */
+    @Test
+    void aRescheduleJosdkDroppedWhileItsInformersListedAgainGoesOn() throws InterruptedException {
+        @ControllerConfiguration(name = "range-periodic")
+        class Periodic implements Reconciler<ConfigMap> {
+            @Override
+            public UpdateControl<ConfigMap> reconcile(ConfigMap configMap, Context<ConfigMap> context) {
+                reconciles.merge(configMap.getMetadata().getName(), 1, Integer::sum);
+                return UpdateControl.<ConfigMap>noUpdate().rescheduleAfter(Duration.ofMillis(500));
+            }
+        }
+        create("periodic");
+        long other = RangeKey.UID.hash(create("other").getMetadata().getUid(), namespace);
+        start(new Periodic());
+        awaitHeld();
+        assign(RangeSet.ALL);
+        await().atMost(SOON).until(() -> reconciles.getOrDefault("periodic", 0) >= 2);
+
+        // the ranges change, keeping it: the informers list again for longer than the reschedule's delay
+        CountDownLatch listed = new CountDownLatch(1);
+        slowLists = listed;
+        assign(RangeSet.ALL.minus(RangeSet.of(List.of(HashRange.of(hex(other), hex(other + 1))))));
+        assertThat(listed.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the informers list again").isTrue();
+        slowLists = null;
+        int before = reconciles.get("periodic");
+
+        await().atMost(SOON).until(() -> reconciles.get("periodic") >= before + 3);
+    }
+
     @Test
     void hasNoShardLabelSelectorInRangeMode() {
         operator = TestOperators.operator(sharding, client);
