@@ -186,7 +186,7 @@ class ShardedOperatorRangeTest {
         await().atMost(SOON).until(() -> RangeSet.ALL.toString().equals(served()));
 
         // everything but the busy object's hash
-        RangeSet withoutBusy = RangeSet.ALL.minus(RangeSet.of(List.of(HashRange.of(hex(busy), hex(busy + 1)))));
+        RangeSet withoutBusy = allBut(busy);
         shrunk.countDown();
         assign(withoutBusy);
         // served-ranges stays as it was while the reconcile of the object now outside runs
@@ -236,10 +236,7 @@ class ShardedOperatorRangeTest {
                 .getMetadata().getResourceVersion();
 
         // the ranges change, keeping busy: the informers list again, slowly, and busy's reconcile ends meanwhile
-        CountDownLatch listed = new CountDownLatch(1);
-        slowLists = listed;
-        assign(RangeSet.ALL.minus(RangeSet.of(List.of(HashRange.of(hex(other), hex(other + 1))))));
-        assertThat(listed.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the informers list again").isTrue();
+        assignSlowlyListed(allBut(other));
         release.countDown();
 
         await().atMost(SOON).untilAsserted(() -> assertThat(versions.get("busy")).contains(updated));
@@ -267,10 +264,7 @@ class ShardedOperatorRangeTest {
         await().atMost(SOON).until(() -> reconciles.getOrDefault("periodic", 0) >= 2);
 
         // the ranges change, keeping it: the informers list again for longer than the reschedule's delay
-        CountDownLatch listed = new CountDownLatch(1);
-        slowLists = listed;
-        assign(RangeSet.ALL.minus(RangeSet.of(List.of(HashRange.of(hex(other), hex(other + 1))))));
-        assertThat(listed.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the informers list again").isTrue();
+        assignSlowlyListed(allBut(other));
         slowLists = null;
         int before = reconciles.get("periodic");
 
@@ -301,6 +295,19 @@ class ShardedOperatorRangeTest {
         Set<String> expected = in(hashes, lower);
         await().atMost(SOON).until(() -> reconciled.containsAll(expected));
         return expected;
+    }
+
+    /** Assigns {@code ranges} with the lists of the test's ConfigMaps slowed down; returns once the informers list again. */
+    private void assignSlowlyListed(RangeSet ranges) throws InterruptedException {
+        CountDownLatch listed = new CountDownLatch(1);
+        slowLists = listed;
+        assign(ranges);
+        assertThat(listed.await(SOON.toSeconds(), TimeUnit.SECONDS)).as("the informers list again").isTrue();
+    }
+
+    /** The whole space but one hash. */
+    private static RangeSet allBut(long hash) {
+        return RangeSet.ALL.minus(RangeSet.of(List.of(HashRange.of(hex(hash), hex(hash + 1)))));
     }
 
     private void awaitHeld() {
