@@ -27,12 +27,17 @@ import java.util.function.Supplier;
  */
 public final class LoadMeter {
 
-    /** The ranges served now and the key they hash; null in label mode. */
+    /** The ranges served now and the key they hash. */
     record Served(RangeSet ranges, RangeKey key) {
     }
 
+    /**
+     * A label-mode shard's: its objects are anywhere in the space, and the cells of their uids' hashes tell the leader
+     * which of them cost what (docs/design.md section 10.2).
+     */
+    static final Supplier<Served> LABEL_MODE = () -> new Served(RangeSet.ALL, RangeKey.UID);
+
     private final LongSupplier ticker;
-    /** Null in label mode: no cells. */
     private final Supplier<Served> served;
     /** The object stores counted, each with how many times it was added; guarded by itself. */
     private final Map<Object, Counted> stores = new IdentityHashMap<>();
@@ -55,11 +60,11 @@ public final class LoadMeter {
 
     /**
      * @param ticker nanoseconds, as {@link System#nanoTime()}
-     * @param served the ranges served now (range mode), or null (label mode)
+     * @param served the ranges served now (range mode), or {@link #LABEL_MODE}
      */
     LoadMeter(LongSupplier ticker, Supplier<Served> served) {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
-        this.served = served;
+        this.served = Objects.requireNonNull(served, "served");
         this.windowStart = ticker.getAsLong();
     }
 
@@ -73,8 +78,8 @@ public final class LoadMeter {
         if (nanos < 0) {
             return;
         }
-        Served now = served == null ? null : served.get();
-        int cell = now == null ? -1 : cell(object, now.key());
+        Served now = served.get();
+        int cell = cell(object, now.key());
         synchronized (this) {
             busy += nanos;
             if (cell >= 0) {
@@ -116,19 +121,19 @@ public final class LoadMeter {
 
     /**
      * The report of the window since the previous snapshot (or since this meter was made), and a new window from
-     * now: busy time per second of the window, the mean queue wait, the objects counted now and, in range mode, an
-     * entry for every run of cells the shard serves now (runs of cells without busy time or objects as one entry),
+     * now: busy time per second of the window, the mean queue wait, the objects counted now and an
+     * entry for every run of cells the shard serves now (in label mode, the whole space) (runs of cells without busy time or objects as one entry),
      * at most {@value LoadReport#MAX_ENTRIES} entries. Busy time of cells no longer served is in the total only. A
      * reconcile counts in the window in which it ended.
      */
     LoadReport snapshot() {
-        Served now = served == null ? null : served.get();
+        Served now = served.get();
         long[] cellObjects = new long[LoadReport.CELLS];
         long objects = 0;
         for (Supplier<? extends Collection<? extends HasMetadata>> store : stores()) {
             for (HasMetadata object : store.get()) {
                 objects++;
-                int cell = now == null ? -1 : cell(object, now.key());
+                int cell = cell(object, now.key());
                 if (cell >= 0) {
                     cellObjects[cell]++;
                 }
@@ -150,7 +155,7 @@ public final class LoadMeter {
             waitSum = 0;
             waits = 0;
         }
-        List<CellLoad> entries = now == null ? List.of() : entries(now.ranges(), cells, cellObjects, window);
+        List<CellLoad> entries = entries(now.ranges(), cells, cellObjects, window);
         return new LoadReport(Duration.ofNanos(window), busyNanos / (double) window, wait, objects, entries)
                 .bounded(LoadReport.MAX_ENTRIES);
     }

@@ -496,7 +496,7 @@ public final class Sharding implements AutoCloseable {
             }
             ShardRanges served = ranges;
             LoadMeter meter = new LoadMeter(ticker,
-                    served == null ? null : () -> new LoadMeter.Served(served.serving(), served.key()));
+                    served == null ? LoadMeter.LABEL_MODE : () -> new LoadMeter.Served(served.serving(), served.key()));
             lease.publishLoad(meter, loadReportPeriod);
             return new Sharding(labels, lease, new DrainAcknowledger(writes, labels), ranges, rangeExecutor,
                     assignmentWatch, client, meter);

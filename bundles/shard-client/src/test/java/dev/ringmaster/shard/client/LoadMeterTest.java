@@ -97,8 +97,8 @@ class LoadMeterTest {
     }
 
     @Test
-    void labelModeReportsTheTotalsAndNoCells() {
-        LoadMeter meter = new LoadMeter(ticker::get, null);
+    void labelModeReportsByCellsOfTheUidsOverTheWholeSpace() {
+        LoadMeter meter = new LoadMeter(ticker::get, LoadMeter.LABEL_MODE);
         meter.count("store", () -> List.of(object(A), object(B)));
         meter.reconciled(object(A), 3 * SECOND);
         meter.waited(SECOND);
@@ -106,12 +106,13 @@ class LoadMeterTest {
 
         LoadReport report = meter.snapshot();
 
-        assertThat(report.format()).isEqualTo("window=12s busy=0.2500 wait=1.0000 objects=2 cells=");
+        assertThat(report.format()).isEqualTo("window=12s busy=0.2500 wait=1.0000 objects=2 cells=0-696:0.0000:0,"
+                + "697-697:0.2500:1,698-2096:0.0000:0,2097-2097:0.0000:1,2098-4095:0.0000:0");
     }
 
     @Test
     void aStoreAddedTwiceIsCountedOnceUntilRemovedAsOften() {
-        LoadMeter meter = new LoadMeter(ticker::get, null);
+        LoadMeter meter = new LoadMeter(ticker::get, LoadMeter.LABEL_MODE);
         List<ConfigMap> objects = List.of(object(A), object(B));
         meter.count("store", () -> objects);
         meter.count("store", () -> objects);

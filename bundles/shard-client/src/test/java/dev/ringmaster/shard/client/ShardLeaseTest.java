@@ -382,8 +382,8 @@ class ShardLeaseTest extends MockServerTestBase {
         lease.tick();
         assertThat(server.getRequestCount() - requests).as("the renewal alone").isEqualTo(1);
         String first = storedLoad();
-        // 2 s busy in the 10 s since the meter was made; label mode: no cells
-        assertThat(first).isEqualTo("window=10s busy=0.2000 wait=0.0000 objects=0 cells=");
+        // 2 s busy in the 10 s since the meter was made; label mode: the whole space, no object in it
+        assertThat(first).isEqualTo("window=10s busy=0.2000 wait=0.0000 objects=0 cells=0-4095:0.0000:0");
         assertThat(LoadReport.parse(first).busy()).isEqualTo(0.2);
         assertThat(sharding.lastLoadReport()).hasValueSatisfying(report -> assertThat(report.format()).isEqualTo(first));
 
@@ -397,7 +397,7 @@ class ShardLeaseTest extends MockServerTestBase {
 
         clock.set(T0.plusSeconds(20));
         lease.tick();
-        assertThat(storedLoad()).isEqualTo("window=10s busy=0.3000 wait=0.0000 objects=0 cells=");
+        assertThat(storedLoad()).isEqualTo("window=10s busy=0.3000 wait=0.0000 objects=0 cells=0-4095:0.0000:0");
     }
 
     /**
@@ -421,7 +421,7 @@ class ShardLeaseTest extends MockServerTestBase {
                 .addToLabels(RingContract.STATE_LABEL, "ready").endMetadata().build());
         lease.tick();
 
-        assertThat(storedLoad()).isEqualTo("window=10s busy=0.4000 wait=0.0000 objects=0 cells=");
+        assertThat(storedLoad()).isEqualTo("window=10s busy=0.4000 wait=0.0000 objects=0 cells=0-4095:0.0000:0");
         assertThat(stored().getMetadata().getLabels()).containsEntry(RingContract.STATE_LABEL, "ready");
         assertThat(stored().getSpec().getRenewTime().toInstant()).isEqualTo(T0.plusSeconds(12));
     }

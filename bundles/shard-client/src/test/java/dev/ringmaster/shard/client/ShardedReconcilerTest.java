@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
+import dev.ringmaster.ring.load.CellLoad;
 import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.testing.apiserver.SilentApiServer;
@@ -264,7 +265,11 @@ class ShardedReconcilerTest {
         assertThat(report.busy()).isCloseTo(0.6 / 1.6, within(1e-9));
         assertThat(report.queueWait()).isCloseTo((1.0 + 1.3) / 2, within(1e-9));
         assertThat(report.objects()).isEqualTo(2);
-        assertThat(report.cells()).as("label mode").isEmpty();
+        // label mode: the cells of the uids over the whole space, which hold both objects and all the busy time
+        assertThat(report.cells().get(0).first()).isZero();
+        assertThat(report.cells().get(report.cells().size() - 1).last()).isEqualTo(LoadReport.CELLS - 1);
+        assertThat(report.cells().stream().mapToLong(CellLoad::objects).sum()).isEqualTo(2);
+        assertThat(report.cells().stream().mapToDouble(CellLoad::busy).sum()).isCloseTo(0.6 / 1.6, within(1e-9));
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.load.LoadReport;
+import dev.ringmaster.testing.apiserver.Fnv1a;
 import dev.ringmaster.shard.client.ShardLabels;
 import dev.ringmaster.shard.client.ShardDeparture;
 import dev.ringmaster.shard.client.Sharding;
@@ -179,7 +180,7 @@ class ShardedOperatorTest {
 
     /**
      * The user's reconciles are timed into the shard's load meter, and its Lease carries the report: busy time,
-     * and the objects JOSDK's cache holds for this shard (label mode: no cells).
+     * and the objects JOSDK's cache holds for this shard, by the cells of their uids (label mode: the whole space).
      */
     @Test
     void theLeaseCarriesWhatTheReconcilesCost() {
@@ -203,7 +204,10 @@ class ShardedOperatorTest {
         await().atMost(SOON).until(() -> load() != null && LoadReport.parse(load()).busy() > 0);
         LoadReport report = LoadReport.parse(load());
         assertThat(report.objects()).isEqualTo(1);
-        assertThat(report.cells()).isEmpty();
+        ConfigMap mine = client.configMaps().inNamespace(namespace).withName("mine").get();
+        int cell = LoadReport.cell(Fnv1a.fnv1a64(mine.getMetadata().getUid()));
+        assertThat(report.cells()).filteredOn(entry -> entry.objects() > 0).singleElement()
+                .satisfies(entry -> assertThat(cell).isBetween(entry.first(), entry.last()));
         assertThat(reconciled).containsOnly("mine");
         assertThat(sharding.lastLoadReport()).isPresent();
     }

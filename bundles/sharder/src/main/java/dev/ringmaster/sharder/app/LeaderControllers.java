@@ -31,6 +31,7 @@ import dev.ringmaster.sharder.unassigned.DrainWatches;
 import dev.ringmaster.sharder.unassigned.UnassignedAssigner;
 import dev.ringmaster.sharder.unassigned.UnassignedObject;
 import dev.ringmaster.sharder.unassigned.UnassignedWatches;
+import dev.ringmaster.sharder.weights.WeightBalancer;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
@@ -79,6 +80,8 @@ final class LeaderControllers implements AutoCloseable {
     private final Controller<RingKey> rangeAssigning;
     /** Sizes the shards' workload of autoscaled rings. */
     private final Controller<RingKey> autoscaling;
+    /** Weighs the shards of label-mode rings balanced by load. */
+    private final Controller<RingKey> weighing;
     private final UnassignedWatches watches;
     private final DrainWatches drains;
     private final NamespaceScope scope;
@@ -114,6 +117,9 @@ final class LeaderControllers implements AutoCloseable {
         autoscalingReports.onChange(ringStatus::enqueue);
         this.autoscaling = new Controller<>("autoscaler", new RingAutoscaler(registry, leases::leases, client,
                 settings.clock(), autoscalingReports, metrics), 1, Backoff.DEFAULT);
+        this.weighing = new Controller<>("weights", new WeightBalancer(registry, leases::leases, client, catalog,
+                new ObjectPages(client, settings.limits().pageSize()), scope, settings.clock(), metrics,
+                REPORTING_CONTROLLER), 1, Backoff.DEFAULT);
         this.rebalancer = new Rebalancer(registry, invalidKeys, catalog,
                 new ObjectPages(client, settings.limits().pageSize()), writer, scope, settings.limits(), metrics);
         this.rebalancing = new Controller<>("rebalancer", rebalancer, 2, Backoff.DEFAULT);
@@ -158,6 +164,7 @@ final class LeaderControllers implements AutoCloseable {
         assigning.start();
         rangeAssigning.start();
         autoscaling.start();
+        weighing.start();
         watchSync.start();
         validatingCa.ifPresent(controller -> {
             controller.start();
@@ -261,8 +268,9 @@ final class LeaderControllers implements AutoCloseable {
                     || change.before().map(RingView::rangeModeAsked).orElse(false)) {
                 rangeAssigning.enqueue(change.ring());
             }
-            // every change: a ring that stopped autoscaling is forgotten by its next pass
+            // every change: a ring that stopped autoscaling or balancing by weights is forgotten by its next pass
             autoscaling.enqueue(change.ring());
+            weighing.enqueue(change.ring());
         }
         if (resync) {
             watchSync.enqueue(WATCHED_RINGS);
@@ -277,7 +285,7 @@ final class LeaderControllers implements AutoCloseable {
         namespaces.close();
         validatingWatches.forEach(SharedIndexInformer::close);
         List<Controller<?>> controllers = new ArrayList<>(List.of(watchSync, assigning, rangeAssigning, autoscaling,
-                rebalancing, ringStatus));
+                weighing, rebalancing, ringStatus));
         validatingCa.ifPresent(controllers::add);
         controllers.forEach(Controller::stop);
         watches.close();

@@ -3,7 +3,6 @@ package dev.ringmaster.sharder.app;
 import dev.ringmaster.sharder.autoscale.AutoscaleRecorder;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.ring.ranges.RangeSet;
-import dev.ringmaster.ring.spi.Placement;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ranges.RangeRecorder;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
@@ -21,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -44,11 +44,11 @@ import java.util.function.ToDoubleFunction;
  * {@code ringmaster_ring_range_handovers_total} {clusterring, controllerring}: buckets that left one shard's
  * assignment and entered another's; {@code ringmaster_ring_range_handover_seconds} (histogram): how long after
  * leaving the loser's assignment they entered the gainer's</li>
- * <li>balanced rings (docs/design.md section 10): {@code ringmaster_ring_shard_load_seconds_per_second}
- * {clusterring, controllerring, shard}: each available shard's busy time for its assigned ranges, as the shards
- * reported it; {@code ringmaster_ring_load_imbalance}: the busiest shard's over the mean;
+ * <li>balanced rings (docs/design.md sections 10 and 10.2): {@code ringmaster_ring_shard_load_seconds_per_second}
+ * {clusterring, controllerring, shard}: each available shard's busy time, as the shards reported it (in range mode
+ * for its assigned ranges); {@code ringmaster_ring_load_imbalance}: the busiest shard's over the mean;
  * {@code ringmaster_ring_balancing_steps_total} and {@code ringmaster_ring_balancing_moved_total}: load steps that
- * moved ranges, and the share of the objects they moved, summed</li>
+ * moved ranges or changed shard weights, and the share of the objects they moved, summed</li>
  * <li>autoscaled rings (docs/design.md section 10.1): {@code ringmaster_ring_autoscaling_current_shards} and
  * {@code ringmaster_ring_autoscaling_desired_shards} {clusterring, controllerring}: the scale target's replicas and
  * the autoscaler's stabilized recommendation, as its last pass saw them</li>
@@ -222,19 +222,25 @@ final class LeaderMetrics implements MoveRecorder, RangeRecorder, AutoscaleRecor
     }
 
     @Override
-    public synchronized void balanced(RingKey ring, Map<String, Double> load, double imbalance,
-            Optional<Placement> step) {
+    public synchronized void balanced(RingKey ring, Map<String, Double> load, double imbalance, OptionalDouble moved) {
         balancing.put(ring, new Balance(Map.copyOf(load), imbalance));
         registerBalancing();
-        step.ifPresent(placement -> {
+        moved.ifPresent(share -> {
             Tags tags = SharderMetrics.ringTags(ring);
             Counter.builder("ringmaster.ring.balancing.steps")
-                    .description("Load steps of a balanced range-mode ring that moved ranges").tags(tags)
+                    .description("Load steps of a balanced ring that moved ranges or changed shard weights").tags(tags)
                     .register(registry).increment();
             Counter.builder("ringmaster.ring.balancing.moved")
                     .description("Share of a balanced ring's objects its load steps moved, summed over the steps")
-                    .tags(tags).register(registry).increment(placement.moved());
+                    .tags(tags).register(registry).increment(share);
         });
+    }
+
+    @Override
+    public synchronized void notBalanced(RingKey ring) {
+        if (balancing.remove(ring) != null) {
+            registerBalancing();
+        }
     }
 
     @Override

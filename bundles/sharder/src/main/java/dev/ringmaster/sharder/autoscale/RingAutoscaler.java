@@ -5,7 +5,6 @@ import dev.ringmaster.ring.Shard;
 import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.model.RingAutoscaling;
 import dev.ringmaster.sharder.lease.LoadReports;
-import dev.ringmaster.sharder.lease.RingLeases;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.ScaleTargetRef;
 import dev.ringmaster.sharder.ring.RingRegistry;
@@ -31,7 +30,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -101,12 +99,7 @@ public final class RingAutoscaler implements Reconciler<RingKey> {
      * the mean of those that do; empty when none does.
      */
     static Optional<Double> totalLoad(Map<String, Optional<Double>> busyByShard) {
-        List<Double> reported = busyByShard.values().stream().flatMap(Optional::stream).toList();
-        if (reported.isEmpty()) {
-            return Optional.empty();
-        }
-        double sum = reported.stream().mapToDouble(Double::doubleValue).sum();
-        return Optional.of(sum + (busyByShard.size() - reported.size()) * (sum / reported.size()));
+        return LoadReports.withMean(busyByShard).map(busy -> busy.values().stream().mapToDouble(Double::doubleValue).sum());
     }
 
     @Override
@@ -150,7 +143,7 @@ public final class RingAutoscaler implements Reconciler<RingKey> {
         Instant lastScale = previous == null ? null : previous.lastScale();
 
         List<String> available = view.availableShards().stream().map(Shard::name).sorted().toList();
-        Map<String, Optional<Double>> busy = busyByShard(ring, available);
+        Map<String, Optional<Double>> busy = LoadReports.busyByShard(ring, leases.get(), available);
         Optional<Double> total = totalLoad(busy);
         if (total.isEmpty()) {
             String message = available.isEmpty() ? "no shard is available: the shard count is left as it is"
@@ -200,31 +193,6 @@ public final class RingAutoscaler implements Reconciler<RingKey> {
         reports.put(ring, new AutoscalingReports.Report(spec, null, null,
                 previous == null ? null : previous.lastScale(), message, null));
         recorder.notAutoscaled(ring);
-    }
-
-    /** The busy time each available shard reports, empty for a shard that reports nothing readable. */
-    private Map<String, Optional<Double>> busyByShard(RingKey ring, List<String> available) {
-        Map<String, Lease> byName = RingLeases.byName(ring, leases.get());
-        Map<String, Optional<Double>> busy = new TreeMap<>();
-        for (String shard : available) {
-            Lease lease = byName.get(shard);
-            Map<String, String> annotations = lease == null || lease.getMetadata().getAnnotations() == null
-                    ? Map.of() : lease.getMetadata().getAnnotations();
-            busy.put(shard, busy(annotations.get(RingContract.LOAD_ANNOTATION)));
-        }
-        return busy;
-    }
-
-    /** A report's busy time; empty for none or one that cannot be read or believed (the range assigner warns). */
-    private static Optional<Double> busy(String text) {
-        if (text == null) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(LoadReports.read(text).busy());
-        } catch (IllegalArgumentException e) {
-            return Optional.empty();
-        }
     }
 
     /** The scale target's resource, found by API discovery; a kind the server does not serve is unavailable. */

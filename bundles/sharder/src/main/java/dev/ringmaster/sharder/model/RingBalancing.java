@@ -10,7 +10,8 @@ import java.util.Objects;
 /**
  * {@code spec.ranges.balancing} of a range-mode ring (Ringmaster extension, docs/design.md section 10): present, the
  * leader places the ranges with a placement policy by what the shards report their objects cost, instead of by
- * hash alone.
+ * hash alone. The same settings as {@code spec.balancing} of a label-mode ring (section 10.2) have the leader weigh
+ * the shards instead, with no policy.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class RingBalancing {
@@ -23,13 +24,14 @@ public class RingBalancing {
     static final int MIN_INTERVAL_SECONDS = 5;
     static final int MAX_SECONDS = 3600;
 
-    @JsonPropertyDescription("Name of the placement policy (a plug-in service). Omitted: load-aware.")
+    @JsonPropertyDescription("Name of the placement policy (a plug-in service), in range mode only. Omitted:"
+            + " load-aware.")
     private String policy;
 
     @Min(1)
     @Max(1000)
     @JsonPropertyDescription("How much busier than the mean the busiest shard may be, in percent, before ranges move"
-            + " for load. Omitted: 10.")
+            + " (in label mode: weights change) for load. Omitted: 10.")
     private Integer maxImbalancePercent;
 
     @Min(1)
@@ -40,7 +42,7 @@ public class RingBalancing {
     @Min(MIN_INTERVAL_SECONDS)
     @Max(MAX_SECONDS)
     @JsonPropertyDescription("Seconds from one balancing step to the next at least: the shards report the load of"
-            + " their new ranges meanwhile. Omitted: 30.")
+            + " their new ranges or objects meanwhile. Omitted: 30.")
     private Integer intervalSeconds;
 
     @Min(0)

@@ -8,6 +8,7 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import java.time.Duration;
@@ -18,6 +19,10 @@ import java.util.Map;
 
 /** What a ClusterRing shards and how. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!has(self.balancing) || !has(self.ranges)",
+        message = "spec.balancing is for label mode: a range-mode ring is balanced with spec.ranges.balancing")
+@ValidationRule(value = "!has(self.balancing) || !has(self.balancing.policy)",
+        message = "spec.balancing.policy: label mode balances by shard weights, with no placement policy; omit it")
 public class RingSpec {
 
     /** Namespace label the API server sets on every namespace to its name. */
@@ -65,6 +70,13 @@ public class RingSpec {
             + " left to others.")
     private RingAutoscaling autoscaling;
 
+    /** Ringmaster extension: present, the leader weighs a label-mode ring's shards by their reported load. */
+    @JsonPropertyDescription("Present, in label mode: the leader adjusts each shard's weight (status.balancing) from"
+            + " the load the shards report on their Leases (ringmaster.dev/load), so that the busiest shard comes"
+            + " within maxImbalancePercent of the mean; objects move through the drain handover (Ringmaster"
+            + " extension). A range-mode ring uses spec.ranges.balancing instead. Omitted: the Leases' weights alone.")
+    private RingBalancing balancing;
+
     public List<RingResourceSpec> getResources() {
         return resources;
     }
@@ -111,6 +123,14 @@ public class RingSpec {
 
     public void setAutoscaling(RingAutoscaling autoscaling) {
         this.autoscaling = autoscaling;
+    }
+
+    public RingBalancing getBalancing() {
+        return balancing;
+    }
+
+    public void setBalancing(RingBalancing balancing) {
+        this.balancing = balancing;
     }
 
     /** Whether the ring shards by hash ranges ({@code spec.ranges} present). Not a bean getter. */

@@ -20,6 +20,8 @@ public class RingStatus {
     private Integer availableShards;
     @JsonPropertyDescription("Autoscaling of the shards' workload (spec.autoscaling): current and desired shards.")
     private RingAutoscalingStatus autoscaling;
+    @JsonPropertyDescription("Shard weights by load (spec.balancing, label mode), as the leader set them.")
+    private RingBalancingStatus balancing;
     @JsonPropertyDescription("Conditions of the ring; Ready tells whether the sharder is sharding it.")
     private List<Condition> conditions = new ArrayList<>();
 
@@ -53,6 +55,14 @@ public class RingStatus {
 
     public void setAutoscaling(RingAutoscalingStatus autoscaling) {
         this.autoscaling = autoscaling;
+    }
+
+    public RingBalancingStatus getBalancing() {
+        return balancing;
+    }
+
+    public void setBalancing(RingBalancingStatus balancing) {
+        this.balancing = balancing;
     }
 
     public List<Condition> getConditions() {

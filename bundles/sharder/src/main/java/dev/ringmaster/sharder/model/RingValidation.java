@@ -72,9 +72,27 @@ public final class RingValidation {
                         + RangePlacement.MAX_BUCKETS + " (omit it for "
                         + RangePlacement.DEFAULT_BUCKETS + ")");
             }
-            if (ranges.getBalancing() != null) {
-                validateBalancing(ranges.getBalancing(), problems);
+            RingBalancing balancing = ranges.getBalancing();
+            if (balancing != null) {
+                String policy = balancing.getPolicy();
+                if (policy != null && !policy.isEmpty() && !isValidStrategyName(policy)) {
+                    problems.add("spec.ranges.balancing.policy: \"" + policy + "\" is not a valid policy name: use at"
+                            + " most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
+                            + " (omit it for " + RingBalancing.DEFAULT_POLICY + ")");
+                }
+                validateBalancing("spec.ranges.balancing.", balancing, problems);
             }
+        }
+        if (spec.getBalancing() != null) {
+            if (ranges != null) {
+                problems.add("spec.balancing: is for label mode; a range-mode ring is balanced with"
+                        + " spec.ranges.balancing");
+            }
+            if (spec.getBalancing().getPolicy() != null) {
+                problems.add("spec.balancing.policy: label mode balances by shard weights, with no placement policy;"
+                        + " omit it");
+            }
+            validateBalancing("spec.balancing.", spec.getBalancing(), problems);
         }
         if (spec.getAutoscaling() != null) {
             validateAutoscaling(spec.getAutoscaling(), problems);
@@ -120,14 +138,7 @@ public final class RingValidation {
         }
     }
 
-    private static void validateBalancing(RingBalancing balancing, List<String> problems) {
-        String field = "spec.ranges.balancing.";
-        String policy = balancing.getPolicy();
-        if (policy != null && !policy.isEmpty() && !isValidStrategyName(policy)) {
-            problems.add(field + "policy: \"" + policy + "\" is not a valid policy name: use at most 63 lowercase"
-                    + " letters, digits and '-', starting and ending with a letter or digit (omit it for "
-                    + RingBalancing.DEFAULT_POLICY + ")");
-        }
+    private static void validateBalancing(String field, RingBalancing balancing, List<String> problems) {
         within(field + "maxImbalancePercent", balancing.getMaxImbalancePercent(), 1, 1000, problems);
         within(field + "maxMovePercent", balancing.getMaxMovePercent(), 1, 100, problems);
         within(field + "intervalSeconds", balancing.getIntervalSeconds(), RingBalancing.MIN_INTERVAL_SECONDS,

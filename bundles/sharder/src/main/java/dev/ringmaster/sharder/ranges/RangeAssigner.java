@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -288,7 +289,8 @@ public final class RangeAssigner implements Reconciler<RingKey> {
                 available, map, reported, settled);
         Map<String, Double> perShard = new TreeMap<>();
         available.forEach(name -> perShard.put(name, map.busy(assigned.getOrDefault(name, RangeSet.EMPTY))));
-        recorder.balanced(view.key(), perShard, decision.imbalance(), decision.step());
+        recorder.balanced(view.key(), perShard, decision.imbalance(), decision.step()
+                .map(step -> OptionalDouble.of(step.moved())).orElse(OptionalDouble.empty()));
         decision.step().ifPresent(step -> {
             LOG.info("{}: balancing step: {}", view.key(), step.reason());
             events.normal(ObjectEvents.about(view.ring()), BALANCED, "Balance", step.reason());

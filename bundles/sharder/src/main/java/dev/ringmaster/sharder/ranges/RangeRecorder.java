@@ -1,14 +1,14 @@
 package dev.ringmaster.sharder.ranges;
 
 import dev.ringmaster.ring.ranges.RangeSet;
-import dev.ringmaster.ring.spi.Placement;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.ring.BalanceRecorder;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
+import java.util.OptionalDouble;
 
 /** Told what the range assigner published and handed over, for the leader's metrics. */
-public interface RangeRecorder {
+public interface RangeRecorder extends BalanceRecorder {
 
     RangeRecorder IGNORE = new RangeRecorder() {
         @Override
@@ -20,7 +20,11 @@ public interface RangeRecorder {
         }
 
         @Override
-        public void balanced(RingKey ring, Map<String, Double> load, double imbalance, Optional<Placement> step) {
+        public void balanced(RingKey ring, Map<String, Double> load, double imbalance, OptionalDouble moved) {
+        }
+
+        @Override
+        public void notBalanced(RingKey ring) {
         }
 
         @Override
@@ -36,12 +40,6 @@ public interface RangeRecorder {
      */
     void handedOver(RingKey ring, long buckets, Duration took);
 
-    /**
-     * A pass over a balanced ring: each available shard's load (busy seconds per second of the ranges it is assigned),
-     * the busiest over the mean, and the policy's answer when the pass was a load step that moved ranges.
-     */
-    void balanced(RingKey ring, Map<String, Double> load, double imbalance, Optional<Placement> step);
-
-    /** The ring is gone or no longer in range mode. */
+    /** The ring is gone or no longer in range mode: its assignments and balancing are forgotten. */
     void forget(RingKey ring);
 }

@@ -14,6 +14,7 @@ import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingBalancing;
+import dev.ringmaster.sharder.model.RingBalancingStatus;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.model.RingSpec;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -101,6 +103,10 @@ public final class RingView {
      * mode, before they let their ranges go); the ring labels nothing beside them. Empty in range mode.
      */
     private final Set<String> rangesStillServed;
+    /** The settings of a valid label-mode ring weighed by load ({@code spec.balancing}); null otherwise. */
+    private final RingBalancing.Settings weightBalancing;
+    /** The shard weights the leader set ({@code status.balancing}); the neutral ones without. */
+    private final RingBalancingStatus weights;
 
     /**
      * How a range-mode ring cuts the hash space (docs/design.md section 9).
@@ -153,11 +159,16 @@ public final class RingView {
         this.strategyName = fallBack ? strategyInStatus : asked;
         this.binding = inputs.strategies().get(strategyName);
         this.shards = inputs.membership().shards(key);
-        this.availableShards = inputs.membership().availableShards(key).stream().map(ShardInfo::toShard).toList();
+        this.rangeModeAsked = ring.getSpec() != null && ring.getSpec().rangeMode();
+        this.weightBalancing = !rangeModeAsked && problems.isEmpty() && spec.getBalancing() != null
+                ? spec.getBalancing().settings() : null;
+        this.weights = ring.getStatus() == null || ring.getStatus().getBalancing() == null
+                ? new RingBalancingStatus() : ring.getStatus().getBalancing();
+        this.availableShards = inputs.membership().availableShards(key).stream()
+                .map(shard -> weighed(shard, weights.percentOf(shard.name()))).toList();
         this.availableNames = availableShards.stream().map(Shard::name).collect(Collectors.toUnmodifiableSet());
         this.mayReconcileNames = shards.stream().filter(ShardInfo::mayReconcile).map(ShardInfo::name)
                 .collect(Collectors.toUnmodifiableSet());
-        this.rangeModeAsked = ring.getSpec() != null && ring.getSpec().rangeMode();
         this.rangeMode = rangeModeAsked && problems.isEmpty()
                 ? new RangeMode(spec.getRanges().keyOrDefault(), spec.getRanges().bucketsOrDefault(),
                 Optional.ofNullable(spec.getRanges().getBalancing()).map(RingBalancing::settings)
@@ -181,6 +192,39 @@ public final class RingView {
         return shards.stream().filter(ShardInfo::mayReconcileRanges).map(ShardInfo::name)
                 .filter(name -> !ofRangeModeRings.contains(name))
                 .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** The shard as the strategy places it: by its Lease's weight, or in a ring weighed by load at {@code percent}. */
+    private Shard weighed(ShardInfo shard, int percent) {
+        return weightBalancing == null ? shard.toShard()
+                : new Shard(shard.name(), RingBalancingStatus.strategyWeight(shard.weight(), percent));
+    }
+
+    /**
+     * The strategy's ring over the available shards weighed at {@code percents} (a shard not listed at
+     * {@value RingBalancingStatus#NEUTRAL_PERCENT}), to try weights before setting them; empty without a ring weighed by
+     * load or its strategy.
+     */
+    public Optional<ShardRing> ringWithWeights(Map<String, Integer> percents) {
+        if (weightBalancing == null || binding == null) {
+            return Optional.empty();
+        }
+        List<Shard> weighed = shards.stream().filter(shard -> availableNames.contains(shard.name()))
+                .map(shard -> weighed(shard, percents.getOrDefault(shard.name(), RingBalancingStatus.NEUTRAL_PERCENT)))
+                .toList();
+        return Optional.of(binding.strategy().build(weighed));
+    }
+
+    /** The balancing settings of a valid label-mode ring weighed by load ({@code spec.balancing}). */
+    public Optional<RingBalancing.Settings> weightBalancing() {
+        return Optional.ofNullable(weightBalancing);
+    }
+
+    /** The shard weights in percent the ring's status holds ({@code status.balancing}), by shard. */
+    public Map<String, Integer> weightPercents() {
+        Map<String, Integer> percents = new TreeMap<>();
+        availableShards.forEach(shard -> percents.put(shard.name(), weights.percentOf(shard.name())));
+        return percents;
     }
 
     /** Compiles the ring against the inputs, reusing {@code previous}'s strategy ring if shards and strategy are the same. */
@@ -312,7 +356,8 @@ public final class RingView {
                     .map(balancing -> ", placed by load with policy \"" + balancing.settings().policy() + "\"")
                     .orElse("");
         }
-        String message = "sharding with strategy \"" + strategyName + "\" (" + strategySource() + ")";
+        String message = "sharding with strategy \"" + strategyName + "\" (" + strategySource() + ")"
+                + (weightBalancing == null ? "" : ", shards weighed by load (spec.balancing)");
         return binding == null || binding.provider().isEmpty() ? message : message + ", bundle " + binding.provider();
     }
 

@@ -18,24 +18,24 @@ import java.util.Map;
  * mock server rejects apply patches (415), and a JSON merge patch replaces lists wholesale (and the
  * mock merges them differently). A locked JSON Patch behaves the same on both.
  */
-final class LockedJsonPatch {
+public final class LockedJsonPatch {
 
     /** Field manager recorded in managedFields for the sharder's writes. */
     static final String FIELD_MANAGER = "ringmaster-sharder";
 
     private final List<Map<String, Object>> operations = new ArrayList<>();
 
-    LockedJsonPatch(String resourceVersion) {
+    public LockedJsonPatch(String resourceVersion) {
         operations.add(operation("replace", "/metadata/resourceVersion", resourceVersion));
     }
 
     /** Sets the member at {@code path} to {@code value}, replacing it if present ("add" semantics). */
-    LockedJsonPatch set(String path, Object value) {
+    public LockedJsonPatch set(String path, Object value) {
         operations.add(operation("add", path, value));
         return this;
     }
 
-    String toJson(KubernetesSerialization serialization) {
+    public String toJson(KubernetesSerialization serialization) {
         return serialization.asJson(operations);
     }
 
@@ -50,7 +50,7 @@ final class LockedJsonPatch {
      * for a write of the main resource (dropping the status). A real API server would accept it; the
      * manager name is only cosmetic there, the lock is what matters.
      */
-    static PatchContext statusContext() {
+    public static PatchContext statusContext() {
         return new PatchContext.Builder().withPatchType(PatchType.JSON).build();
     }
 

@@ -196,6 +196,11 @@ public final class RingStatusReconciler implements Reconciler<RingKey> {
                     .orElse(current == null ? null : current.getAutoscaling()));
         }
 
+        if (current != null && ring.getSpec() != null && ring.getSpec().getBalancing() != null) {
+            // the weight balancer's, which every replica places with; kept while the spec asks for it, even invalid
+            desired.setBalancing(current.getBalancing());
+        }
+
         KubernetesSerialization json = client.getKubernetesSerialization();
         if (!Objects.equals(json.convertValue(current, JsonNode.class), json.convertValue(desired, JsonNode.class))) {
             // Through the status subresource, locked to the generation we evaluated: if the spec

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 
@@ -68,16 +69,15 @@ class LeaderMetricsTest {
 
     @Test
     void aBalancedRingsLoadIsGaugedAndItsStepsCountedWithWhatTheyMoved() {
-        metrics.balanced(CLUSTER_RING, Map.of("shard-0", 0.6, "shard-1", 0.2), 1.5, Optional.empty());
+        metrics.balanced(CLUSTER_RING, Map.of("shard-0", 0.6, "shard-1", 0.2), 1.5, OptionalDouble.empty());
         assertThat(meters.get("ringmaster.ring.shard.load").tags("clusterring", "shop", "shard", "shard-0").gauge()
                 .value()).isEqualTo(0.6);
         assertThat(meters.get("ringmaster.ring.load.imbalance").tags("clusterring", "shop").gauge().value())
                 .isEqualTo(1.5);
         assertThat(meters.find("ringmaster.ring.balancing.steps").counters()).as("no step yet").isEmpty();
 
-        dev.ringmaster.ring.spi.Placement step = new dev.ringmaster.ring.spi.Placement(Map.of(), 1.5, 1.1, 0.08, "moved");
-        metrics.balanced(CLUSTER_RING, Map.of("shard-0", 0.45, "shard-1", 0.35), 1.125, Optional.of(step));
-        metrics.balanced(CLUSTER_RING, Map.of("shard-0", 0.41, "shard-1", 0.39), 1.025, Optional.of(step));
+        metrics.balanced(CLUSTER_RING, Map.of("shard-0", 0.45, "shard-1", 0.35), 1.125, OptionalDouble.of(0.08));
+        metrics.balanced(CLUSTER_RING, Map.of("shard-0", 0.41, "shard-1", 0.39), 1.025, OptionalDouble.of(0.08));
         assertThat(meters.get("ringmaster.ring.balancing.steps").tags("clusterring", "shop").counter().count())
                 .isEqualTo(2);
         assertThat(meters.get("ringmaster.ring.balancing.moved").tags("clusterring", "shop").counter().count())

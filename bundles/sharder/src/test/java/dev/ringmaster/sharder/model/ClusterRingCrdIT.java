@@ -123,7 +123,18 @@ class ClusterRingCrdIT {
                                 + " in body should be greater than or equal to 5"),
                 Arguments.of("a balancing policy not a string", "crd-it-balancing-policy",
                         "spec: {resources: [{resource: configmaps}], ranges: {balancing: {policy: 7}}}",
-                        wrongType("spec.ranges.balancing.policy", "integer", "string")));
+                        wrongType("spec.ranges.balancing.policy", "integer", "string")),
+                Arguments.of("label-mode balancing beside ranges", "crd-it-weights-ranges",
+                        "spec: {resources: [{resource: configmaps}], ranges: {}, balancing: {}}",
+                        "spec.balancing is for label mode: a range-mode ring is balanced with spec.ranges.balancing"),
+                Arguments.of("label-mode balancing with a policy", "crd-it-weights-policy",
+                        "spec: {resources: [{resource: configmaps}], balancing: {policy: load-aware}}",
+                        "spec.balancing.policy: label mode balances by shard weights, with no placement policy; omit"
+                                + " it"),
+                Arguments.of("label-mode balancing tolerating no imbalance", "crd-it-weights-imbalance",
+                        "spec: {resources: [{resource: configmaps}], balancing: {maxImbalancePercent: 0}}",
+                        "spec.balancing.maxImbalancePercent: Invalid value: 0: spec.balancing.maxImbalancePercent in"
+                                + " body should be greater than or equal to 1"));
     }
 
     /** The API server's message for a field of the wrong JSON type. */

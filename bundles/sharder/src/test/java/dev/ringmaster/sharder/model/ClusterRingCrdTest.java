@@ -94,7 +94,7 @@ class ClusterRingCrdTest {
         JSONSchemaProps spec = root.getProperties().get("spec");
         assertThat(spec.getRequired()).containsExactly("resources");
         assertThat(spec.getProperties()).containsOnlyKeys("resources", "namespaceSelector", "strategy",
-                "shardRestartGraceSeconds", "ranges", "autoscaling");
+                "shardRestartGraceSeconds", "ranges", "autoscaling", "balancing");
         JSONSchemaProps resources = spec.getProperties().get("resources");
         assertThat(resources.getType()).isEqualTo("array");
         assertThat(resources.getMinItems()).isEqualTo(1L);
@@ -116,7 +116,10 @@ class ClusterRingCrdTest {
 
         JSONSchemaProps status = root.getProperties().get("status");
         assertThat(status.getProperties())
-                .containsOnlyKeys("observedGeneration", "shards", "availableShards", "autoscaling", "conditions");
+                .containsOnlyKeys("observedGeneration", "shards", "availableShards", "autoscaling", "balancing",
+                        "conditions");
+        assertThat(status.getProperties().get("balancing").getProperties()).containsOnlyKeys("weightPercent",
+                "lastStepTime");
         assertThat(status.getProperties().get("autoscaling").getProperties())
                 .containsOnlyKeys("currentShards", "desiredShards", "lastScaleTime", "message");
     }

@@ -283,6 +283,23 @@ class RingValidationTest {
     }
 
     @Test
+    void labelModeBalancingTakesTheSameBoundsNoPolicyAndNoRanges() {
+        ClusterRing ring = valid();
+        ring.getSpec().setBalancing(new RingBalancing());
+        assertThat(RingValidation.validate(ring)).isEmpty();
+
+        ring.getSpec().setBalancing(new RingBalancing("load-aware", 0, 101, 4, -1));
+        ring.getSpec().setRanges(new RingRanges());
+        assertThat(RingValidation.validate(ring)).containsExactly(
+                "spec.balancing: is for label mode; a range-mode ring is balanced with spec.ranges.balancing",
+                "spec.balancing.policy: label mode balances by shard weights, with no placement policy; omit it",
+                "spec.balancing.maxImbalancePercent: 0 is not from 1 to 1000",
+                "spec.balancing.maxMovePercent: 101 is not from 1 to 100",
+                "spec.balancing.intervalSeconds: 4 is not from 5 to 3600",
+                "spec.balancing.stabilizationSeconds: -1 is not from 0 to 3600");
+    }
+
+    @Test
     void autoscalingNeedsATargetAndShardsTargetAndWindowsWithinTheirBounds() {
         ClusterRing ring = valid();
         ScaleTargetRef target = new ScaleTargetRef("apps/v1", "StatefulSet", "shards", "shop");

@@ -10,6 +10,7 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
+import dev.ringmaster.ring.Shard;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.PartitionKey;
@@ -20,6 +21,8 @@ import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.ControllerRing;
 import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingBalancing;
+import dev.ringmaster.sharder.model.RingBalancingStatus;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingObject;
 import dev.ringmaster.sharder.model.RingRanges;
@@ -109,6 +112,36 @@ class RingViewTest {
                 + " org.example.ringmaster.jumphash 0.1.0.202611260748")).contains("jump-hash");
         assertThat(RingView.strategyOfReadyMessage("partitioning strategy \"x\" is not available")).isEmpty();
         assertThat(RingView.strategyOfReadyMessage(null)).isEmpty();
+    }
+
+    /**
+     * A label-mode ring weighed by load places with the weights its status holds, in tenths of a Lease weight: 50 % of
+     * a Lease weight of 2 is 10, a shard not listed is at 100 %; without {@code spec.balancing} the status is ignored.
+     */
+    @Test
+    void aRingWeighedByLoadPlacesWithTheWeightsOfItsStatus() {
+        ClusterRing ring = shop();
+        ring.setStatus(new dev.ringmaster.sharder.model.RingStatus());
+        ring.getStatus().setBalancing(new RingBalancingStatus(Map.of("shard-0", 50, "gone", 300), "2026-11-29T10:00:00Z"));
+        RingInputs inputs = RingInputs.EMPTY.withStrategies(Map.of("rendezvous", new StrategyBinding(new RendezvousStrategy(),
+                Map.of()))).withDefaultStrategy("rendezvous").withInterpreters(interpreters)
+                .withMembership(new Membership(Map.of(RingKey.clusterRing("shop"), List.of(
+                        new ShardInfo("shard-0", ShardState.READY, 2), new ShardInfo("shard-1", ShardState.READY, 1)))));
+
+        RingView unweighed = RingView.compile(ring, inputs, null);
+        assertThat(unweighed.weightBalancing()).isEmpty();
+        assertThat(unweighed.availableShards()).containsExactly(new Shard("shard-0", 2), new Shard("shard-1", 1));
+        assertThat(unweighed.ringWithWeights(Map.of())).isEmpty();
+
+        ring.getSpec().setBalancing(new RingBalancing());
+        RingView weighed = RingView.compile(ring, inputs, null);
+        assertThat(weighed.weightBalancing()).isPresent();
+        assertThat(weighed.availableShards()).containsExactly(new Shard("shard-0", 10), new Shard("shard-1", 10));
+        assertThat(weighed.shardRing().orElseThrow().shards()).isEqualTo(weighed.availableShards());
+        assertThat(weighed.weightPercents()).isEqualTo(Map.of("shard-0", 50, "shard-1", 100));
+        assertThat(weighed.readyMessage()).contains("shards weighed by load (spec.balancing)");
+        assertThat(weighed.ringWithWeights(Map.of("shard-1", 500)).orElseThrow().shards())
+                .containsExactly(new Shard("shard-0", 20), new Shard("shard-1", 50));
     }
 
     /**
