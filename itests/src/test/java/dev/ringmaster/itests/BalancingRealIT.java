@@ -11,40 +11,45 @@ import dev.ringmaster.itests.support.ShardFleet;
 import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.testing.apiserver.AuditLog;
 import dev.ringmaster.testing.apiserver.Fnv1a;
 import dev.ringmaster.testing.apiserver.HashRanges;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
 
 /**
- * Load-aware balancing (issue 33, docs/design.md section 10) end to end on kube-apiserver v1.36 with the
+ * Load-aware balancing (issue 33, docs/design.md sections 10 and 10.2) end to end on kube-apiserver v1.36 with the
  * {@code ShardedListAndWatch} gate: {@code bin/ringmaster run} with the {@code load-aware} policy bundle, and three
- * {@code bin/checksum-controller --range-mode} shards that reconcile every ConfigMap every 10 s and publish their
- * load on their Leases every 30 s (whole resyncs: a report window holds the same number of each object's
- * reconciles). Once the ring is placed (16 buckets, placed evenly by the policy, nothing
- * reported yet), the test makes the ConfigMaps of one shard a hundred times as costly as the others'. The test measures
- * each shard's load itself: how long each object's reconciles take (from the start and end the shards print), once
- * per resync, summed over the objects the shard is assigned. The busiest starts above 1.5 times the mean (less
- * than the costs alone say: each reconcile also does its own work, slower on a loaded machine) and must come within
- * 1.25 of it through the leader's load steps, told in {@code Balanced} Events on the ring. No object is reconciled by two shards at once, and neither the sharder nor a shard writes a
- * ConfigMap.
+ * {@code bin/checksum-controller} shards that reconcile every ConfigMap every 10 s and publish their load on their
+ * Leases every 30 s (whole resyncs: a report window holds the same number of each object's reconciles). Once the
+ * ring is placed (range mode: 16 buckets, placed evenly by the policy, nothing reported yet; label mode: labelled by
+ * consistent hashing at creation), the test makes the ConfigMaps of one shard a hundred times as costly as the
+ * others'. The test measures each shard's load itself: how long each object's reconciles take (from the start and
+ * end the shards print), once per resync, summed over the objects the shard holds. The busiest starts above 1.5
+ * times the mean (less than the costs alone say: each reconcile also does its own work, slower on a loaded machine)
+ * and must come within 1.25 of it through the leader's load steps, told in {@code Balanced} Events on the ring: in
+ * range mode ranges move, with no ConfigMap written by the sharder or a shard; in label mode shard weights change
+ * and objects move through the drain handover. No object is reconciled by two shards at once.
  */
 public class BalancingRealIT {
 
-    private static final String RING = "balancing";
     private static final int OBJECTS = 45;
     /**
      * Large beside a reconcile's own work (about 0.1 s on a loaded machine: at 300 ms the busiest shard, with fewer
@@ -63,6 +68,9 @@ public class BalancingRealIT {
 
     private RealCluster cluster;
     private KubernetesClient admin;
+    /** The ring of the test running, and its namespace: each test has its own, as the server outlives them. */
+    private String ring;
+    private SharderHome replica;
     private Cli.Started sharder;
     private ShardFleet shards;
     /** When the test set the costs: reconciles that started before are not measured. */
@@ -74,16 +82,15 @@ public class BalancingRealIT {
     public void start() {
         cluster = RealCluster.shardedListAndWatch();
         admin = cluster.admin();
-        cluster.rangeModeConfigMapRing(RING, RING, "uid", 16, """
-                    balancing:
-                      maxImbalancePercent: 10
-                      maxMovePercent: 50
-                      intervalSeconds: 30
-                      stabilizationSeconds: 20
-                """);
-        SharderHome replica = SharderHome.prepare(RING);
+        replica = SharderHome.prepare("balancing");
         sharder = cluster.runSharder(replica, cluster.sharderKubeconfig(replica));
-        shards = new ShardFleet(cluster, replica.home(), RING, RING);
+    }
+
+    /** The ring's namespace and shards' fleet: the test makes the ring itself. */
+    private void ring(String name) {
+        ring = name;
+        cluster.namespace(name);
+        shards = new ShardFleet(cluster, replica.home(), name, name);
     }
 
     @After
@@ -92,26 +99,84 @@ public class BalancingRealIT {
             shards.close();
         }
         if (admin != null) {
-            cluster.stopSharderAndDeleteRing(sharder, RING);
+            cluster.stopSharderAndDeleteRing(sharder, ring);
         }
     }
 
     @Test
     public void loadStepsMoveRangesFromTheBusyShardUntilTheLoadIsEvenWithoutAnOverlapOrAnObjectWrite() throws Exception {
+        ring("balancing");
+        cluster.rangeModeConfigMapRing(ring, ring, "uid", 16, """
+                    balancing:
+                      maxImbalancePercent: 10
+                      maxMovePercent: 50
+                      intervalSeconds: 30
+                      stabilizationSeconds: 20
+                """);
+        List<Event> steps = balance(SHARD_FLAGS, this::settledRanges, "three shards serving their assigned ranges");
+        assertTrue(steps.get(0).getNote(), steps.get(0).getNote().contains("imbalance"));
+
+        String shardUser = "system:serviceaccount:" + ring + ":checksum-controller";
+        List<AuditLog.Event> writes = cluster.server().audit().events();
+        assertEquals("ConfigMap writes by the sharder or a shard", List.of(), writes.stream()
+                .filter(e -> e.resource().equals("configmaps") && e.namespace().equals(ring)
+                        && (e.user().equals(SHARDER_USER) || e.user().equals(shardUser))).toList());
+    }
+
+    /**
+     * Label mode: the leader lowers the busy shard's weight ({@code status.balancing}) and raises the others', and the
+     * objects the new weights move go through the drain handover.
+     */
+    @Test
+    public void labelModeLoadStepsChangeShardWeightsUntilTheLoadIsEvenWithoutAnOverlap() throws Exception {
+        ring("weights");
+        cluster.clusterRing(ring, """
+                  resources:
+                  - group: ""
+                    resource: configmaps
+                  namespaceSelector:
+                    matchLabels: {kubernetes.io/metadata.name: %s}
+                  balancing:
+                    maxImbalancePercent: 10
+                    maxMovePercent: 50
+                    intervalSeconds: 30
+                    stabilizationSeconds: 20
+                """.formatted(ring));
+        List<Event> steps = balance(List.of("--resync", RESYNC.toSeconds() + "s", "--load-report-period",
+                RESYNC.multipliedBy(3).toSeconds() + "s"), this::settledLabels, "every ConfigMap labelled, none in drain");
+        assertTrue(steps.get(0).getNote(), steps.get(0).getNote().contains("shard weights"));
+        Map<String, Object> weights = storedRing().get("status", "balancing", "weightPercent");
+        int busy = ((Number) weights.get("shard-0")).intValue();
+        assertTrue("the busy shard weighs least: " + weights, weights.values().stream()
+                .allMatch(percent -> ((Number) percent).intValue() >= busy) && weights.values().stream()
+                .anyMatch(percent -> ((Number) percent).intValue() > busy));
+    }
+
+    /**
+     * Starts the shards with {@code flags}, creates the ConfigMaps, waits until {@code owners} says where each is,
+     * makes those of shard-0 costly and waits until the busiest shard is within 1.25 of the mean; checks for overlaps
+     * and answers the ring's Balanced Events.
+     */
+    private List<Event> balance(List<String> flags, Supplier<Optional<Map<String, String>>> owners, String settled)
+            throws InterruptedException {
         for (String shard : SHARDS) {
-            shards.start(shard, SHARD_FLAGS);
+            shards.start(shard, flags);
         }
+        // objects created before every shard is available would move once more when the last one is
+        Waiting.until(SOON, () -> "three shards available, now " + leases() + "\n" + sharder.err(),
+                () -> Integer.valueOf(SHARDS.size()).equals(storedRing().get("status", "availableShards")));
         for (int i = 0; i < OBJECTS; i++) {
-            ConfigMap created = admin.configMaps().inNamespace(RING).resource(new ConfigMapBuilder().withNewMetadata()
+            ConfigMap created = admin.configMaps().inNamespace(ring).resource(new ConfigMapBuilder().withNewMetadata()
                     .withName("cm-" + i).endMetadata().addToData("value", "v" + i).build()).create();
             hashes.put(created.getMetadata().getName(), HashRanges.unsigned(Fnv1a.fnv1a64(created.getMetadata().getUid())));
         }
-        Map<String, String> placed = Waiting.value(SOON, () -> "three shards serving their assigned ranges, now "
-                + leases() + "\n" + sharder.err(), this::settledOwners);
+        Map<String, String> placed = Waiting.value(SOON, () -> settled + ", now " + leases() + "\n" + sharder.err(),
+                owners::get);
         for (Map.Entry<String, String> owner : placed.entrySet()) {
             Duration cost = owner.getValue().equals("shard-0") ? HOT : COLD;
-            admin.configMaps().inNamespace(RING).withName(owner.getKey()).edit(configMap -> new ConfigMapBuilder(configMap)
-                    .editMetadata().addToAnnotations(Cost.ANNOTATION, cost.toMillis() + "ms").endMetadata().build());
+            // a merge patch, not locked to a version: the sharder may be writing the labels meanwhile
+            admin.configMaps().inNamespace(ring).withName(owner.getKey()).patch(PatchContext.of(PatchType.JSON_MERGE),
+                    "{\"metadata\":{\"annotations\":{\"" + Cost.ANNOTATION + "\":\"" + cost.toMillis() + "ms\"}}}");
         }
         costsSet = System.currentTimeMillis();
         // every object reconciled at its cost a few times before the test measures
@@ -120,28 +185,41 @@ public class BalancingRealIT {
         assertTrue("the costs set make the load uneven: " + before + " " + load(placed), before > 1.5);
 
         Map<String, String> balanced = Waiting.value(SOON, () -> "the busiest within 1.25 of the mean, now "
-                + leases() + "\n" + sharder.err(), () -> settledOwners().filter(owners -> busiestOverMean(owners) <= 1.25));
+                + leases() + "\n" + sharder.err(), () -> owners.get().filter(now -> busiestOverMean(now) <= 1.25));
         List<Event> steps = admin.events().v1().events().inNamespace("default").list().getItems().stream()
-                .filter(event -> "Balanced".equals(event.getReason()) && RING.equals(event.getRegarding().getName()))
+                .filter(event -> "Balanced".equals(event.getReason()) && ring.equals(event.getRegarding().getName()))
                 .toList();
         assertTrue("Balanced events on the ring: " + steps, !steps.isEmpty());
-        assertTrue(steps.get(0).getNote(), steps.get(0).getNote().contains("imbalance"));
         System.out.printf("BALANCING v1.36 N=%d: busiest/mean %.2f by hash, %.2f after %d load steps: %s%n", OBJECTS,
                 before, busiestOverMean(balanced), steps.size(), steps.stream().map(Event::getNote).toList());
         assertEquals("every shard still serves", SHARDS.size(), balanced.values().stream().distinct().count());
-
         assertEquals("reconciles of one object by two shards at overlapping times", 0, shards.overlaps());
-        String shardUser = "system:serviceaccount:" + RING + ":checksum-controller";
-        List<AuditLog.Event> writes = cluster.server().audit().events();
-        assertEquals("ConfigMap writes by the sharder or a shard", List.of(), writes.stream()
-                .filter(e -> e.resource().equals("configmaps") && e.namespace().equals(RING)
-                        && (e.user().equals(SHARDER_USER) || e.user().equals(shardUser))).toList());
+        return steps;
+    }
+
+    private GenericKubernetesResource storedRing() {
+        return admin.genericKubernetesResources(RingContract.API_GROUP + "/" + RingContract.API_VERSION,
+                RingKind.CLUSTER_RING.kind()).withName(ring).get();
+    }
+
+    /** Each ConfigMap's shard if every one is labelled with one and none is in drain. */
+    private Optional<Map<String, String>> settledLabels() {
+        Map<String, String> owners = new TreeMap<>();
+        for (ConfigMap configMap : admin.configMaps().inNamespace(ring).list().getItems()) {
+            Map<String, String> labels = Optional.ofNullable(configMap.getMetadata().getLabels()).orElse(Map.of());
+            String shard = labels.get(RingContract.shardLabel(ring));
+            if (shard == null || labels.containsKey(RingContract.drainLabel(ring))) {
+                return Optional.empty();
+            }
+            owners.put(configMap.getMetadata().getName(), shard);
+        }
+        return owners.size() == OBJECTS ? Optional.of(owners) : Optional.empty();
     }
 
     /** Each ConfigMap's shard if every shard serves exactly what it is assigned and each ConfigMap is in one's. */
-    private Optional<Map<String, String>> settledOwners() {
+    private Optional<Map<String, String>> settledRanges() {
         Map<String, List<BigInteger[]>> served = new TreeMap<>();
-        for (Lease lease : admin.leases().inNamespace(RING).list().getItems()) {
+        for (Lease lease : admin.leases().inNamespace(ring).list().getItems()) {
             Map<String, String> annotations = lease.getMetadata().getAnnotations();
             String assigned = annotations == null ? null : annotations.get(RingContract.ASSIGNED_RANGES_ANNOTATION);
             if (assigned == null || !assigned.equals(annotations.get(RingContract.SERVED_RANGES_ANNOTATION))) {
@@ -196,7 +274,7 @@ public class BalancingRealIT {
 
     private String leases() {
         StringBuilder text = new StringBuilder();
-        for (Lease lease : admin.leases().inNamespace(RING).list().getItems()) {
+        for (Lease lease : admin.leases().inNamespace(ring).list().getItems()) {
             Map<String, String> annotations = lease.getMetadata().getAnnotations();
             text.append("\n  ").append(lease.getMetadata().getName()).append(": ").append(annotations);
         }
