@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,18 +38,20 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Load-aware balancing on a real API server (docs/performance.md, "Balancing by load"): kube-apiserver v1.36
  * with KEP-5866's gate, the distribution's {@code bin/ringmaster run} (with the {@code load-aware} policy
- * bundle), and range-mode shards played by the bench with shard-client itself (their Leases, range
- * informers, {@code ShardedReconciler}s and load reports are the library's), each as its own ServiceAccount.
+ * bundle), and range-mode shards ({@code --mode label}: label-mode shards, placed by {@code --strategy}) played by
+ * the bench with shard-client itself (their Leases, informers, {@code ShardedReconciler}s and load reports are the
+ * library's), each as its own ServiceAccount.
  * The ConfigMaps carry per-object costs ({@link CostDistribution}) in the examples' cost annotation, each
  * reconcile waits that long, and every shard reconciles all its objects again every {@code --resync}, so
  * the load is continuous.
  *
- * <p>First the ring runs placed by hash alone for {@code --baseline}; then {@code spec.ranges.balancing} is
- * set and the run goes on for {@code --measure}. Every {@code --sample} the bench prints, from its own
- * accounting (not the shards' reports): each shard's busy time over the last {@code --window}, the busiest
- * over the mean, and the objects moved since the last settled placement (every object in exactly one
- * shard's assigned ranges, from the Leases). Overlapping reconciles (one object in two shards' reconciles
- * at once) and ConfigMap writes after the set-up (audit log) are counted and must be 0; exits 1 if not.
+ * <p>First the ring runs placed by hash alone for {@code --baseline}; then {@code spec.ranges.balancing} (label
+ * mode: {@code spec.balancing}) is set and the run goes on for {@code --measure}. Every {@code --sample} the bench
+ * prints, from its own accounting (not the shards' reports): each shard's busy time over the last {@code --window},
+ * the busiest over the mean, and the objects moved since the last settled placement (every object in exactly one
+ * shard's assigned ranges, from the Leases; label mode: every object labelled and in no drain). Overlapping
+ * reconciles (one object in two shards' reconciles at once) and, in range mode, ConfigMap writes after the set-up
+ * (audit log) are counted and must be 0; exits 1 if not.
  */
 public final class BalancingBench {
 
@@ -67,8 +70,10 @@ public final class BalancingBench {
     private final AtomicLong overlaps = new AtomicLong();
     /** Every ConfigMap's uid hash, by name. */
     private final Map<String, Long> hashes = new TreeMap<>();
+    /** Whether the ring labels its objects ({@code --mode label}) instead of placing ranges. */
+    private boolean labelMode;
 
-    private record BenchShard(String name, KubernetesClient client, Sharding sharding, RangeInformer<ConfigMap> informer,
+    private record BenchShard(String name, KubernetesClient client, Sharding sharding, Runnable closeInformer,
                               ShardedReconciler<ConfigMap> reconciler) {
     }
 
@@ -81,7 +86,7 @@ public final class BalancingBench {
     public static void main(String[] args) throws Exception {
         BenchArgs options = BenchArgs.parse(BalancingBench.class, args, "objects", "shards", "costs", "mean-cost",
                 "resync", "buckets", "baseline", "measure", "sample", "window", "report-period", "interval",
-                "stabilization", "max-imbalance", "max-move", "seed", "dist", "work", "sharder-jvm");
+                "stabilization", "max-imbalance", "max-move", "seed", "dist", "work", "sharder-jvm", "mode", "strategy");
         boolean clean = false;
         try (BenchCluster cluster = new BenchCluster(RealApiServer.shardedListAndWatch(),
                 Path.of(options.string("dist", "distribution/target/ringmaster")),
@@ -101,6 +106,11 @@ public final class BalancingBench {
         Duration resync = duration("resync", "2s");
         Duration sample = duration("sample", "10s");
         Duration window = duration("window", "60s");
+        labelMode = switch (options.string("mode", "range")) {
+            case "range" -> false;
+            case "label" -> true;
+            default -> throw options.usageError("--mode: range or label");
+        };
         cluster.clusterRing(RING, ringSpec(null));
         Workloads.Workload workload;
         try {
@@ -117,8 +127,10 @@ public final class BalancingBench {
         resyncs.scheduleAtFixedRate(() -> shards.forEach(shard -> shard.reconciler().onAcquired()),
                 resync.toMillis(), resync.toMillis(), TimeUnit.MILLISECONDS);
 
-        System.out.printf(Locale.ROOT, "%n%,d ConfigMaps, costs %s (mean %s, resync %s), %d shards, %d buckets%n%n",
-                objects, costs, options.string("mean-cost", "1ms"), resync, shardCount, options.integer("buckets", 64));
+        System.out.printf(Locale.ROOT, "%n%,d ConfigMaps, costs %s (mean %s, resync %s), %d shards, %s%n%n",
+                objects, costs, options.string("mean-cost", "1ms"), resync, shardCount,
+                labelMode ? "label mode (shard weights, " + options.string("strategy", "consistent-hash") + ")"
+                        : options.integer("buckets", 64) + " buckets");
         System.out.println("| s | phase | busiest / mean | busy per shard (s/s) | moved since last settled |");
         System.out.println("|---:|---|---:|---|---:|");
         Instant start = Instant.now();
@@ -167,26 +179,35 @@ public final class BalancingBench {
                 100.0 * moved / objects, overlaps.get(), writes);
         shards.forEach(shard -> {
             shard.reconciler().close();
-            shard.informer().close();
+            shard.closeInformer().run();
             shard.sharding().close();
             shard.client().close();
         });
-        return overlaps.get() == 0 && writes == 0;
+        // in label mode the moves are label writes
+        return overlaps.get() == 0 && (labelMode || writes == 0);
     }
 
-    /** The ring's spec: range mode over the ConfigMaps of the namespace, balanced as the flags say if given. */
+    /**
+     * The ring's spec over the ConfigMaps of the namespace, in range mode or label mode, balanced as the flags say if
+     * given ({@code spec.ranges.balancing} or {@code spec.balancing}).
+     */
     private String ringSpec(BenchArgs balancing) {
         String spec = "  resources:\n  - group: \"\"\n    resource: configmaps\n"
-                + "  namespaceSelector:\n    matchLabels:\n      kubernetes.io/metadata.name: " + NAMESPACE + "\n"
-                + "  ranges:\n    buckets: " + options.integer("buckets", 64) + "\n";
+                + "  namespaceSelector:\n    matchLabels:\n      kubernetes.io/metadata.name: " + NAMESPACE + "\n";
+        String indent = labelMode ? "  " : "    ";
+        if (labelMode) {
+            spec += "  strategy: " + options.string("strategy", "consistent-hash") + "\n";
+        } else {
+            spec += "  ranges:\n    buckets: " + options.integer("buckets", 64) + "\n";
+        }
         if (balancing == null) {
             return spec;
         }
-        return spec + "    balancing:\n"
-                + "      maxImbalancePercent: " + balancing.integer("max-imbalance", 10) + "\n"
-                + "      maxMovePercent: " + balancing.integer("max-move", 10) + "\n"
-                + "      intervalSeconds: " + balancing.integer("interval", 30) + "\n"
-                + "      stabilizationSeconds: " + balancing.integer("stabilization", 20) + "\n";
+        return spec + indent + "balancing:\n"
+                + indent + "  maxImbalancePercent: " + balancing.integer("max-imbalance", 10) + "\n"
+                + indent + "  maxMovePercent: " + balancing.integer("max-move", 10) + "\n"
+                + indent + "  intervalSeconds: " + balancing.integer("interval", 30) + "\n"
+                + indent + "  stabilizationSeconds: " + balancing.integer("stabilization", 20) + "\n";
     }
 
     private Instant createConfigMaps(Workloads.Workload workload) throws Exception {
@@ -213,15 +234,30 @@ public final class BalancingBench {
 
     private void startShard(String name) {
         KubernetesClient client = cluster.clientAs(NAMESPACE, name);
-        Sharding sharding = Sharding.forRing(RING).shard(name).namespace(NAMESPACE).client(client).rangeMode()
-                .loadReportPeriod(duration("report-period", "15s")).listener(() -> { }).build();
+        Sharding.Builder builder = Sharding.forRing(RING).shard(name).namespace(NAMESPACE).client(client)
+                .loadReportPeriod(duration("report-period", "15s")).listener(() -> { });
+        Sharding sharding = labelMode ? builder.build() : builder.rangeMode().build();
         busy.put(name, new LongAdder());
-        RangeInformer<ConfigMap> informer = sharding.rangeInformer(ConfigMap.class, c -> c.configMaps().inNamespace(NAMESPACE));
-        ShardedReconciler<ConfigMap> reconciler = ShardedReconciler.builder(sharding, informer)
-                .reconciler(configMap -> reconcile(name, configMap)).build();
-        reconciler.start();
+        ShardedReconciler<ConfigMap> reconciler;
+        Runnable closeInformer;
+        if (labelMode) {
+            SharedIndexInformer<ConfigMap> informer = sharding.informers()
+                    .runnableInformer(client.configMaps().inNamespace(NAMESPACE));
+            reconciler = ShardedReconciler.builder(sharding, informer).reconciler(configMap -> reconcile(name, configMap))
+                    .build();
+            reconciler.start();
+            informer.start();
+            closeInformer = informer::close;
+        } else {
+            RangeInformer<ConfigMap> informer = sharding.rangeInformer(ConfigMap.class,
+                    c -> c.configMaps().inNamespace(NAMESPACE));
+            reconciler = ShardedReconciler.builder(sharding, informer).reconciler(configMap -> reconcile(name, configMap))
+                    .build();
+            reconciler.start();
+            closeInformer = informer::close;
+        }
         sharding.lease().start();
-        shards.add(new BenchShard(name, client, sharding, informer, reconciler));
+        shards.add(new BenchShard(name, client, sharding, closeInformer, reconciler));
     }
 
     private void reconcile(String shard, ConfigMap configMap) {
@@ -247,8 +283,23 @@ public final class BalancingBench {
         return now;
     }
 
-    /** Each object's shard by the Leases' assigned ranges, if every object is in exactly one; else fewer entries. */
+    /**
+     * Each object's shard: in label mode by its shard label, if it is in no drain; in range mode by the Leases' assigned
+     * ranges, if it is in exactly one. Objects without one are left out.
+     */
     private Map<String, String> owners() {
+        if (labelMode) {
+            Map<String, String> owners = new HashMap<>();
+            for (ConfigMap configMap : admin.configMaps().inNamespace(NAMESPACE).list().getItems()) {
+                Map<String, String> labels = configMap.getMetadata().getLabels() == null ? Map.of()
+                        : configMap.getMetadata().getLabels();
+                String shard = labels.get(RingContract.shardLabel(RING));
+                if (shard != null && !labels.containsKey(RingContract.drainLabel(RING))) {
+                    owners.put(configMap.getMetadata().getName(), shard);
+                }
+            }
+            return owners;
+        }
         Map<String, RangeSet> assigned = new TreeMap<>();
         for (Lease lease : admin.leases().inNamespace(NAMESPACE).list().getItems()) {
             Map<String, String> annotations = lease.getMetadata().getAnnotations();

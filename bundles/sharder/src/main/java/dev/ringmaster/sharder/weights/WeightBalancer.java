@@ -57,6 +57,7 @@ import org.slf4j.LoggerFactory;
 public final class WeightBalancer implements Reconciler<RingKey> {
 
     static final String BALANCED = "Balanced";
+    static final String INVALID_LOAD_REPORT = "InvalidLoadReport";
     /** How often a pass runs without a ring event: the shards' load changes without one. */
     public static final Duration PERIOD = Duration.ofSeconds(5);
 
@@ -176,7 +177,9 @@ public final class WeightBalancer implements Reconciler<RingKey> {
                 try {
                     reports.put(shard, LoadReports.read(text));
                 } catch (IllegalArgumentException e) {
-                    // counted at the mean busy time (LoadReports.busyByShard)
+                    events.warnOnce(ObjectEvents.about(lease), INVALID_LOAD_REPORT, "ReadLoad", "Annotation "
+                            + RingContract.LOAD_ANNOTATION + " cannot be read (" + e.getMessage() + "); the shard is"
+                            + " counted at the mean busy time of the others");
                 }
             }
         });
