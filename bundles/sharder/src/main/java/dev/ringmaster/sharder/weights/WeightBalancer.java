@@ -38,6 +38,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
@@ -74,6 +75,8 @@ public final class WeightBalancer implements Reconciler<RingKey> {
     private final ObjectEvents events;
     /** Since when each ring has been off balance beyond its tolerance. */
     private final Map<RingKey, Instant> imbalancedSince = new ConcurrentHashMap<>();
+    /** The rings whose load this balancer recorded: only those it forgets (the range assigner records the others). */
+    private final Set<RingKey> recorded = ConcurrentHashMap.newKeySet();
 
     /**
      * @param leases every cached shard Lease (of every ring)
@@ -108,12 +111,12 @@ public final class WeightBalancer implements Reconciler<RingKey> {
         Optional<Map<String, Double>> reported = LoadReports.withMean(
                 LoadReports.busyByShard(ring, leases.get(), available));
         if (reported.isEmpty()) {
-            imbalancedSince.remove(ring);
-            recorder.notBalanced(ring);
+            forget(ring);
             return Result.requeueAfter(PERIOD);
         }
         Map<String, Double> busy = reported.get();
         double imbalance = WeightStep.imbalance(busy);
+        recorded.add(ring);
         recorder.balanced(ring, busy, imbalance, OptionalDouble.empty());
         Instant now = clock.instant();
         if (imbalance <= settings.maxImbalance() || available.size() < 2) {
@@ -153,7 +156,9 @@ public final class WeightBalancer implements Reconciler<RingKey> {
 
     private void forget(RingKey ring) {
         imbalancedSince.remove(ring);
-        recorder.notBalanced(ring);
+        if (recorded.remove(ring)) {
+            recorder.notBalanced(ring);
+        }
     }
 
     /** When the ring's weights last changed, by its status (so a new leader keeps the interval too). */
