@@ -8,8 +8,9 @@ import dev.ringmaster.ring.spi.LeaseDetector;
 import dev.ringmaster.ring.spi.LeaseRecord;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
+import dev.ringmaster.testing.mockapiserver.CrudApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,10 +34,9 @@ import org.osgi.framework.launch.Framework;
 
 /**
  * The published detector end to end: registered in a real OSGi framework (Felix), composed with the
- * sharder's real default detector, fed by informers against the CRUD mock server, judged by a clock
- * that moves only when told. A sharder binding the service sees what the listener here sees.
+ * sharder's real default detector, fed by informers against the CRUD mock server (the project's, which closes
+ * watches off its event loop), judged by a clock that moves only when told. A sharder binding the service sees what the listener here sees.
  */
-@EnableKubernetesMockClient(crud = true)
 class DetectorPublisherTest {
 
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
@@ -48,7 +48,8 @@ class DetectorPublisherTest {
     static Path storage;
     private static Framework framework;
 
-    KubernetesClient client;
+    private final KubernetesMockServer server = CrudApiServer.start();
+    private final KubernetesClient client = server.createClient();
 
     private final MutableClock clock = new MutableClock(T0);
     private final String namespace = TestPods.newNamespace();
@@ -83,6 +84,8 @@ class DetectorPublisherTest {
         if (publisher != null) {
             publisher.close();
         }
+        client.close();
+        server.destroy();
     }
 
     private DetectorPublisher publish(Set<String> namespaces, Duration debounce) {

@@ -3,10 +3,10 @@ package dev.ringmaster.plugins.podreadiness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import dev.ringmaster.testing.mockapiserver.CrudApiServer;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,14 +20,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The Pod cache with real informers against the CRUD mock server. */
-@EnableKubernetesMockClient(crud = true)
+/**
+ * The Pod cache with real informers against the CRUD mock server (the project's, which closes watches off its event
+ * loop: fabric8's own froze on a busy machine as the informers closed, and could not be shut down).
+ */
 class PodReadinessCacheTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-    KubernetesClient client;
-    KubernetesMockServer server;
+    private final KubernetesMockServer server = CrudApiServer.start();
+    private final KubernetesClient client = server.createClient();
 
     private final ExecutorService starter = Executors.newSingleThreadExecutor();
     private final AtomicInteger changes = new AtomicInteger();
@@ -59,6 +61,8 @@ class PodReadinessCacheTest {
             cache.close();
         }
         starter.shutdownNow();
+        client.close();
+        server.destroy();
     }
 
     @Test
