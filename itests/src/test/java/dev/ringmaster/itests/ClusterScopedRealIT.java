@@ -135,8 +135,8 @@ public class ClusterScopedRealIT {
                     key: uid
                     buckets: 16
                 """);
-        cluster.liveShardLease(LEASES, "shard-0", ring);
-        cluster.liveShardLease(LEASES, "shard-1", ring);
+        cluster.liveRangeShardLease(LEASES, "shard-0", ring);
+        cluster.liveRangeShardLease(LEASES, "shard-1", ring);
         createWidgets(0, BEFORE);
         Map<String, BigInteger> hashes = widgetList().stream().collect(Collectors.toMap(w -> w.getMetadata().getName(),
                 w -> HashRanges.unsigned(Fnv1a.fnv1a64(w.getMetadata().getUid()))));
@@ -144,7 +144,7 @@ public class ClusterScopedRealIT {
 
         sharder = start(cluster, ring);
         Map<String, String> onTwo = awaitRanges(shards, Set.of("shard-0", "shard-1"), hashes);
-        cluster.liveShardLease(LEASES, "shard-2", ring);
+        cluster.liveRangeShardLease(LEASES, "shard-2", ring);
         Map<String, String> onThree = awaitRanges(shards, Set.of("shard-0", "shard-1", "shard-2"), hashes);
         assertEquals("objects labelled with a shard (range mode labels nothing)", List.of(), widgetList().stream()
                 .filter(w -> RingState.labels(w).containsKey(shards.shardLabel())).toList());

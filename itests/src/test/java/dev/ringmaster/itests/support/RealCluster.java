@@ -216,6 +216,12 @@ public final class RealCluster {
         Rings.liveShardLease(admin(), kind, namespace, shard, ring);
     }
 
+    /** {@link #liveShardLease}, of a shard in range mode: its Lease announces ranges, none served yet. */
+    public void liveRangeShardLease(String namespace, String shard, String ring) {
+        Rings.liveShardLease(admin(), RingKind.CLUSTER_RING, namespace, shard, ring,
+                Map.of(RingContract.SERVED_RANGES_ANNOTATION, ""));
+    }
+
     /**
      * Waits until the API server sends creates of ConfigMaps in {@code namespace} to the webhook that puts
      * {@code shardLabel} on them: a dry-run create comes back labelled. The API server picks a new webhook

@@ -131,8 +131,11 @@ public final class ShardLease implements AutoCloseable {
     /** What the load reports measure, and how often they are written; null or zero: none. */
     private volatile LoadMeter loadMeter;
     private volatile Duration loadPeriod = Duration.ZERO;
-    /** Whether this shard's writes remove {@code served-ranges}: it serves no ranges (label mode). */
-    private volatile boolean servesNoRanges;
+    /**
+     * Whether this shard serves ranges (its writes announce {@code served-ranges}, empty until {@code ShardRanges}
+     * claims some) or labels (its writes remove it); null: neither was said.
+     */
+    private volatile Boolean servesRanges;
     // the load report, guarded by io: when the next is due, and the one taken for a write that did not succeed yet
     private Instant loadDue;
     private LoadReport loadPending;
@@ -444,7 +447,16 @@ public final class ShardLease implements AutoCloseable {
      * for no shard to serve ranges before it labels). Set before {@link #start()}.
      */
     void servesNoRanges() {
-        this.servesNoRanges = true;
+        this.servesRanges = false;
+    }
+
+    /**
+     * This shard serves ranges: its first write (the acquiring one) announces {@code served-ranges}, empty, if the
+     * Lease has none, so a ring that enters range mode knows it serves no labels from the moment it holds the Lease
+     * (docs/design.md section 9). Set before {@link #start()}.
+     */
+    void servesRanges() {
+        this.servesRanges = true;
     }
 
     /** The load report last written on the Lease, if any. */
@@ -459,9 +471,11 @@ public final class ShardLease implements AutoCloseable {
     private Lease ours(Lease base, Instant now) {
         Lease held = LeaseRules.held(base, name, instance, kind, ring, weight, leaseDuration, now);
         LoadReport report = dueLoadReport(now);
-        boolean dropServed = servesNoRanges && held.getMetadata().getAnnotations() != null
+        boolean announced = held.getMetadata().getAnnotations() != null
                 && held.getMetadata().getAnnotations().containsKey(RingContract.SERVED_RANGES_ANNOTATION);
-        if (report == null && !dropServed) {
+        boolean dropServed = Boolean.FALSE.equals(servesRanges) && announced;
+        boolean announce = Boolean.TRUE.equals(servesRanges) && !announced;
+        if (report == null && !dropServed && !announce) {
             return held;
         }
         var metadata = new LeaseBuilder(held).editMetadata();
@@ -470,6 +484,9 @@ public final class ShardLease implements AutoCloseable {
         }
         if (dropServed) {
             metadata.removeFromAnnotations(RingContract.SERVED_RANGES_ANNOTATION);
+        }
+        if (announce) {
+            metadata.addToAnnotations(RingContract.SERVED_RANGES_ANNOTATION, "");
         }
         return metadata.endMetadata().build();
     }

@@ -491,6 +491,7 @@ public final class Sharding implements AutoCloseable {
                 lease.addObserver(ranges::observe);
                 assignmentWatch = new AssignmentWatch(client, leaseNamespace, shardName, ranges);
                 lease.addListener(assignmentWatch);
+                lease.servesRanges();
             } else {
                 lease.servesNoRanges();
             }

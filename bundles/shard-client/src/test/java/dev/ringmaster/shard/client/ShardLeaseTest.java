@@ -152,6 +152,26 @@ class ShardLeaseTest extends MockServerTestBase {
                 .containsEntry(RingContract.ASSIGNED_RANGES_ANNOTATION, "");
     }
 
+    /**
+     * A range-mode shard announces with the write that acquires its Lease that it serves ranges, none yet, so a ring
+     * entering range mode never takes it for a shard of labels; what it serves later is left to its claims.
+     */
+    @Test
+    void aRangeModeShardAnnouncesRangesWhenItAcquiresItsLease() {
+        lease.servesRanges(); // as Sharding's range mode sets it
+        lease.tick();
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(stored().getMetadata().getAnnotations()).containsEntry(RingContract.SERVED_RANGES_ANNOTATION, "");
+
+        client.leases().inNamespace(namespace).withName(SHARD).edit(l -> new LeaseBuilder(l).editMetadata()
+                .addToAnnotations(RingContract.SERVED_RANGES_ANNOTATION, "0x0000000000000000-0x8000000000000000")
+                .endMetadata().build());
+        clock.advance(Duration.ofSeconds(2));
+        lease.tick();
+        assertThat(stored().getMetadata().getAnnotations()).as("a claim stays")
+                .containsEntry(RingContract.SERVED_RANGES_ANNOTATION, "0x0000000000000000-0x8000000000000000");
+    }
+
     @Test
     void renewsEveryAttemptAndKeepsMetadataWrittenByOthers() {
         lease.tick();

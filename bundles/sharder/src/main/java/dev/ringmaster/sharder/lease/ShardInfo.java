@@ -22,21 +22,46 @@ import java.util.Objects;
  *                   marked {@code ringmaster.dev/restarting}, within its ring's restart grace
  * @param renewing   whether the shard still renews its own Lease (held by its name, not expired), whatever
  *                   the detector says: its process may be reconciling, so only a drain may take its objects
- * @param servesRanges whether its Lease says it serves ranges of the hash space ({@code ringmaster.dev/served-ranges}
- *                     not empty, or unreadable): a shard in range mode, which a ring that left range mode must not
- *                     label objects beside while it may still reconcile
+ * @param ranges     what its Lease says of the ranges it serves ({@code ringmaster.dev/served-ranges}): a ring that
+ *                   left range mode labels no object beside a shard that serves some, and a ring in range mode
+ *                   grants no range while a shard that serves by labels may still reconcile
  */
 public record ShardInfo(String name, ShardState state, int weight, boolean restarting, boolean renewing,
-                        boolean servesRanges) {
+                        RangeClaim ranges) {
+
+    /** What a shard's Lease says of the ranges of the hash space it serves. */
+    public enum RangeClaim {
+        /** No {@code served-ranges} at all: the shard serves the objects labelled with it (label mode). */
+        UNANNOUNCED,
+        /** {@code served-ranges} empty: a shard in range mode serving nothing now. */
+        NONE,
+        /** {@code served-ranges} holds a range, or cannot be read (which may hide one). */
+        SOME;
+
+        /** What {@code lease} says. */
+        public static RangeClaim of(Lease lease) {
+            Map<String, String> annotations = lease.getMetadata().getAnnotations();
+            String served = annotations == null ? null : annotations.get(RingContract.SERVED_RANGES_ANNOTATION);
+            if (served == null) {
+                return UNANNOUNCED;
+            }
+            try {
+                return RangeSet.parse(served).isEmpty() ? NONE : SOME;
+            } catch (IllegalArgumentException unreadable) {
+                return SOME;
+            }
+        }
+    }
 
     public ShardInfo {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(ranges, "ranges");
     }
 
-    /** A shard that serves no ranges. */
+    /** A shard that serves by labels: its Lease announces no ranges. */
     public ShardInfo(String name, ShardState state, int weight, boolean restarting, boolean renewing) {
-        this(name, state, weight, restarting, renewing, false);
+        this(name, state, weight, restarting, renewing, RangeClaim.UNANNOUNCED);
     }
 
     /** A shard that is not held for a restart, renewing its Lease exactly when it is ready. */
@@ -66,21 +91,7 @@ public record ShardInfo(String name, ShardState state, int weight, boolean resta
         RestartHold hold = RestartHold.of(record, restartGrace, now);
         return new ShardInfo(lease.getMetadata().getName(), hold.apply(detector.detect(record, now)).state(),
                 ShardWeight.parse(weight).orElse(ShardWeight.DEFAULT), hold.holds(),
-                ShardLeaseReconciler.renewing(record, now), servesRanges(lease));
-    }
-
-    /** Whether the Lease's {@code served-ranges} holds a range, or cannot be read (which may hide one). */
-    static boolean servesRanges(Lease lease) {
-        Map<String, String> annotations = lease.getMetadata().getAnnotations();
-        String served = annotations == null ? null : annotations.get(RingContract.SERVED_RANGES_ANNOTATION);
-        if (served == null) {
-            return false;
-        }
-        try {
-            return !RangeSet.parse(served).isEmpty();
-        } catch (IllegalArgumentException unreadable) {
-            return true;
-        }
+                ShardLeaseReconciler.renewing(record, now), RangeClaim.of(lease));
     }
 
     public boolean isAvailable() {
@@ -94,7 +105,12 @@ public record ShardInfo(String name, ShardState state, int weight, boolean resta
 
     /** Whether the shard may be reconciling objects of its ranges: it serves some and may be reconciling. */
     public boolean mayReconcileRanges() {
-        return servesRanges && mayReconcile();
+        return ranges == RangeClaim.SOME && mayReconcile();
+    }
+
+    /** Whether the shard may be reconciling objects labelled with it: it announces no ranges and may be reconciling. */
+    public boolean mayReconcileLabels() {
+        return ranges == RangeClaim.UNANNOUNCED && mayReconcile();
     }
 
     public Shard toShard() {

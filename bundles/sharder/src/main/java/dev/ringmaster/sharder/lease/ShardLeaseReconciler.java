@@ -364,7 +364,7 @@ public final class ShardLeaseReconciler implements Reconciler<LeaseKey> {
 
     private void observe(LeaseKey key, Lease lease, ShardState state, int weight, boolean restarting, boolean renewing) {
         observations.put(key, new Observation(RingLeases.rings(lease), new ShardInfo(key.name(), state, weight, restarting, renewing,
-                ShardInfo.servesRanges(lease))));
+                ShardInfo.RangeClaim.of(lease))));
     }
 
     /**

@@ -190,6 +190,13 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         if (mode.get().balancing().isEmpty()) {
             balancer.forget(ring);
         }
+        if (!view.labelsStillServed().isEmpty()) {
+            // a shard may still reconcile by labels (the ring entered range mode): assignments only shrink
+            Map<String, RangeSet> shrunk = new TreeMap<>();
+            desired.forEach((name, ranges) -> shrunk.put(name, shards.containsKey(name)
+                    ? ranges.intersect(shards.get(name).current()) : RangeSet.EMPTY));
+            desired = shrunk;
+        }
         Map<String, RangeSet> next = RangeAssignment.assign(desired, shards);
         // shrinks first, so a fenced shard's release is timed before the same pass grants it
         List<String> order = new ArrayList<>(next.keySet());

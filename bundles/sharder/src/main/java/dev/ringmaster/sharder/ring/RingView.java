@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -53,6 +54,7 @@ public final class RingView {
     public static final String POLICY_UNAVAILABLE = "PlacementPolicyUnavailable";
     public static final String INTERPRETER_UNAVAILABLE = "InterpreterUnavailable";
     public static final String RANGES_STILL_SERVED = "RangesStillServed";
+    public static final String LABELS_STILL_SERVED = "LabelsStillServed";
 
     private static final Logger LOG = LoggerFactory.getLogger(RingView.class);
     /** The strategy in force, in a Ready message and in the message of a ring that fell back to it. */
@@ -103,6 +105,11 @@ public final class RingView {
      * mode, before they let their ranges go); the ring labels nothing beside them. Empty in range mode.
      */
     private final Set<String> rangesStillServed;
+    /**
+     * In range mode, the shards that may still be reconciling the objects labelled with them (a ring that entered range
+     * mode, before they stopped); the ring grants no range beside them. Empty in label mode.
+     */
+    private final Set<String> labelsStillServed;
     /** The settings of a valid label-mode ring weighed by load ({@code spec.balancing}); null otherwise. */
     private final RingBalancing.Settings weightBalancing;
     /** The shard weights the leader set ({@code status.balancing}); the neutral ones without. */
@@ -174,23 +181,28 @@ public final class RingView {
                 Optional.ofNullable(spec.getRanges().getBalancing()).map(RingBalancing::settings)
                         .map(settings -> new Balancing(settings, Optional.ofNullable(
                                 inputs.policies().get(settings.policy()))))) : null;
-        this.rangesStillServed = rangeModeAsked || !problems.isEmpty() ? Set.of() : rangesStillServed(key, inputs, shards);
+        this.rangesStillServed = rangeModeAsked || !problems.isEmpty() ? Set.of()
+                : stillServing(key, inputs, shards, ShardInfo::mayReconcileRanges, true);
+        this.labelsStillServed = !rangeModeAsked || !problems.isEmpty() ? Set.of()
+                : stillServing(key, inputs, shards, ShardInfo::mayReconcileLabels, false);
         // a range-mode ring places no object by the strategy: it needs none
         this.shardRing = rangeModeAsked ? null : sameStrategyRing(previous) ? previous.shardRing : build();
     }
 
     /**
-     * The ring's shards that serve ranges and may be reconciling, except those that are also shards of a range-mode
-     * ring of the other kind (their ranges are that ring's). Only the other kind: a Lease is a shard of one ring per
-     * kind, so a same-named shard of another ring of this kind is another Lease.
+     * The ring's shards that may be reconciling in the other mode ({@code serving}: by ranges, or by labels), except
+     * those that are also shards of a ring of the other kind in that mode ({@code ofRangeModeRings}: whether that is
+     * range mode), where that is their due. Only the other kind: a Lease is a shard of one ring per kind, so a
+     * same-named shard of another ring of this kind is another Lease.
      */
-    private static Set<String> rangesStillServed(RingKey key, RingInputs inputs, List<ShardInfo> shards) {
-        Set<String> ofRangeModeRings = inputs.rings().values().stream()
-                .filter(other -> other.key().kind() != key.kind() && other.getSpec() != null && other.getSpec().rangeMode())
+    private static Set<String> stillServing(RingKey key, RingInputs inputs, List<ShardInfo> shards,
+            Predicate<ShardInfo> serving, boolean ofRangeModeRings) {
+        Set<String> theirs = inputs.rings().values().stream()
+                .filter(other -> other.key().kind() != key.kind() && other.getSpec() != null
+                        && other.getSpec().rangeMode() == ofRangeModeRings)
                 .flatMap(other -> inputs.membership().shards(other.key()).stream()).map(ShardInfo::name)
                 .collect(Collectors.toSet());
-        return shards.stream().filter(ShardInfo::mayReconcileRanges).map(ShardInfo::name)
-                .filter(name -> !ofRangeModeRings.contains(name))
+        return shards.stream().filter(serving).map(ShardInfo::name).filter(name -> !theirs.contains(name))
                 .collect(Collectors.toCollection(TreeSet::new));
     }
 
@@ -419,7 +431,12 @@ public final class RingView {
             return Optional.of(new Blocker(INVALID_SPEC, "the " + key.kind().kind() + " is invalid: " + String.join("; ", problems)));
         }
         if (rangeModeAsked) {
-            return Optional.empty(); // neither a strategy nor interpreters: the shards' API server filters by ranges
+            // neither a strategy nor interpreters: the shards' API server filters by ranges
+            return labelsStillServed.isEmpty() ? Optional.empty() : Optional.of(new Blocker(LABELS_STILL_SERVED,
+                    "shards " + labelsStillServed + " announce no ranges (" + RingContract.SERVED_RANGES_ANNOTATION
+                    + ") and may still reconcile the objects labelled with them; no range is assigned until they"
+                    + " stop or serve ranges, so no object is reconciled by a shard of its label and a shard of its"
+                    + " range at once"));
         }
         if (strategyName == null || strategyName.isEmpty()) {
             return Optional.of(new Blocker(STRATEGY_UNAVAILABLE,
@@ -450,6 +467,14 @@ public final class RingView {
     public boolean canAct() {
         return !rangeModeAsked && problems.isEmpty() && shardRing != null && missingInterpreters.isEmpty()
                 && rangesStillServed.isEmpty();
+    }
+
+    /**
+     * A range-mode ring's shards that may still be reconciling the objects labelled with them; while there are any,
+     * no range is granted.
+     */
+    public Set<String> labelsStillServed() {
+        return labelsStillServed;
     }
 
     /** The key and buckets of a valid range-mode ring; empty in label mode or while the spec is invalid. */
@@ -502,7 +527,8 @@ public final class RingView {
                 && resources.equals(other.resources) && interpreters.equals(other.interpreters)
                 && missingInterpreters.equals(other.missingInterpreters)
                 && namespaceSelector.equals(other.namespaceSelector) && Objects.equals(rangeMode, other.rangeMode)
-                && rangeModeAsked == other.rangeModeAsked && rangesStillServed.equals(other.rangesStillServed);
+                && rangeModeAsked == other.rangeModeAsked && rangesStillServed.equals(other.rangesStillServed)
+                && labelsStillServed.equals(other.labelsStillServed);
     }
 
     /** Whether {@code other} says exactly the same: same ring object, shards and decisions. */

@@ -264,9 +264,11 @@ class RangeAssignerIT {
         });
     }
 
+    /** A shard in range mode joins: its Lease announces ranges, none served yet, as shard-client's does. */
     private void join(String shard) {
         ADMIN.leases().inNamespace(NAMESPACE).resource(TestLeases.shardLease(NAMESPACE, shard, RING, Instant.now(),
-                LEASE_SECONDS).build()).create();
+                LEASE_SECONDS).editMetadata().addToAnnotations(SERVED, "").endMetadata()
+                .build()).create();
         live.add(shard);
     }
 

@@ -4,6 +4,7 @@ import static dev.ringmaster.sharder.testing.TestLeases.shardLease;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.sharder.lease.ShardInfo.RangeClaim;
 import dev.ringmaster.ring.ShardState;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -33,20 +34,21 @@ class ShardInfoTest {
 
     /** A served range, or an annotation that cannot be read (which may hide one), counts; none or an empty set does not. */
     @Test
-    void servesRangesWhenItsLeaseSaysSoOrCannotBeRead() {
-        assertThat(judgedServing(null)).isFalse();
-        assertThat(judgedServing("")).isFalse();
-        assertThat(judgedServing("0x0000000000000000-0x4000000000000000")).isTrue();
-        assertThat(judgedServing("half of it")).isTrue();
+    void itsLeaseSaysWhetherItServesLabelsNoRangesOrSomeAndUnreadableMayHideSome() {
+        assertThat(judged(null)).isEqualTo(RangeClaim.UNANNOUNCED);
+        assertThat(judged("")).isEqualTo(RangeClaim.NONE);
+        assertThat(judged("0x0000000000000000-0x4000000000000000")).isEqualTo(RangeClaim.SOME);
+        assertThat(judged("half of it")).isEqualTo(RangeClaim.SOME);
     }
 
-    private static boolean judgedServing(String served) {
+    private static RangeClaim judged(String served) {
         var lease = shardLease("ns", "shard-0", "ring", T0, 10).build();
         if (served != null) {
             lease.getMetadata().getAnnotations().put(RingContract.SERVED_RANGES_ANNOTATION, served);
         }
         ShardInfo judged = ShardInfo.judge(lease, DETECTOR, T0);
-        assertThat(judged.mayReconcileRanges()).isEqualTo(judged.servesRanges());
-        return judged.servesRanges();
+        assertThat(judged.mayReconcileRanges()).isEqualTo(judged.ranges() == RangeClaim.SOME);
+        assertThat(judged.mayReconcileLabels()).isEqualTo(judged.ranges() == RangeClaim.UNANNOUNCED);
+        return judged.ranges();
     }
 }

@@ -13,6 +13,7 @@ import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
+import dev.ringmaster.sharder.lease.ShardInfo.RangeClaim;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.ControllerRing;
 import dev.ringmaster.sharder.model.RingBalancing;
@@ -31,6 +32,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,6 +111,26 @@ class RangeAssignerTest {
         assigner.reconcile(KEY);
         assertThat(assigned("c")).isEqualTo(B023);
         assertThat(recorded.handedOver).isEqualTo(3); // three buckets from b to c
+    }
+
+    /**
+     * A ring that entered range mode while a shard still serves by labels: assignments shrink to the placement but
+     * grow by nothing until that shard stops (or announces ranges), then the placement is granted.
+     */
+    @Test
+    void noRangeIsGrantedWhileAShardMayStillServeByLabels() {
+        lease("a");
+        lease("b");
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY, List.of(
+                new ShardInfo("a", ShardState.READY, 1, false, true, RangeClaim.NONE),
+                new ShardInfo("b", ShardState.READY, 1, false, true, RangeClaim.UNANNOUNCED))))));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).as("nothing granted beside a shard of labels").isEmpty();
+        assertThat(assigned("b")).isEmpty();
+
+        members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, false));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEqualTo(RangeSet.ALL.toString());
     }
 
     @Test
@@ -370,8 +392,11 @@ class RangeAssignerTest {
         registry.update(inputs -> inputs.withRings(RingKind.CLUSTER_RING, List.of(ring)));
     }
 
+    /** The ring's shards as the lease controller judged them, each a range-mode shard (its Lease announces ranges). */
     private void members(ShardInfo... shards) {
-        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY, List.of(shards)))));
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY, Arrays.stream(shards)
+                .map(shard -> new ShardInfo(shard.name(), shard.state(), shard.weight(), shard.restarting(),
+                        shard.renewing(), RangeClaim.NONE)).toList()))));
     }
 
     private static ShardInfo ready(String name) {

@@ -18,6 +18,7 @@ import dev.ringmaster.ring.spi.ResourceInterpreter;
 import dev.ringmaster.sharder.interpreter.DefaultResourceInterpreter;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
+import dev.ringmaster.sharder.lease.ShardInfo.RangeClaim;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.ControllerRing;
 import dev.ringmaster.sharder.model.GroupResource;
@@ -150,9 +151,9 @@ class RingViewTest {
      */
     @Test
     void aLabelModeRingWaitsForItsShardsToServeNoRanges() {
-        ShardInfo serving = new ShardInfo("shard-0", ShardState.READY, 1, false, true, true);
-        ShardInfo deadServing = new ShardInfo("shard-1", ShardState.DEAD, 1, false, false, true);
-        ShardInfo renewingUncertain = new ShardInfo("shard-2", ShardState.UNCERTAIN, 1, false, true, true);
+        ShardInfo serving = new ShardInfo("shard-0", ShardState.READY, 1, false, true, RangeClaim.SOME);
+        ShardInfo deadServing = new ShardInfo("shard-1", ShardState.DEAD, 1, false, false, RangeClaim.SOME);
+        ShardInfo renewingUncertain = new ShardInfo("shard-2", ShardState.UNCERTAIN, 1, false, true, RangeClaim.SOME);
         RingKey key = RingKey.clusterRing("shop");
 
         RingView waiting = compile(shop(), Map.of(key, List.of(serving, deadServing, renewingUncertain)));
@@ -181,6 +182,39 @@ class RingViewTest {
         ClusterRing inRangeMode = shop();
         inRangeMode.getSpec().setRanges(new RingRanges(null, 4));
         assertThat(compile(inRangeMode, Map.of(key, List.of(serving))).blocker()).isEmpty();
+    }
+
+    /**
+     * The other way: a ring that entered range mode grants no range while a shard that may still be reconciling
+     * announces none (a label-mode process); a range-mode shard serving nothing yet announces an empty set, a dead
+     * label shard does not count, nor does a shard of a label-mode ring of the other kind.
+     */
+    @Test
+    void aRangeModeRingWaitsForItsShardsToServeByLabelsNoMore() {
+        ClusterRing inRangeMode = shop();
+        inRangeMode.getSpec().setRanges(new RingRanges(null, 4));
+        RingKey key = RingKey.clusterRing("shop");
+        ShardInfo byLabels = new ShardInfo("shard-0", ShardState.READY, 1, false, true, RangeClaim.UNANNOUNCED);
+        ShardInfo deadByLabels = new ShardInfo("shard-1", ShardState.DEAD, 1, false, false, RangeClaim.UNANNOUNCED);
+        ShardInfo rangesNone = new ShardInfo("shard-2", ShardState.READY, 1, false, true, RangeClaim.NONE);
+
+        RingView waiting = compile(inRangeMode, Map.of(key, List.of(byLabels, deadByLabels, rangesNone)));
+        assertThat(waiting.labelsStillServed()).containsExactly("shard-0");
+        assertThat(waiting.rangeMode()).as("the ranges it has shrink, none grow").isPresent();
+        assertThat(waiting.blocker()).contains(new RingView.Blocker(RingView.LABELS_STILL_SERVED,
+                "shards [shard-0] announce no ranges (ringmaster.dev/served-ranges) and may still reconcile the objects"
+                        + " labelled with them; no range is assigned until they stop or serve ranges, so no object is"
+                        + " reconciled by a shard of its label and a shard of its range at once"));
+
+        RingView free = compile(inRangeMode, Map.of(key, List.of(rangesNone, deadByLabels)));
+        assertThat(free.labelsStillServed()).isEmpty();
+        assertThat(free.blocker()).isEmpty();
+        assertThat(free.placesLike(waiting)).isFalse();
+
+        RingView beside = compile(inRangeMode, Map.of(key, List.of(byLabels), RingKey.controllerRing("shop"),
+                List.of(byLabels)), TestRings.configMapControllerRing("shop"));
+        assertThat(beside.labelsStillServed()).as("its labels are the label-mode ControllerRing's").isEmpty();
+        assertThat(compile(shop(), Map.of(key, List.of(byLabels))).labelsStillServed()).as("label mode").isEmpty();
     }
 
     private RingView compile(ClusterRing ring, Map<RingKey, List<ShardInfo>> shards, RingObject... others) {
@@ -249,7 +283,7 @@ class RingViewTest {
         ring.getSpec().setRanges(new dev.ringmaster.sharder.model.RingRanges());
         RingView view = RingView.compile(ring, RingInputs.EMPTY.withInterpreters(interpreters)
                 .withMembership(new Membership(Map.of(RingKey.clusterRing("shop"), List.of(
-                        new ShardInfo("shard-0", ShardState.READY, 1))))), null);
+                        new ShardInfo("shard-0", ShardState.READY, 1, false, true, RangeClaim.NONE))))), null);
         assertThat(view.rangeModeAsked()).isTrue();
         assertThat(view.rangeMode()).contains(new RingView.RangeMode(dev.ringmaster.ring.ranges.RangeKey.UID, 64,
                 java.util.Optional.empty()));

@@ -723,9 +723,16 @@ class RingStatusReconcilerTest {
         RingStatusReconciler reconciler = exampleRingReconciledOnce();
         assertThat(webhookConfigurationResource().get()).isNotNull();
 
-        // switched to range mode, with no strategy deployed at all: Ready, and no webhook labels objects
+        // switched to range mode while the shards still serve by labels: not Ready, and new objects still labelled
         editSpec(spec -> spec.setRanges(new RingRanges("namespace", 16)));
         strategies.clear();
+        reconciler.reconcile(KEY);
+        assertThat(ready(read()).getReason()).isEqualTo(RingView.LABELS_STILL_SERVED);
+        assertThat(webhookConfigurationResource().get()).isNotNull();
+
+        // the shards now run in range mode, with no strategy deployed at all: Ready, and no webhook labels objects
+        membership.set(new Membership(Map.of(KEY, List.of(
+                new ShardInfo("shard-a", ShardState.READY, 1, false, true, ShardInfo.RangeClaim.NONE)))));
         reconciler.reconcile(KEY);
         Condition ready = ready(read());
         assertThat(ready.getStatus()).isEqualTo("True");

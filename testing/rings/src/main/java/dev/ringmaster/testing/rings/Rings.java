@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.Map;
 
 /** The rings and shard Leases a test or a benchmark writes itself, as an operator or a live shard would. */
 public final class Rings {
@@ -48,10 +49,19 @@ public final class Rings {
      * for an hour, longer than any test. Nothing renews it afterwards.
      */
     public static void liveShardLease(KubernetesClient client, RingKind kind, String namespace, String shard, String ring) {
+        liveShardLease(client, kind, namespace, shard, ring, Map.of());
+    }
+
+    /**
+     * The same with {@code annotations}, e.g. {@code ringmaster.dev/served-ranges} empty for a shard in range mode
+     * serving nothing yet.
+     */
+    public static void liveShardLease(KubernetesClient client, RingKind kind, String namespace, String shard, String ring,
+            Map<String, String> annotations) {
         Duration duration = Duration.ofHours(1);
         ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
         client.leases().inNamespace(namespace).resource(new LeaseBuilder().withNewMetadata().withName(shard)
-                .addToLabels(kind.leaseLabel(), ring).endMetadata()
+                .addToLabels(kind.leaseLabel(), ring).addToAnnotations(annotations).endMetadata()
                 .withNewSpec().withHolderIdentity(shard).withLeaseDurationSeconds((int) duration.toSeconds())
                 .withAcquireTime(now).withRenewTime(now).endSpec().build()).forceConflicts().serverSideApply();
     }
