@@ -143,7 +143,9 @@ public final class RingAutoscaler implements Reconciler<RingKey> {
         Instant lastScale = previous == null ? null : previous.lastScale();
 
         List<String> available = view.availableShards().stream().map(Shard::name).sorted().toList();
-        Map<String, Optional<Double>> busy = LoadReports.busyByShard(ring, leases.get(), available);
+        // an unreadable report is the range assigner's to warn of
+        Map<String, Optional<Double>> busy = LoadReports.busy(LoadReports.byShard(ring, leases.get(), available,
+                (lease, unreadable) -> { }));
         Optional<Double> total = totalLoad(busy);
         if (total.isEmpty()) {
             String message = available.isEmpty() ? "no shard is available: the shard count is left as it is"

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 
 /** How the leader reads a shard's load report ({@code ringmaster.dev/load}), for balancing and autoscaling alike. */
 public final class LoadReports {
@@ -35,19 +36,34 @@ public final class LoadReports {
     }
 
     /**
-     * The busy time each of the ring's {@code shards} reports on its cached Lease; empty for a shard that reports
-     * nothing readable or believable (the range assigner warns of those).
+     * The report each of the ring's {@code shards} has on its cached Lease; empty for a shard with none, or with one
+     * that cannot be read or believed, which {@code unreadable} is told of.
      */
-    public static Map<String, Optional<Double>> busyByShard(RingKey ring, Collection<? extends Lease> leases,
-            List<String> shards) {
+    public static Map<String, Optional<LoadReport>> byShard(RingKey ring, Collection<? extends Lease> leases,
+            List<String> shards, BiConsumer<Lease, IllegalArgumentException> unreadable) {
         Map<String, Lease> byName = RingLeases.byName(ring, leases);
-        Map<String, Optional<Double>> busy = new TreeMap<>();
+        Map<String, Optional<LoadReport>> reports = new TreeMap<>();
         for (String shard : shards) {
             Lease lease = byName.get(shard);
-            Map<String, String> annotations = lease == null || lease.getMetadata().getAnnotations() == null
-                    ? Map.of() : lease.getMetadata().getAnnotations();
-            busy.put(shard, busy(annotations.get(RingContract.LOAD_ANNOTATION)));
+            String text = lease == null || lease.getMetadata().getAnnotations() == null ? null
+                    : lease.getMetadata().getAnnotations().get(RingContract.LOAD_ANNOTATION);
+            Optional<LoadReport> report = Optional.empty();
+            if (text != null) {
+                try {
+                    report = Optional.of(read(text));
+                } catch (IllegalArgumentException e) {
+                    unreadable.accept(lease, e);
+                }
+            }
+            reports.put(shard, report);
         }
+        return reports;
+    }
+
+    /** The busy time of each report, empty for a shard without one. */
+    public static Map<String, Optional<Double>> busy(Map<String, Optional<LoadReport>> reports) {
+        Map<String, Optional<Double>> busy = new TreeMap<>();
+        reports.forEach((shard, report) -> busy.put(shard, report.map(LoadReport::busy)));
         return busy;
     }
 
@@ -65,16 +81,5 @@ public final class LoadReports {
         Map<String, Double> filled = new TreeMap<>();
         busyByShard.forEach((shard, busy) -> filled.put(shard, busy.orElse(mean)));
         return Optional.of(filled);
-    }
-
-    private static Optional<Double> busy(String text) {
-        if (text == null) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(read(text).busy());
-        } catch (IllegalArgumentException e) {
-            return Optional.empty();
-        }
     }
 }

@@ -1,5 +1,7 @@
 package dev.ringmaster.sharder.ringcontrol;
 
+import dev.ringmaster.sharder.model.RingObject;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -39,6 +41,16 @@ public final class LockedJsonPatch {
         return serialization.asJson(operations);
     }
 
+    /** Applies this patch to the status subresource of {@code ring}. */
+    public void applyToStatus(KubernetesClient client, RingObject ring) {
+        patchStatus(client, RingObject.typeOf(ring.ringKind()), ring, toJson(client.getKubernetesSerialization()));
+    }
+
+    private static <T extends RingObject> void patchStatus(KubernetesClient client, Class<T> type, RingObject ring,
+            String patch) {
+        client.resources(type).resource(type.cast(ring)).status().patch(statusContext(), patch);
+    }
+
     /** For the main resource: the writes show up under the sharder's name in managedFields. */
     static PatchContext context() {
         return new PatchContext.Builder().withPatchType(PatchType.JSON).withFieldManager(FIELD_MANAGER).build();
@@ -50,7 +62,7 @@ public final class LockedJsonPatch {
      * for a write of the main resource (dropping the status). A real API server would accept it; the
      * manager name is only cosmetic there, the lock is what matters.
      */
-    public static PatchContext statusContext() {
+    static PatchContext statusContext() {
         return new PatchContext.Builder().withPatchType(PatchType.JSON).build();
     }
 

@@ -206,7 +206,7 @@ public final class RingStatusReconciler implements Reconciler<RingKey> {
             // Through the status subresource, locked to the generation we evaluated: if the spec
             // changed meanwhile, the write fails with 409 and the next pass reports on the new spec.
             LockedJsonPatch patch = new LockedJsonPatch(ring.getMetadata().getResourceVersion()).set("/status", desired);
-            patchStatus(RingObject.typeOf(view.kind()), ring, patch.toJson(json));
+            patch.applyToStatus(client, ring);
             if (previous == null || !status.equals(previous.getStatus())) {
                 LOG.info("{} is {}Ready: {}: {}", view.key(), verdict.ready() ? "" : "not ", verdict.reason(),
                         verdict.message());
@@ -218,10 +218,6 @@ public final class RingStatusReconciler implements Reconciler<RingKey> {
         if (!verdict.ready() && !sameFailure) {
             warn(ring, verdict);
         }
-    }
-
-    private <T extends RingObject> void patchStatus(Class<T> type, RingObject ring, String patch) {
-        client.resources(type).resource(type.cast(ring)).status().patch(LockedJsonPatch.statusContext(), patch);
     }
 
     /** Best effort: an event that cannot be written must not fail the pass (the status says it all). */

@@ -34,15 +34,17 @@ final class ObjectCosts {
 
     /**
      * @param objects the ring's objects
-     * @param reports the readable report of each available shard that has one
+     * @param reports each available shard's readable report, empty for a shard without one
      * @param busy    each available shard's busy time, a shard without a readable report at the mean
      */
-    static List<WeightStep.Item> of(List<Listed> objects, Map<String, LoadReport> reports, Map<String, Double> busy) {
+    static List<WeightStep.Item> of(List<Listed> objects, Map<String, Optional<LoadReport>> reports,
+            Map<String, Double> busy) {
         Map<String, List<Listed>> byShard = new HashMap<>();
         objects.stream().filter(object -> busy.containsKey(object.owner()))
                 .forEach(object -> byShard.computeIfAbsent(object.owner(), shard -> new ArrayList<>()).add(object));
         Map<Listed, Double> cost = new IdentityHashMap<>(); // two objects may be listed alike
-        byShard.forEach((shard, own) -> costShard(own, Optional.ofNullable(reports.get(shard)), busy.get(shard), cost));
+        byShard.forEach((shard, own) -> costShard(own, reports.getOrDefault(shard, Optional.empty()), busy.get(shard),
+                cost));
         double placed = cost.values().stream().mapToDouble(Double::doubleValue).sum();
         double mean = cost.isEmpty() ? 0 : placed / cost.size();
         return objects.stream().map(object -> new WeightStep.Item(object.key(), object.owner(),

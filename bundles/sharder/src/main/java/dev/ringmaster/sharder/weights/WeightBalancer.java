@@ -11,7 +11,6 @@ import dev.ringmaster.sharder.kube.ObjectEvents;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.LoadReports;
-import dev.ringmaster.sharder.lease.RingLeases;
 import dev.ringmaster.sharder.model.RingBalancing;
 import dev.ringmaster.sharder.model.RingBalancingStatus;
 import dev.ringmaster.sharder.model.RingKey;
@@ -108,8 +107,8 @@ public final class WeightBalancer implements Reconciler<RingKey> {
         RingView view = found.get();
         RingBalancing.Settings settings = balancing.get();
         List<String> available = view.availableShards().stream().map(Shard::name).sorted().toList();
-        Optional<Map<String, Double>> reported = LoadReports.withMean(
-                LoadReports.busyByShard(ring, leases.get(), available));
+        Map<String, Optional<LoadReport>> reports = LoadReports.byShard(ring, leases.get(), available, this::unreadable);
+        Optional<Map<String, Double>> reported = LoadReports.withMean(LoadReports.busy(reports));
         if (reported.isEmpty()) {
             forget(ring);
             return Result.requeueAfter(PERIOD);
@@ -136,7 +135,7 @@ public final class WeightBalancer implements Reconciler<RingKey> {
         }
         Optional<WeightStep.Outcome> step;
         try {
-            List<WeightStep.Item> costed = ObjectCosts.of(objects.get(), reports(ring, available), busy);
+            List<WeightStep.Item> costed = ObjectCosts.of(objects.get(), reports, busy);
             step = new WeightStep(costed, available, percents -> view.ringWithWeights(percents).orElseThrow())
                     .next(view.weightPercents(), busy, settings.maxImbalance(), settings.maxMoved());
         } catch (RuntimeException e) {
@@ -172,23 +171,11 @@ public final class WeightBalancer implements Reconciler<RingKey> {
         }
     }
 
-    /** The readable load report of each of the ring's {@code shards} that has one. */
-    private Map<String, LoadReport> reports(RingKey ring, List<String> shards) {
-        Map<String, LoadReport> reports = new TreeMap<>();
-        RingLeases.byName(ring, leases.get()).forEach((shard, lease) -> {
-            String text = lease.getMetadata().getAnnotations() == null ? null
-                    : lease.getMetadata().getAnnotations().get(RingContract.LOAD_ANNOTATION);
-            if (text != null && shards.contains(shard)) {
-                try {
-                    reports.put(shard, LoadReports.read(text));
-                } catch (IllegalArgumentException e) {
-                    events.warnOnce(ObjectEvents.about(lease), INVALID_LOAD_REPORT, "ReadLoad", "Annotation "
-                            + RingContract.LOAD_ANNOTATION + " cannot be read (" + e.getMessage() + "); the shard is"
-                            + " counted at the mean busy time of the others");
-                }
-            }
-        });
-        return reports;
+    /** Said once per report: the shard is counted at the mean. */
+    private void unreadable(Lease lease, IllegalArgumentException problem) {
+        events.warnOnce(ObjectEvents.about(lease), INVALID_LOAD_REPORT, "ReadLoad", "Annotation "
+                + RingContract.LOAD_ANNOTATION + " cannot be read (" + problem.getMessage() + "); the shard is counted"
+                + " at the mean busy time of the others");
     }
 
     /**
@@ -230,12 +217,7 @@ public final class WeightBalancer implements Reconciler<RingKey> {
     private void set(RingObject ring, Map<String, Integer> percents, Instant now) {
         RingBalancingStatus status = new RingBalancingStatus(new TreeMap<>(percents),
                 DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(ChronoUnit.SECONDS)));
-        String patch = new LockedJsonPatch(ring.getMetadata().getResourceVersion()).set("/status/balancing", status)
-                .toJson(client.getKubernetesSerialization());
-        patchStatus(RingObject.typeOf(ring.ringKind()), ring, patch);
-    }
-
-    private <T extends RingObject> void patchStatus(Class<T> type, RingObject ring, String patch) {
-        client.resources(type).resource(type.cast(ring)).status().patch(LockedJsonPatch.statusContext(), patch);
+        new LockedJsonPatch(ring.getMetadata().getResourceVersion()).set("/status/balancing", status)
+                .applyToStatus(client, ring);
     }
 }

@@ -114,7 +114,7 @@ class WeightStepTest {
 
     /** The objects as the leader costs them from the shards' reports. */
     private static List<WeightStep.Item> costed(List<String> keys, String[] owner, double[] costs) {
-        Map<String, LoadReport> reports = new TreeMap<>();
+        Map<String, Optional<LoadReport>> reports = new TreeMap<>();
         for (String shard : SHARDS) {
             double[] busy = new double[LoadReport.CELLS];
             long[] objects = new long[LoadReport.CELLS];
@@ -129,11 +129,11 @@ class WeightStepTest {
                 entries.add(new CellLoad(cell, cell, busy[cell], objects[cell]));
             }
             double total = Arrays.stream(busy).sum();
-            reports.put(shard, new LoadReport(Duration.ofSeconds(15), total, 0,
-                    Arrays.stream(objects).sum(), entries).bounded(LoadReport.MAX_ENTRIES));
+            reports.put(shard, Optional.of(new LoadReport(Duration.ofSeconds(15), total, 0,
+                    Arrays.stream(objects).sum(), entries).bounded(LoadReport.MAX_ENTRIES)));
         }
         Map<String, Double> busy = new TreeMap<>();
-        reports.forEach((shard, report) -> busy.put(shard, report.busy()));
+        reports.forEach((shard, report) -> busy.put(shard, report.orElseThrow().busy()));
         List<ObjectCosts.Listed> listed = IntStream.range(0, OBJECTS)
                 .mapToObj(i -> new ObjectCosts.Listed(keys.get(i), owner[i], CELLS[i])).toList();
         return ObjectCosts.of(listed, reports, busy);
