@@ -127,11 +127,11 @@ public final class RolloutRecorder implements AutoCloseable {
     public Map<String, String> gaps() {
         Map<String, String> report = new TreeMap<>();
         for (Handover handover : handovers()) {
-            String started = startedAt(handover.toInstance())
-                    .map(time -> "pod restart %.1f s".formatted(Duration.between(handover.stopped(), time).toMillis() / 1000.0))
-                    .orElse("pod restart ?");
-            report.merge(handover.shard(), handover.gap().map(gap -> "gap %.1f s (%s)".formatted(gap.toMillis() / 1000.0,
-                    started)).orElse("no clean stop"), (a, b) -> a + "; " + b);
+            String gap = handover.gap().map(duration -> "gap %.1f s (pod restart %s)".formatted(duration.toMillis() / 1000.0,
+                    startedAt(handover.toInstance()).map(time -> "%.1f s".formatted(
+                            Duration.between(handover.stopped(), time).toMillis() / 1000.0)).orElse("?")))
+                    .orElse("no clean stop, acquired " + handover.acquired());
+            report.merge(handover.shard(), gap, (a, b) -> a + "; " + b);
         }
         return report;
     }

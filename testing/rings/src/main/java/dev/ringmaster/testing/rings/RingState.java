@@ -213,30 +213,22 @@ public class RingState {
     }
 
     /**
-     * Waits until {@code problems} (the caller's {@link #unsettled} and whatever else it needs) is empty
-     * within {@code timeout}, then checks that it stays so throughout {@code hold}. A failure says what
-     * is not settled, the objects per shard, whether some are in drain, the shard Leases' states and
-     * {@code context} (logs), so that the next one tells a move from a shard dropping out of the ring.
+     * Waits until {@code problems} (the caller's {@link #unsettled} and whatever else it needs) is empty and
+     * stays so throughout {@code hold}, within {@code timeout}. A lapse starts the hold again: a rebalance pass
+     * leaves a move it could not write (a conflict, the move budget) to the next pass, so between two passes a
+     * ring can look settled and still have a drain to start. A failure says what was last not settled, the
+     * objects per shard, whether some are in drain, the shard Leases' states and {@code context} (logs), so
+     * that the next one tells a move from a shard dropping out of the ring.
      */
     public void awaitSettled(Set<String> shards, Duration timeout, Duration hold, Callable<List<String>> problems,
             Supplier<String> context) {
-        waiting.until(timeout, () -> "settled on " + shards + ": " + describe(problems) + "\n" + situation() + "\n"
-                + context.get(), () -> problems.call().isEmpty());
-        waiting.throughout(hold, () -> "settled on " + shards + ", then not; now " + situation() + "\n" + context.get(),
+        waiting.steady(timeout, hold, () -> "settled on " + shards + "; now " + situation() + "\n" + context.get(),
                 problems);
     }
 
     /** Objects per shard, whether some are in drain, and the shard Leases' states. */
     private String situation() {
         return "per shard " + perShard() + (anyDraining() ? ", some draining" : "") + "; leases " + leaseStates();
-    }
-
-    private static String describe(Callable<List<String>> problems) {
-        try {
-            return Waiting.summary(problems.call());
-        } catch (Exception e) {
-            return "(could not tell: " + e + ")";
-        }
     }
 
     /** An object's labels, empty if it has none. */

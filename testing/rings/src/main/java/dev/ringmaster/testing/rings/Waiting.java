@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
@@ -84,6 +85,26 @@ public final class Waiting {
                     });
         } catch (ConditionTimeoutException e) {
             throw new AssertionError("did not hold throughout " + period.toSeconds() + " s: " + what.get(), e);
+        }
+    }
+
+    /**
+     * Waits until {@code problems} is empty and stays so throughout {@code hold}, within {@code atMost} (plus the
+     * hold): a lapse starts the hold again. On timeout an AssertionError saying {@code what} and the last lapse.
+     */
+    public void steady(Duration atMost, Duration hold, Supplier<String> what, Callable<List<String>> problems) {
+        AtomicReference<List<String>> lastLapse = new AtomicReference<>(List.of());
+        try {
+            within(atMost.plus(hold)).during(hold).until(() -> {
+                List<String> now = problems.call();
+                if (!now.isEmpty()) {
+                    lastLapse.set(now);
+                }
+                return now.isEmpty();
+            });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(notWithin(atMost, () -> "steady for " + hold.toSeconds() + " s: " + what.get()
+                    + "; last lapse: " + summary(lastLapse.get())), e);
         }
     }
 

@@ -35,6 +35,30 @@ class WaitingTest {
     }
 
     @Test
+    void aLapseStartsTheHoldAgain() {
+        AtomicInteger polls = new AtomicInteger();
+        long[] lastLapse = {0};
+        waiting.steady(Duration.ofSeconds(5), Duration.ofMillis(300), () -> "settled", () -> {
+            if (polls.incrementAndGet() <= 3 || polls.get() == 10) {
+                lastLapse[0] = System.nanoTime();
+                return List.of("cm-1 in drain");
+            }
+            return List.of();
+        });
+        assertThat(polls.get()).isGreaterThan(10);
+        assertThat(Duration.ofNanos(System.nanoTime() - lastLapse[0])).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+    }
+
+    @Test
+    void neverSteadyFailsNamingTheLastLapse() {
+        AtomicInteger polls = new AtomicInteger();
+        assertThatThrownBy(() -> waiting.steady(Duration.ofMillis(300), Duration.ofMillis(200), () -> "settled",
+                () -> polls.incrementAndGet() % 5 == 0 ? List.of("cm-" + polls.get() + " in drain") : List.of()))
+                .isInstanceOf(AssertionError.class).hasMessageStartingWith("not within 0 s: steady for 0 s: settled;"
+                        + " last lapse: [cm-").hasMessageEndingWith(" in drain]");
+    }
+
+    @Test
     void aTimeoutSaysWhatWasAwaited() {
         assertThatThrownBy(() -> waiting.until(Duration.ofMillis(100), () -> "shard-0 ready", () -> false))
                 .isInstanceOf(AssertionError.class).hasMessage("not within 0 s: shard-0 ready");
