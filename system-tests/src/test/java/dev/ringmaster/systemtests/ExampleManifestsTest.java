@@ -10,6 +10,7 @@ import dev.ringmaster.examples.checksum.CommandLine;
 import dev.ringmaster.flags.UsageException;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.shard.client.Sharding;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Container;
@@ -34,7 +35,6 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -72,7 +72,7 @@ import org.junit.jupiter.api.io.TempDir;
  * gets the aggregated access to the ring's resources, and the pods run the image
  * distribution/examples.Dockerfile builds, hardened.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class ExampleManifestsTest {
 
     static final Path EXAMPLES = Repository.resolve("examples/manifests");

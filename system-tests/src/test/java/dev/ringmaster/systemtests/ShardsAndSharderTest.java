@@ -20,6 +20,7 @@ import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.testing.PinnedPlacements;
 import dev.ringmaster.sharder.testing.TestDiscovery;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -28,7 +29,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.InputStream;
 import java.time.Duration;
@@ -54,7 +54,7 @@ import org.junit.jupiter.api.Test;
  * changing and its Secret writes are slowed down, so a long reconcile is in flight at the hand-over
  * while the other shard is quick to pick the objects up.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class ShardsAndSharderTest {
 
     private static final String RING = "checksums";

@@ -1,7 +1,7 @@
 package dev.ringmaster.shard.client;
 
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeEach;
  * Tests against the CRUD mock server with a client of it that does not retry (one request per attempt,
  * so expectations count exactly), closed after each test, and a namespace of each test's own.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 abstract class MockServerTestBase {
 
     private static final AtomicInteger NAMESPACES = new AtomicInteger();

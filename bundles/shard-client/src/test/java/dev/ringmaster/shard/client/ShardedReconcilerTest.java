@@ -9,13 +9,13 @@ import dev.ringmaster.ring.load.CellLoad;
 import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.testing.apiserver.SilentApiServer;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMapList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
  * ({@link ShardLease#tick()}) and lost by moving the test clock past the renew deadline. The worker
  * is a counting single thread, so a test can wait until the wrapper has looked at an object.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class ShardedReconcilerTest {
 
     private static final AtomicInteger NAMESPACES = new AtomicInteger();

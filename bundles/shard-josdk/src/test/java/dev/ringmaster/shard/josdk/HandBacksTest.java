@@ -5,14 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.shard.client.Sharding;
 import dev.ringmaster.testing.apiserver.SilentApiServer;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The JOSDK shard's hand-backs against the CRUD mock server (the Lease) and a server that never answers (the sweep). */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class HandBacksTest {
 
     KubernetesClient client;

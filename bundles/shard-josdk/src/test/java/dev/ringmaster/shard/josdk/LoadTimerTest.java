@@ -6,17 +6,17 @@ import static org.assertj.core.api.Assertions.within;
 import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.shard.client.LoadMeterAccess;
 import dev.ringmaster.shard.client.Sharding;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** What the JOSDK shard times into its load meter, with a ticker that moves only when the test says. */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class LoadTimerTest {
 
     private static final long MS = 1_000_000L;

@@ -10,12 +10,12 @@ import dev.ringmaster.testing.apiserver.Fnv1a;
 import dev.ringmaster.shard.client.ShardLabels;
 import dev.ringmaster.shard.client.ShardDeparture;
 import dev.ringmaster.shard.client.Sharding;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
  * A JOSDK operator as a shard against the CRUD mock server: which objects reach the reconciler,
  * drains handed back outside reconciles, fencing by the Lease, the Lease with the Operator.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class ShardedOperatorTest {
 
     private static final AtomicInteger NAMESPACES = new AtomicInteger();

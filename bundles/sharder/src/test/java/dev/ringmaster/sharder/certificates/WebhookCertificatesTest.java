@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.ring.testing.MutableClock;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import dev.ringmaster.webhook.tls.Pem;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * it creates, when it renews, how it repairs bad content and deleted Secrets, and what it writes into
  * the TLS directory. The race of two replicas is {@code WebhookCertificatesIT}'s, on a real API server.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class WebhookCertificatesTest {
 
     private static final String NS = "sharding-system";

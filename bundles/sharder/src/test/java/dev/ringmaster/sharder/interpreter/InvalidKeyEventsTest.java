@@ -5,14 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.spi.PartitionKey;
 import dev.ringmaster.sharder.kube.ObjectEvents;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class InvalidKeyEventsTest {
 
     KubernetesClient client;

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ringmaster.sharder.testing.RecordedRequests;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * wait for is a condition (bounded generously), and what they prove is read from the Lease's times
  * and from the order in which replicas started and stopped their controllers.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class LeaderElectionTest {
 
     KubernetesClient client;

@@ -16,9 +16,9 @@ import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.runtime.Backoff;
 import dev.ringmaster.sharder.testing.TestLeases;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.URLEncoder;
@@ -36,7 +36,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The controller with a real informer against the CRUD mock server; the clock moves only when told. */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class ShardLeaseControllerTest {
 
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");

@@ -16,12 +16,12 @@ import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.runtime.Reconciler.Result;
 import dev.ringmaster.sharder.testing.TestLeases;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * One pass at a time against the CRUD mock server, with a clock that moves only when the test says.
  * The cache lookup reads the server, so every pass sees the Lease as it is now.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class ShardLeaseReconcilerTest {
 
     private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");

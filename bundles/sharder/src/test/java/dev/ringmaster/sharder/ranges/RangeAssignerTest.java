@@ -21,11 +21,11 @@ import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.model.RingRanges;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.testing.TestLeases;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Clock;
 import java.time.Duration;
@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  * writes): the Leases it writes, the claims it reads from them, and what it remembers between passes. Placement
  * over 4 buckets as in {@link RangeAssignmentTest}: a, b: a = B1, b = B0 B2 B3; a, b, c: c takes b's.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class RangeAssignerTest {
 
     KubernetesClient client;

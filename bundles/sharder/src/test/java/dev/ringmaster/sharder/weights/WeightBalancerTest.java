@@ -28,13 +28,13 @@ import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
 import dev.ringmaster.sharder.testing.TestDiscovery;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Test;
  * it lasted the stabilization time and every object is where the weights put it, a step writes the weights into the
  * ring's status and tells an Event, the next waits the interval, and an unreadable report is warned of once.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class WeightBalancerTest {
 
     KubernetesClient client;

@@ -7,6 +7,7 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -16,7 +17,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * One shard against the CRUD mock server, with the test in the sharder's role: it labels objects
  * for the shard, drains them, and labels the Secrets the shard creates.
  */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class ChecksumShardTest {
 
     private static final AtomicInteger NAMESPACES = new AtomicInteger();

@@ -10,6 +10,7 @@ import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.RingKind;
 import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -20,7 +21,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -46,7 +46,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** {@code bin/josdk-checksum-operator}: the checksum controller's command line, with its in-pod defaults. */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class JosdkChecksumOperatorTest {
 
     KubernetesClient client;

@@ -7,11 +7,11 @@ import dev.ringmaster.examples.checksum.ChecksumShard;
 import dev.ringmaster.examples.checksum.Cost;
 import dev.ringmaster.examples.checksum.ReconcileLine;
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The JOSDK shard of the checksum example against the CRUD mock server, the test in the sharder's role. */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class JosdkChecksumShardTest {
 
     private static final AtomicInteger NAMESPACES = new AtomicInteger();

@@ -23,12 +23,12 @@ import dev.ringmaster.sharder.survey.RingSurveyException;
 import dev.ringmaster.sharder.survey.SurveyedObject;
 import dev.ringmaster.sharder.survey.SurveyedShard;
 import dev.ringmaster.sharder.testing.TestDiscovery;
+import dev.ringmaster.testing.mockapiserver.EnableCrudApiServer;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Clock;
 import java.time.Instant;
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A ring read as the sharder reads it, on the mock server: its strategy, Leases judged, objects in scope keyed. */
-@EnableKubernetesMockClient(crud = true)
+@EnableCrudApiServer
 class LiveRingSurveyTest {
 
     private static final String RING = "example";
