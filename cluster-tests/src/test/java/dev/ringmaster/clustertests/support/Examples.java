@@ -277,9 +277,9 @@ public final class Examples extends RingState {
     }
 
     /**
-     * Waits until the ring is settled on {@code shards} ({@link #unsettled}) and checks that it stays so
-     * for 3 s; a failure lists what is not settled, the objects per shard, the shard Leases and the shards'
-     * namespace.
+     * Waits until the ring is settled on {@code shards} ({@link #unsettled}) and has stayed so for 3 s
+     * ({@link #awaitSettled}); a failure lists what was last not settled, the objects per shard, the shard Leases
+     * and the shards' namespace.
      */
     public void awaitSettledOn(Set<String> shards, Duration timeout) {
         awaitSettled(shards, timeout, Duration.ofSeconds(3), () -> unsettled(shards), this::diagnostics);

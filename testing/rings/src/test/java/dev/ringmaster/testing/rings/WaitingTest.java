@@ -38,24 +38,33 @@ class WaitingTest {
     void aLapseStartsTheHoldAgain() {
         AtomicInteger polls = new AtomicInteger();
         long[] lastLapse = {0};
-        waiting.steady(Duration.ofSeconds(5), Duration.ofMillis(300), () -> "settled", () -> {
-            if (polls.incrementAndGet() <= 3 || polls.get() == 10) {
+        waiting.steady(Duration.ofSeconds(10), Duration.ofSeconds(1), () -> "settled", () -> {
+            // settled from the fourth poll, a lapse on the fifth: the hold that began on the fourth starts again
+            int poll = polls.incrementAndGet();
+            if (poll <= 3 || poll == 5) {
                 lastLapse[0] = System.nanoTime();
                 return List.of("cm-1 in drain");
             }
             return List.of();
         });
-        assertThat(polls.get()).isGreaterThan(10);
-        assertThat(Duration.ofNanos(System.nanoTime() - lastLapse[0])).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+        assertThat(polls.get()).isGreaterThan(5);
+        assertThat(Duration.ofNanos(System.nanoTime() - lastLapse[0])).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
     }
 
     @Test
     void neverSteadyFailsNamingTheLastLapse() {
-        AtomicInteger polls = new AtomicInteger();
-        assertThatThrownBy(() -> waiting.steady(Duration.ofMillis(300), Duration.ofMillis(200), () -> "settled",
-                () -> polls.incrementAndGet() % 5 == 0 ? List.of("cm-" + polls.get() + " in drain") : List.of()))
-                .isInstanceOf(AssertionError.class).hasMessageStartingWith("not within 0 s: steady for 0 s: settled;"
-                        + " last lapse: [cm-").hasMessageEndingWith(" in drain]");
+        AtomicInteger lapses = new AtomicInteger();
+        long[] lastLapse = {0};
+        // a lapse whenever 50 ms have passed since the last: never settled for the 200 ms, however slow the polls
+        assertThatThrownBy(() -> waiting.steady(Duration.ofMillis(300), Duration.ofMillis(200), () -> "settled", () -> {
+            if (System.nanoTime() - lastLapse[0] >= Duration.ofMillis(50).toNanos()) {
+                lastLapse[0] = System.nanoTime();
+                return List.of("cm-" + lapses.incrementAndGet() + " in drain");
+            }
+            return List.of();
+        })).isInstanceOf(AssertionError.class).hasMessageStartingWith("not within 0 s: steady for 0 s: settled;"
+                + " last lapse: [cm-").hasMessageEndingWith(" in drain]");
+        assertThat(lapses.get()).isGreaterThan(1);
     }
 
     @Test
