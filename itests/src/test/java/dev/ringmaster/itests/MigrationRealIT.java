@@ -72,7 +72,7 @@ public class MigrationRealIT {
             // the first rebalance pass of the term looked at every object and wrote nothing
             Waiting.until(SOON, () -> "a pass over " + kind.kind() + "/" + RING + "\n" + sharder.err(),
                     () -> sharder.err().contains("rebalanced " + kind.kind() + "/" + RING + ": PassSummary[examined="
-                            + OBJECTS + ", assigned=0, drained=0, reassigned=0, deferred=0, conflicts=0, failed=0"));
+                            + OBJECTS + ", assigned=0, drained=0, reassigned=0, unlabelled=0, deferred=0, conflicts=0, failed=0"));
         });
         rings.forEach((kind, objects) -> {
             Map<String, String> created = new TreeMap<>(REFERENCE.get(kind));

@@ -31,8 +31,9 @@ import org.junit.Test;
  * on kube-apiserver v1.36 with the gate, {@code bin/ringmaster run}, two {@code bin/checksum-controller} shards in
  * label mode, then two in range mode beside them. The range-mode shards announce ranges with their Leases; the ring
  * grants them none (Ready=False, LabelsStillServed) while a shard that serves by labels still holds its Lease, and
- * once those stop, the range-mode shards get the whole space between them. No ConfigMap is reconciled by two shards
- * at overlapping times, and each is reconciled by a range-mode shard in the end.
+ * once those stop, the range-mode shards get the whole space between them, and the sharder removes the shard labels
+ * left from label mode (it keeps them until then). No ConfigMap is reconciled by two shards at overlapping times, and
+ * each is reconciled by a range-mode shard in the end.
  */
 public class ModeSwitchRealIT {
 
@@ -76,15 +77,15 @@ public class ModeSwitchRealIT {
             admin.configMaps().inNamespace(RING).resource(new ConfigMapBuilder().withNewMetadata().withName("cm-" + i)
                     .endMetadata().addToData("value", "v" + i).build()).create();
         }
-        Waiting.until(SOON, () -> "every ConfigMap labelled with a shard\n" + sharder.err(), () -> ring.configMaps()
-                .stream().allMatch(configMap -> RingState.labels(configMap).containsKey(ring.shardLabel())));
+        // settled, not only labelled: a drain acknowledged after the switch would leave its object unlabelled
+        ring.awaitSettledOn(Set.copyOf(LABEL_SHARDS), OBJECTS, SOON, sharder::err);
 
         cluster.rangeModeConfigMapRing(RING, RING, "uid", 16);
         RANGE_SHARDS.forEach(shard -> shards.start(shard, List.of("--range-mode")));
         Waiting.until(SOON, () -> "the ring waits for the label-mode shards, now " + ring.readyCondition() + "\n"
                 + sharder.err(), () -> "LabelsStillServed".equals(ring.readyCondition().get("reason")));
-        Waiting.throughout(Duration.ofSeconds(5), "no range granted beside the label-mode shards")
-                .until(() -> assigned().values().stream().allMatch(String::isEmpty));
+        Waiting.throughout(Duration.ofSeconds(5), "no range granted beside the label-mode shards, and every label kept")
+                .until(() -> assigned().values().stream().allMatch(String::isEmpty) && labelled() == OBJECTS);
 
         long stopped = System.currentTimeMillis();
         for (String shard : LABEL_SHARDS) {
@@ -98,9 +99,17 @@ public class ModeSwitchRealIT {
                 });
         Waiting.until(SOON, () -> "every ConfigMap reconciled by a range-mode shard", () -> rangeModeReconciled(stopped)
                 .size() == OBJECTS);
+        Waiting.until(SOON, () -> "the labels left from label mode removed, now on " + labelled() + "\n" + sharder.err(),
+                () -> labelled() == 0);
         assertEquals("reconciles of one object by two shards at overlapping times", 0, shards.overlaps());
         assertTrue("the label-mode shards reconciled before the switch", shards.reconciles().stream()
                 .anyMatch(line -> LABEL_SHARDS.contains(line.shard())));
+    }
+
+    /** The ConfigMaps with the ring's shard or drain label. */
+    private long labelled() {
+        return ring.configMaps().stream().map(RingState::labels)
+                .filter(labels -> labels.containsKey(ring.shardLabel()) || labels.containsKey(ring.drainLabel())).count();
     }
 
     /** The ConfigMaps a range-mode shard reconciled, after {@code since}. */

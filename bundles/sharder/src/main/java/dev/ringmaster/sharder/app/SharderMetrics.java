@@ -65,6 +65,7 @@ public final class SharderMetrics implements MoveRecorder {
     public void written(RingKey ring, ResolvedResource resource, Move move) {
         String name = move instanceof Move.Assign ? "controller.sharding.assignments"
                 : move instanceof Move.Drain ? "controller.sharding.drains"
+                : move instanceof Move.Unlabel ? "ringmaster.ring.labels.removed"
                 : "controller.sharding.movements";
         Counter.builder(name).tags(resourceTags(ring, resource.group(), resource.resource())).register(registry).increment();
     }

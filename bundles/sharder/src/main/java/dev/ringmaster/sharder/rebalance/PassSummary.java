@@ -7,6 +7,7 @@ package dev.ringmaster.sharder.rebalance;
  * @param assigned   unassigned objects labelled
  * @param drained    objects asked to leave their shard
  * @param reassigned objects moved directly to their desired shard
+ * @param unlabelled range mode: objects whose shard and drain labels, left from label mode, were removed
  * @param deferred   moves left for a later pass: drains over the move budget, and direct moves from a
  *                   shard that came back while the pass ran
  * @param conflicts  writes lost to a concurrent change; decided again next pass
@@ -16,7 +17,7 @@ package dev.ringmaster.sharder.rebalance;
  * @param inDrain    main objects already in drain when the pass began, waiting for their shard to hand
  *                   them back (the unassigned-object watch assigns them then, not a pass)
  */
-public record PassSummary(long examined, long assigned, long drained, long reassigned, long deferred,
+public record PassSummary(long examined, long assigned, long drained, long reassigned, long unlabelled, long deferred,
         long conflicts, long failed, int unresolved, long inDrain) {
 
     /** Whether the pass left something for a later pass. */
@@ -26,6 +27,6 @@ public record PassSummary(long examined, long assigned, long drained, long reass
 
     /** Whether the pass moved something, or lost a write to a change the next pass may build on. */
     public boolean progressed() {
-        return assigned + drained + reassigned + conflicts > 0;
+        return assigned + drained + reassigned + unlabelled + conflicts > 0;
     }
 }

@@ -82,9 +82,9 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
     @Override
     public Result reconcile(RingKey ringName) {
         Optional<RingView> ring = registry.view(ringName);
-        if (ring.isEmpty() || !ring.get().canAct()) {
-            // gone, invalid, strategy or interpreter missing: nothing moves; a change of any of these
-            // requeues the ring
+        if (ring.isEmpty() || !ring.get().canAct() && !ring.get().unlabels()) {
+            // gone, invalid, strategy or interpreter missing, or range mode waiting for label-mode shards: nothing
+            // moves; a change of any of these requeues the ring
             stalledPasses.remove(ringName);
             return Result.done();
         }
@@ -98,35 +98,56 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         }
         recorder.passed(ringName, summary, Duration.ofNanos(System.nanoTime() - start));
         LOG.info("rebalanced {}: {}", ringName, summary);
-        return Result.requeueAfter(nextPass(ringName, summary));
+        return nextPass(ring.get(), summary);
     }
 
     /**
      * When to pass over the ring again: soon while passes make progress and leave work (the drains of
      * one are mostly acknowledged before the next lists), backing off while they only wait for drains
      * nobody acknowledges (a stuck shard would otherwise cost a full listing every second), and at
-     * the resync period once nothing is left.
+     * the resync period once nothing is left. A range-mode ring is passed over again only while a pass
+     * found labels to remove (the next one catches a label the webhook wrote as its configuration went).
      */
-    private Duration nextPass(RingKey ring, PassSummary summary) {
+    private Result nextPass(RingView view, PassSummary summary) {
+        RingKey ring = view.key();
+        if (view.rangeMode().isPresent() && summary.examined() == 0) {
+            // no label left: a range-mode ring is not listed again until its view changes
+            stalledPasses.remove(ring);
+            return Result.done();
+        }
         if (!summary.pending() || summary.progressed()) {
             stalledPasses.remove(ring);
-            return summary.pending() ? limits.pendingRetry() : limits.resync();
+            return Result.requeueAfter(summary.pending() ? limits.pendingRetry() : limits.resync());
         }
         int stalled = stalledPasses.merge(ring, 1, Integer::sum);
         Duration backedOff = limits.pendingRetry().multipliedBy(1L << Math.min(stalled, 16));
-        return backedOff.compareTo(MAX_STALLED_RETRY) > 0 ? MAX_STALLED_RETRY : backedOff;
+        return Result.requeueAfter(backedOff.compareTo(MAX_STALLED_RETRY) > 0 ? MAX_STALLED_RETRY : backedOff);
     }
 
-    /** One pass over every resource of the ring. */
+    /**
+     * One pass over every resource of the ring. In range mode only over the objects that still carry the ring's
+     * shard or drain label, which it removes: a range-mode ring lists all its objects nowhere else.
+     */
     PassSummary pass(RingView ring) {
         Pass pass = new Pass(ring, namespaces.matching(ring.namespaceSelector()));
         Map<ResolvedResource, RingResource> resources = resolve(ring, pass);
-        pass.inDrain = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
-                .mapToLong(entry -> pass.count(entry.getKey(), ring.drainLabel())).sum();
-        pass.budget.set(Math.max(0, limits.moveBudget() - pass.inDrain));
+        boolean rangeMode = ring.rangeMode().isPresent();
+        if (!rangeMode) {
+            pass.inDrain = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
+                    .mapToLong(entry -> pass.count(entry.getKey(), ring.drainLabel())).sum();
+            pass.budget.set(Math.max(0, limits.moveBudget() - pass.inDrain));
+        }
         try {
-            resources.forEach((resource, ringResource) -> pages.forEachPage(resource, null,
-                    page -> pass.move(resource, ringResource, page)));
+            resources.forEach((resource, ringResource) -> {
+                if (rangeMode) {
+                    pages.forEachPage(resource, ring.shardLabel(), page -> pass.move(resource, ringResource, page));
+                    // those with a drain label and no shard label; the others were on the pages above
+                    pages.forEachPage(resource, ring.drainLabel() + ",!" + ring.shardLabel(),
+                            page -> pass.move(resource, ringResource, page));
+                } else {
+                    pages.forEachPage(resource, null, page -> pass.move(resource, ringResource, page));
+                }
+            });
         } catch (RuntimeException e) {
             pass.settleWrites(); // a listing failed: let the writes started finish before the next pass
             pass.reportFailures();
@@ -135,7 +156,9 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         pass.settleWrites();
         pass.reportFailures();
         pass.throwIfFatal();
-        recorder.objectsPerShard(pass.ring, pass.perShard);
+        if (!rangeMode) {
+            recorder.objectsPerShard(pass.ring, pass.perShard);
+        }
         return pass.summary();
     }
 
@@ -178,7 +201,8 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
             this.ring = view.key();
             this.view = view;
             this.inScope = inScope;
-            for (Class<? extends Move> kind : List.of(Move.Assign.class, Move.Drain.class, Move.Reassign.class)) {
+            for (Class<? extends Move> kind : List.of(Move.Assign.class, Move.Drain.class, Move.Reassign.class,
+                    Move.Unlabel.class)) {
                 written.put(kind, new AtomicLong());
             }
         }
@@ -308,7 +332,8 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
 
         PassSummary summary() {
             return new PassSummary(examined.get(), written.get(Move.Assign.class).get(),
-                    written.get(Move.Drain.class).get(), written.get(Move.Reassign.class).get(), deferred.get(),
+                    written.get(Move.Drain.class).get(), written.get(Move.Reassign.class).get(),
+                    written.get(Move.Unlabel.class).get(), deferred.get(),
                     conflicts.get(), failed.total(), unresolved, inDrain);
         }
     }

@@ -42,6 +42,23 @@ public sealed interface Move {
         }
     }
 
+    /**
+     * Range mode: the ring places by hash ranges, not labels, so the shard and drain labels an object kept from label
+     * mode go ({@code from}: the shard its label named, null if only the drain label was left).
+     */
+    record Unlabel(String from) implements Move {
+        @Override
+        public Map<String, String> labelChanges(Map<String, String> current, String shardLabel, String drainLabel) {
+            Map<String, String> labels = new java.util.HashMap<>();
+            for (String label : new String[] {shardLabel, drainLabel}) {
+                if (current.containsKey(label)) {
+                    labels.put(label, null);
+                }
+            }
+            return labels;
+        }
+    }
+
     /** The labels to write given the object's current labels; a null value removes a label. */
     Map<String, String> labelChanges(Map<String, String> current, String shardLabel, String drainLabel);
 

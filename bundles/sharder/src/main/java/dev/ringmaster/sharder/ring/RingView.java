@@ -477,6 +477,14 @@ public final class RingView {
         return labelsStillServed;
     }
 
+    /**
+     * Whether the ring removes the shard and drain labels its objects kept from label mode: a valid range-mode ring
+     * with no shard that may still reconcile by them ({@link #labelsStillServed()}).
+     */
+    public boolean unlabels() {
+        return rangeMode != null && labelsStillServed.isEmpty();
+    }
+
     /** The key and buckets of a valid range-mode ring; empty in label mode or while the spec is invalid. */
     public Optional<RangeMode> rangeMode() {
         return Optional.ofNullable(rangeMode);
@@ -503,8 +511,16 @@ public final class RingView {
         return Optional.empty();
     }
 
-    /** The move that puts the object where it belongs; objects the interpreter cannot key stay. */
+    /**
+     * The move that puts the object where it belongs; objects the interpreter cannot key stay. In range mode, the labels
+     * left from label mode go once no shard may still reconcile by them ({@link #unlabels()}).
+     */
     public Move moveOf(ObjectReference object, RingResource resource, InvalidKeys invalidKeys) {
+        if (rangeModeAsked) {
+            Map<String, String> labels = object.labels();
+            return unlabels() && (labels.containsKey(shardLabel) || labels.containsKey(drainLabel))
+                    ? new Move.Unlabel(labels.get(shardLabel)) : Move.KEEP;
+        }
         PartitionKey key = keyFor(object, resource);
         if (key instanceof PartitionKey.Invalid invalid) {
             invalidKeys.skipped(object, invalid);

@@ -24,8 +24,8 @@ class LeaderMetricsTest {
 
     @Test
     void passesAreCountedAndTimedByResultAndWhatTheyLeftIsCountedByReason() {
-        metrics.passed(CONTROLLER_RING, new PassSummary(100, 1, 5, 2, 7, 3, 4, 0, 0), Duration.ofMillis(250));
-        metrics.passed(CONTROLLER_RING, new PassSummary(100, 0, 0, 0, 1, 0, 0, 0, 5), Duration.ofMillis(50));
+        metrics.passed(CONTROLLER_RING, new PassSummary(100, 1, 5, 2, 0, 7, 3, 4, 0, 0), Duration.ofMillis(250));
+        metrics.passed(CONTROLLER_RING, new PassSummary(100, 0, 0, 0, 0, 1, 0, 0, 0, 5), Duration.ofMillis(50));
         metrics.passFailed(CLUSTER_RING, Duration.ofSeconds(2));
 
         assertThat(counter("ringmaster.rebalance.passes", "controllerring", "shop", "result", "completed")).isEqualTo(2);

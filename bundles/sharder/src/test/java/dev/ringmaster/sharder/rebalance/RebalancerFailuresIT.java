@@ -56,7 +56,7 @@ class RebalancerFailuresIT {
         }
 
         assertThat(summaries).singleElement().satisfies(line -> assertThat(line).contains("PassSummary[examined="
-                + OBJECTS + ", assigned=0, drained=0, reassigned=0, deferred=0, conflicts=0, failed=" + OBJECTS + ","));
+                + OBJECTS + ", assigned=0, drained=0, reassigned=0, unlabelled=0, deferred=0, conflicts=0, failed=" + OBJECTS + ","));
         assertThat(warnings).singleElement().satisfies(line -> assertThat(line).contains("WARN")
                 .contains("ClusterRing/fence: " + OBJECTS + " writes failed, tried again next pass: HTTP 403 Forbidden: "
                         + OBJECTS + " (first: ConfigMap " + NAMESPACE + "/cm-")

@@ -22,8 +22,10 @@ import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.TestNamespaces;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
+import dev.ringmaster.sharder.lease.ShardInfo.RangeClaim;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
+import dev.ringmaster.sharder.model.RingRanges;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
@@ -165,7 +167,7 @@ class RebalancerTest {
             assertThat(labels(client.secrets().inNamespace("default").withName("checksums-cm-" + i).get()))
                     .containsEntry(SHARD, shard);
         }
-        assertThat(pass()).isEqualTo(new PassSummary(40, 0, 0, 0, 0, 0, 0, 0, 0));
+        assertThat(pass()).isEqualTo(new PassSummary(40, 0, 0, 0, 0, 0, 0, 0, 0, 0));
     }
 
     @Test
@@ -396,14 +398,43 @@ class RebalancerTest {
         assertThat(labels(getConfigMap("default", "a"))).containsKey(SHARD);
     }
 
+    /**
+     * A ring switched to range mode keeps every label while a shard may still reconcile by them (it announces no
+     * ranges), and removes the shard and drain labels once none does, of main and controlled objects alike; it looks
+     * at the labelled objects only, and assigns nothing.
+     */
     @Test
-    void aRangeModeRingIsNeverRebalanced() {
-        configMap("default", "a", Map.of(SHARD, "shard-gone"));
-        configMap("default", "b", Map.of());
-        ring.getSpec().setRanges(new dev.ringmaster.sharder.model.RingRanges());
+    void aRangeModeRingRemovesTheLabelsLeftFromLabelModeOnceNoShardServesByThem() {
+        ConfigMap owner = configMap("default", "a", Map.of(SHARD, "shard-0"));
+        secretOf(owner, Map.of(SHARD, "shard-0"));
+        configMap("default", "b", Map.of(SHARD, "shard-1", DRAIN, "true"));
+        configMap("default", "c", Map.of(DRAIN, "true"));
+        configMap("team", "d", Map.of("app", "shop"));
+        ring.getSpec().setRanges(new RingRanges());
         publish();
-        assertThat(rebalance(LIMITS)).isEqualTo(Reconciler.Result.done());
-        assertThat(labels(getConfigMap("default", "a"))).containsEntry(SHARD, "shard-gone");
-        assertThat(labels(getConfigMap("default", "b"))).doesNotContainKey(SHARD);
+        assertThat(rebalance(LIMITS)).as("label-mode shards still serve").isEqualTo(Reconciler.Result.done());
+        assertThat(labels(getConfigMap("default", "b"))).containsEntry(SHARD, "shard-1").containsKey(DRAIN);
+
+        shards(List.of(new ShardInfo("shard-0", ShardState.READY, 1, false, true, RangeClaim.NONE),
+                new ShardInfo("shard-1", ShardState.READY, 1, false, true, RangeClaim.SOME)));
+        assertThat(pass()).isEqualTo(new PassSummary(4, 0, 0, 0, 4, 0, 0, 0, 0, 0));
+        // the mock keeps a label a merge patch sets to null, with the value null (a real API server removes it)
+        for (String name : List.of("a", "b", "c")) {
+            assertThat(labels(getConfigMap("default", name))).allSatisfy((label, value) -> assertThat(value).isNull());
+        }
+        assertThat(labels(getConfigMap("team", "d"))).isEqualTo(Map.of("app", "shop"));
+        assertThat(labels(client.secrets().inNamespace("default").withName("checksums-a").get()).get(SHARD)).isNull();
+        assertThat(meters.get("ringmaster.ring.labels.removed").tags("resource", "configmaps").counter().count())
+                .isEqualTo(3);
+
+        configMap("default", "late", Map.of(SHARD, "shard-1")); // as the webhook's configuration went
+        assertThat(rebalance(LIMITS)).as("a pass that found labels looks again")
+                .isEqualTo(Reconciler.Result.requeueAfter(LIMITS.resync()));
+        // the mock lists a label set to null as still there, a real API server removes it: the objects go instead
+        for (String name : List.of("a", "b", "c", "late")) {
+            client.configMaps().inNamespace("default").withName(name).delete();
+        }
+        client.secrets().inNamespace("default").withName("checksums-a").delete();
+        assertThat(rebalance(LIMITS)).as("no label left: not listed again").isEqualTo(Reconciler.Result.done());
     }
 }

@@ -211,10 +211,33 @@ class RingViewTest {
         assertThat(free.blocker()).isEmpty();
         assertThat(free.placesLike(waiting)).isFalse();
 
+        // the labels left from label mode go once no shard may reconcile by them, and only then
+        RingResource configMaps = new RingResource("", "configmaps", Role.MAIN);
+        ObjectReference labelled = labelled(Map.of(key.shardLabel(), "shard-0", key.drainLabel(), "true"));
+        ObjectReference drainOnly = labelled(Map.of(key.drainLabel(), "true"));
+        ObjectReference unlabelled = labelled(Map.of("app", "shop"));
+        assertThat(waiting.unlabels()).isFalse();
+        assertThat(waiting.moveOf(labelled, configMaps, RingView.InvalidKeys.IGNORE)).isEqualTo(Move.KEEP);
+        assertThat(free.unlabels()).isTrue();
+        Move unlabel = free.moveOf(labelled, configMaps, RingView.InvalidKeys.IGNORE);
+        assertThat(unlabel).isEqualTo(new Move.Unlabel("shard-0"));
+        Map<String, String> removed = new HashMap<>();
+        removed.put(key.shardLabel(), null);
+        removed.put(key.drainLabel(), null);
+        assertThat(free.labelChanges(unlabel, labelled)).isEqualTo(removed);
+        assertThat(free.moveOf(drainOnly, configMaps, RingView.InvalidKeys.IGNORE)).isEqualTo(new Move.Unlabel(null));
+        assertThat(free.labelChanges(new Move.Unlabel(null), drainOnly)).containsOnlyKeys(key.drainLabel());
+        assertThat(free.moveOf(unlabelled, configMaps, RingView.InvalidKeys.IGNORE)).isEqualTo(Move.KEEP);
+        assertThat(compile(shop(), Map.of(key, List.of(rangesNone))).unlabels()).as("label mode").isFalse();
+
         RingView beside = compile(inRangeMode, Map.of(key, List.of(byLabels), RingKey.controllerRing("shop"),
                 List.of(byLabels)), TestRings.configMapControllerRing("shop"));
         assertThat(beside.labelsStillServed()).as("its labels are the label-mode ControllerRing's").isEmpty();
         assertThat(compile(shop(), Map.of(key, List.of(byLabels))).labelsStillServed()).as("label mode").isEmpty();
+    }
+
+    private static ObjectReference labelled(Map<String, String> labels) {
+        return new ObjectReference("", "v1", "ConfigMap", "shop", "cm", "", labels, List.of());
     }
 
     private RingView compile(ClusterRing ring, Map<RingKey, List<ShardInfo>> shards, RingObject... others) {
