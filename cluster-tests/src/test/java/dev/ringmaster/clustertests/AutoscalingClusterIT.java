@@ -80,7 +80,7 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
         List<String> names = shards.configMaps().stream().map(map -> map.getMetadata().getName()).sorted().toList();
         List<String> scaledBefore = scaledEvents();
 
-        patchRing("""
+        shards.patchRing("merge", """
                 {"spec": {"autoscaling": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet",
                   "name": "%s", "namespace": "%s"}, "minShards": 3, "maxShards": 4, "targetUtilizationPercent": %d,
                   "scaleUpStabilizationSeconds": 0, "scaleDownStabilizationSeconds": %d}}}"""
@@ -175,7 +175,7 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
     @AfterAll
     static void asBefore() throws Exception {
         if (autoscaled) {
-            CleanUp.steps(() -> patchRing("{\"spec\": {\"autoscaling\": null}}"), () -> {
+            CleanUp.steps(() -> shards.patchRing("merge", "{\"spec\": {\"autoscaling\": null}}"), () -> {
                 for (ConfigMap map : shards.configMaps()) {
                     if (map.getMetadata().getAnnotations() != null
                             && map.getMetadata().getAnnotations().containsKey(Cost.ANNOTATION)) {
@@ -185,11 +185,6 @@ class AutoscalingClusterIT extends StatefulSetScenarios {
                 }
             }, () -> shards.awaitSettledOn(shards.scale(3), SETTLE));
         }
-    }
-
-    private static void patchRing(String mergePatch) {
-        cluster.kubectl("patch", shards.kind().kind().toLowerCase(), shards.ring(), "--type=merge", "-p", mergePatch)
-                .orThrow();
     }
 
     /** A JSON merge patch of one of the ring's ConfigMaps. */

@@ -70,8 +70,7 @@ class HotSwapClusterIT extends StatefulSetScenarios {
 
         Map<String, String> before = assignments();
         try (DrainCounter drains = new DrainCounter()) {
-            cluster.kubectl("patch", shards.kind().kind().toLowerCase(), shards.ring(), "--type=merge",
-                    "-p", "{\"spec\":{\"strategy\":\"" + JumpHashStrategy.NAME + "\"}}").orThrow();
+            shards.patchRing("merge", "{\"spec\":{\"strategy\":\"" + JumpHashStrategy.NAME + "\"}}");
             Waiting.until(Duration.ofSeconds(60), () -> "the ring Ready on " + JumpHashStrategy.NAME + ": "
                     + shards.readyCondition(), () -> readyWith(JumpHashStrategy.NAME));
             // in waves of at most the budget: settled only once every object is where jump-hash puts it
@@ -122,8 +121,7 @@ class HotSwapClusterIT extends StatefulSetScenarios {
         assertThat(readyWith(JumpHashStrategy.NAME)).isTrue();
 
         Map<String, String> before = assignments();
-        cluster.kubectl("patch", shards.kind().kind().toLowerCase(), shards.ring(), "--type=merge",
-                "-p", "{\"spec\":{\"strategy\":\"jump-hsh\"}}").orThrow();
+        shards.patchRing("merge", "{\"spec\":{\"strategy\":\"jump-hsh\"}}");
         Waiting.until(Duration.ofSeconds(30), () -> "the ring Ready=False StrategyUnavailable, on jump-hash still: "
                 + shards.readyCondition(), () -> {
                     Map<String, Object> condition = shards.readyCondition();
@@ -142,8 +140,7 @@ class HotSwapClusterIT extends StatefulSetScenarios {
                 "-p", "{\"data\":{\"dev.ringmaster.sharder.cfg\":\"# nothing set\"}}").orThrow();
         sharder.awaitDelivered(Duration.ofSeconds(30));
         Map<String, String> onJumpHash = assignments();
-        cluster.kubectl("patch", shards.kind().kind().toLowerCase(), shards.ring(), "--type=merge",
-                "-p", "{\"spec\":{\"strategy\":null}}").orThrow();
+        shards.patchRing("merge", "{\"spec\":{\"strategy\":null}}");
         Waiting.until(Duration.ofSeconds(60), () -> "the ring Ready on its default strategy: " + shards.readyCondition(),
                 () -> readyWith("consistent-hash"));
         // Ready comes with the status write, before the leader's pass has drained anything: settled is only

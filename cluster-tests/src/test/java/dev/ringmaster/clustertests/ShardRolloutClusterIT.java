@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -147,7 +146,7 @@ class ShardRolloutClusterIT {
         Set<String> all = settledWith(shards);
         String stuck = last(all);
         Duration grace = Duration.ofSeconds(20);
-        setGrace(cluster, shards, grace);
+        setGrace(shards, grace);
         try (RolloutRecorder recorder = shards.record()) {
             cluster.kubectl("-n", shards.namespace(), "set", "image", shards.workloadRef(),
                     "shard=ringmaster-examples:does-not-exist").orThrow();
@@ -165,7 +164,7 @@ class ShardRolloutClusterIT {
         } finally {
             cluster.kubectl("-n", shards.namespace(), "rollout", "undo", shards.workloadRef()).orThrow();
             cluster.kubectl("-n", shards.namespace(), "delete", "pod", stuck, "--wait=false", "--ignore-not-found").orThrow();
-            defaultGrace(cluster, shards);
+            defaultGrace(shards);
         }
         // the shard's way back (its Lease, which the sharder took, expires first) is the hung shard's
         // above; the next scenario of the class replaces this variant, and one run alone leaves it to
@@ -228,7 +227,7 @@ class ShardRolloutClusterIT {
         NodeCluster cluster = NodeCluster.get();
         Set<String> before = settledWith(shards);
         Map<String, Long> perShard = shards.perShard();
-        setGrace(cluster, shards, ROLLOUT_GRACE);
+        setGrace(shards, ROLLOUT_GRACE);
         try (RolloutRecorder recorder = shards.record()) {
             Instant started = Instant.now();
             replacePods(cluster, shards);
@@ -247,7 +246,7 @@ class ShardRolloutClusterIT {
                     .allMatch(handover -> handover.stopped() != null);
             assertThat(recorder.releases()).as("no shard released its Lease").isEmpty();
         } finally {
-            defaultGrace(cluster, shards);
+            defaultGrace(shards);
         }
         shards.assertNoOverlappingReconciles();
     }
@@ -294,16 +293,12 @@ class ShardRolloutClusterIT {
         return Optional.ofNullable(stamp).map(value -> OffsetDateTime.parse(value).toInstant());
     }
 
-    private static void setGrace(NodeCluster cluster, Examples shards, Duration grace) {
-        patchRing(cluster, shards, "--type=merge", "{\"spec\":{\"shardRestartGraceSeconds\":" + grace.toSeconds() + "}}");
+    private static void setGrace(Examples shards, Duration grace) {
+        shards.patchRing("merge", "{\"spec\":{\"shardRestartGraceSeconds\":" + grace.toSeconds() + "}}");
     }
 
     /** The ring's restart grace unset again: the default. */
-    private static void defaultGrace(NodeCluster cluster, Examples shards) {
-        patchRing(cluster, shards, "--type=json", "[{\"op\":\"remove\",\"path\":\"/spec/shardRestartGraceSeconds\"}]");
-    }
-
-    private static void patchRing(NodeCluster cluster, Examples shards, String type, String patch) {
-        cluster.kubectl("patch", shards.kind().kind().toLowerCase(Locale.ROOT), shards.ring(), type, "-p", patch).orThrow();
+    private static void defaultGrace(Examples shards) {
+        shards.patchRing("json", "[{\"op\":\"remove\",\"path\":\"/spec/shardRestartGraceSeconds\"}]");
     }
 }

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -360,6 +361,11 @@ public final class Examples extends RingState {
         return admin().configMaps().inNamespace(objectsNamespace()).resource(new ConfigMapBuilder().withNewMetadata()
                 .withName(name).endMetadata().addToData("name", name).addToData("created", String.valueOf(System.nanoTime()))
                 .build()).create();
+    }
+
+    /** {@code kubectl patch} of the ring: {@code type} {@code merge} or {@code json}. */
+    public void patchRing(String type, String patch) {
+        cluster.kubectl("patch", kind().kind().toLowerCase(Locale.ROOT), ring(), "--type=" + type, "-p", patch).orThrow();
     }
 
     /**
