@@ -6,16 +6,20 @@ import static org.junit.Assert.assertTrue;
 import dev.ringmaster.examples.checksum.ReconcileLine;
 import dev.ringmaster.itests.support.Cli;
 import dev.ringmaster.itests.support.RealCluster;
+import dev.ringmaster.itests.support.Ownership;
 import dev.ringmaster.itests.support.RingObjects;
 import dev.ringmaster.itests.support.ShardFleet;
 import dev.ringmaster.itests.support.SharderHome;
 import dev.ringmaster.itests.support.Waiting;
 import dev.ringmaster.ring.RingContract;
+import dev.ringmaster.testing.apiserver.HashRanges;
 import dev.ringmaster.testing.rings.RingState;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.math.BigInteger;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -27,19 +31,31 @@ import org.junit.Before;
 import org.junit.Test;
 
 /**
- * A ring switched from label mode to range mode while its label-mode shards run (issue 34, docs/design.md section 9):
- * on kube-apiserver v1.36 with the gate, {@code bin/ringmaster run}, two {@code bin/checksum-controller} shards in
- * label mode, then two in range mode beside them. The range-mode shards announce ranges with their Leases; the ring
- * grants them none (Ready=False, LabelsStillServed) while a shard that serves by labels still holds its Lease, and
- * once those stop, the range-mode shards get the whole space between them, and the sharder removes the shard labels
- * left from label mode (it keeps them until then). No ConfigMap is reconciled by two shards at overlapping times, and
- * each is reconciled by a range-mode shard in the end.
+ * A ring switched from label mode to range mode and back while shards of both modes run beside each other (issue 34,
+ * docs/design.md section 9): on kube-apiserver v1.36 with the gate, {@code bin/ringmaster run}, two
+ * {@code bin/checksum-controller} shards in label mode and two in range mode, 3,000 ConfigMaps. Into range mode, the
+ * sharder drains the label-mode shards' ConfigMaps bucket by bucket and grants each range once none of its ConfigMaps
+ * is left with them, while they still run. Back in label mode with the label-mode shards stopped, the range-mode
+ * shards keep their ranges; once label-mode shards start, the sharder takes the ranges back and labels the ConfigMaps
+ * once the range-mode shards let go. No ConfigMap is reconciled by two shards at overlapping times, none goes without
+ * an owner for longer than {@link #HANDOVER} into range mode (and {@link #LABELLING} back), and each ends where the
+ * target mode puts it, reconciled by a shard of that mode.
  */
 public class ModeSwitchRealIT {
 
     private static final String RING = "mode-switch";
-    private static final int OBJECTS = 40;
-    private static final Duration SOON = Duration.ofMinutes(2);
+    private static final int OBJECTS = 3_000;
+    private static final Duration SOON = Duration.ofMinutes(3);
+    /**
+     * The longest a ConfigMap may go without an owner: a handover's length here, a drain acknowledged and the next
+     * pass, under the load of a whole CI run (docs/performance.md says what it takes on a quiet machine).
+     */
+    private static final Duration HANDOVER = Duration.ofSeconds(20);
+    /**
+     * Back into label mode the ranges are taken back all at once and one pass labels every ConfigMap, so the last one
+     * waits for that pass (about 20 s at 3,000 here): returning ranges bucket by bucket is left open in issue 34.
+     */
+    private static final Duration LABELLING = Duration.ofSeconds(60);
     private static final List<String> LABEL_SHARDS = List.of("label-0", "label-1");
     private static final List<String> RANGE_SHARDS = List.of("range-0", "range-1");
 
@@ -48,6 +64,7 @@ public class ModeSwitchRealIT {
     private Cli.Started sharder;
     private ShardFleet shards;
     private RingObjects ring;
+    private Ownership ownership;
 
     @Before
     public void start() {
@@ -62,6 +79,9 @@ public class ModeSwitchRealIT {
 
     @After
     public void stop() throws InterruptedException {
+        if (ownership != null) {
+            ownership.close();
+        }
         if (shards != null) {
             shards.close();
         }
@@ -71,39 +91,50 @@ public class ModeSwitchRealIT {
     }
 
     @Test
-    public void rangesAreGrantedOnlyOnceNoShardServesByLabelsAndNoObjectIsReconciledTwiceAtOnce() throws Exception {
+    public void aSwitchIntoRangeModeAndBackHandsEveryObjectOverWithoutOverlapOrALongGap() throws Exception {
         LABEL_SHARDS.forEach(shards::start);
-        for (int i = 0; i < OBJECTS; i++) {
-            admin.configMaps().inNamespace(RING).resource(new ConfigMapBuilder().withNewMetadata().withName("cm-" + i)
-                    .endMetadata().addToData("value", "v" + i).build()).create();
-        }
-        // settled, not only labelled: a drain acknowledged after the switch would leave its object unlabelled
+        ring.createConfigMaps(OBJECTS);
         ring.awaitSettledOn(Set.copyOf(LABEL_SHARDS), OBJECTS, SOON, sharder::err);
-
-        cluster.rangeModeConfigMapRing(RING, RING, "uid", 16);
         RANGE_SHARDS.forEach(shard -> shards.start(shard, List.of("--range-mode")));
-        Waiting.until(SOON, () -> "the ring waits for the label-mode shards, now " + ring.readyCondition() + "\n"
-                + sharder.err(), () -> "LabelsStillServed".equals(ring.readyCondition().get("reason")));
-        Waiting.throughout(Duration.ofSeconds(5), "no range granted beside the label-mode shards, and every label kept")
-                .until(() -> assigned().values().stream().allMatch(String::isEmpty) && labelled() == OBJECTS);
+        ownership = new Ownership(admin, RING, ring.shardLabel());
 
-        long stopped = System.currentTimeMillis();
+        long intoRanges = System.currentTimeMillis();
+        cluster.rangeModeConfigMapRing(RING, RING, "uid", 16);
+        Waiting.until(SOON, () -> "the range-mode shards serve the whole space and no label is left, now "
+                + served() + ", " + labelled() + " labelled\n" + sharder.err(), () -> labelled() == 0 && servedByRanges());
+        assertEquals("the label-mode shards still run", Set.copyOf(LABEL_SHARDS), shards.running().stream()
+                .filter(LABEL_SHARDS::contains).collect(Collectors.toSet()));
+        Waiting.until(SOON, () -> "every ConfigMap reconciled by a range-mode shard", () -> reconciledBy(RANGE_SHARDS,
+                intoRanges).size() == OBJECTS);
+        Duration intoRangesGap = ownership.longestWithoutOwner();
+        System.out.printf("MODE SWITCH label -> range, %d ConfigMaps: longest without an owner %d ms; seconds: %s%n",
+                OBJECTS, intoRangesGap.toMillis(), ownership.histogram());
+        ownership.reset();
+
         for (String shard : LABEL_SHARDS) {
             shards.stopGracefully(shard);
         }
-        Waiting.until(SOON, () -> "the range-mode shards serve the whole space, now " + assigned() + "\n"
-                + sharder.err(), () -> {
-                    Map<String, String> assigned = assigned();
-                    return ring.isReady() && RANGE_SHARDS.stream().allMatch(shard -> !assigned.getOrDefault(shard, "").isEmpty()
-                            && assigned.get(shard).equals(served().get(shard)));
-                });
-        Waiting.until(SOON, () -> "every ConfigMap reconciled by a range-mode shard", () -> rangeModeReconciled(stopped)
-                .size() == OBJECTS);
-        Waiting.until(SOON, () -> "the labels left from label mode removed, now on " + labelled() + "\n" + sharder.err(),
-                () -> labelled() == 0);
+        cluster.configMapRing(RING, RING, false);
+        Waiting.until(SOON, () -> "the ring waits for the range-mode shards, now " + ring.readyCondition(),
+                () -> "RangesStillServed".equals(ring.readyCondition().get("reason")));
+        Waiting.throughout(Duration.ofSeconds(5), "the range-mode shards keep serving while no shard serves by labels")
+                .until(this::servedByRanges);
+        long intoLabels = System.currentTimeMillis();
+        LABEL_SHARDS.forEach(shards::start);
+        ring.awaitSettledOn(Set.copyOf(LABEL_SHARDS), OBJECTS, SOON, sharder::err);
+        Waiting.until(SOON, () -> "the range-mode shards serve nothing, now " + served(), () -> served().values()
+                .stream().allMatch(String::isEmpty));
+        Waiting.until(SOON, () -> "every ConfigMap reconciled by a label-mode shard", () -> reconciledBy(LABEL_SHARDS,
+                intoLabels).size() == OBJECTS);
+        Duration intoLabelsGap = ownership.longestWithoutOwner();
+        System.out.printf("MODE SWITCH range -> label, %d ConfigMaps: longest without an owner %d ms; seconds: %s%n",
+                OBJECTS, intoLabelsGap.toMillis(), ownership.histogram());
+
         assertEquals("reconciles of one object by two shards at overlapping times", 0, shards.overlaps());
-        assertTrue("the label-mode shards reconciled before the switch", shards.reconciles().stream()
-                .anyMatch(line -> LABEL_SHARDS.contains(line.shard())));
+        assertTrue("into range mode, a ConfigMap went " + intoRangesGap + " without an owner",
+                intoRangesGap.compareTo(HANDOVER) <= 0);
+        assertTrue("back into label mode, a ConfigMap went " + intoLabelsGap + " without an owner",
+                intoLabelsGap.compareTo(LABELLING) <= 0);
     }
 
     /** The ConfigMaps with the ring's shard or drain label. */
@@ -112,9 +143,32 @@ public class ModeSwitchRealIT {
                 .filter(labels -> labels.containsKey(ring.shardLabel()) || labels.containsKey(ring.drainLabel())).count();
     }
 
-    /** The ConfigMaps a range-mode shard reconciled, after {@code since}. */
-    private Set<String> rangeModeReconciled(long since) {
-        return shards.reconciles().stream().filter(line -> RANGE_SHARDS.contains(line.shard()) && line.start() >= since)
+    /** Whether the range-mode shards serve the whole space between them, each what it is assigned. */
+    private boolean servedByRanges() {
+        Map<String, String> assigned = assigned();
+        Map<String, String> served = served();
+        List<BigInteger[]> all = new ArrayList<>();
+        for (String shard : RANGE_SHARDS) {
+            String ranges = served.getOrDefault(shard, "");
+            if (ranges.isEmpty() || !ranges.equals(assigned.get(shard))) {
+                return false;
+            }
+            all.addAll(HashRanges.parse(ranges));
+        }
+        all.sort(Comparator.comparing(range -> range[0]));
+        BigInteger next = BigInteger.ZERO;
+        for (BigInteger[] range : all) {
+            if (!range[0].equals(next)) {
+                return false; // a gap, or two shards serving one range
+            }
+            next = range[1];
+        }
+        return next.equals(BigInteger.ONE.shiftLeft(64));
+    }
+
+    /** The ConfigMaps one of {@code shards} reconciled, after {@code since}. */
+    private Set<String> reconciledBy(List<String> shardNames, long since) {
+        return shards.reconciles().stream().filter(line -> shardNames.contains(line.shard()) && line.start() >= since)
                 .map(ReconcileLine::name).collect(Collectors.toSet());
     }
 
@@ -126,13 +180,15 @@ public class ModeSwitchRealIT {
         return annotation(RingContract.SERVED_RANGES_ANNOTATION);
     }
 
-    /** Each shard Lease's {@code annotation}, empty when it has none. */
+    /** Each range-mode shard Lease's {@code annotation}, empty when it has none. */
     private Map<String, String> annotation(String annotation) {
         Map<String, String> values = new TreeMap<>();
         for (Lease lease : admin.leases().inNamespace(RING).list().getItems()) {
-            Map<String, String> annotations = lease.getMetadata().getAnnotations();
-            values.put(lease.getMetadata().getName(), annotations == null ? ""
-                    : Objects.requireNonNullElse(annotations.get(annotation), ""));
+            if (RANGE_SHARDS.contains(lease.getMetadata().getName())) {
+                Map<String, String> annotations = lease.getMetadata().getAnnotations();
+                values.put(lease.getMetadata().getName(), annotations == null ? ""
+                        : Objects.requireNonNullElse(annotations.get(annotation), ""));
+            }
         }
         return values;
     }

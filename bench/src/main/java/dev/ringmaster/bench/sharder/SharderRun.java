@@ -15,6 +15,7 @@ import dev.ringmaster.sharder.lease.DefaultLeaseDetector;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.ranges.LabelHolds;
 import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
@@ -147,7 +148,8 @@ public final class SharderRun {
         ResourceCatalog catalog = new ResourceCatalog(client);
         ObjectPages pages = new ObjectPages(client, limits.pageSize());
         Counter counter = new Counter();
-        Rebalancer rebalancer = new Rebalancer(registry, RingView.InvalidKeys.IGNORE, catalog, pages, new LabelWriter(client), new NamespaceScope(() -> namespaces.getStore().list()), limits, counter);
+        Rebalancer rebalancer = new Rebalancer(registry, RingView.InvalidKeys.IGNORE, catalog, pages, new LabelWriter(client), new NamespaceScope(() -> namespaces.getStore().list()), limits, counter,
+                new LabelHolds(Clock.systemUTC()));
         ResolvedResource configMaps = catalog.resolve("", "configmaps").orElseThrow();
 
         double heapBefore = mib(heapAfterFullGc());

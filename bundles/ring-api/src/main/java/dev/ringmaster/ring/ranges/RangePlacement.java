@@ -47,6 +47,12 @@ public final class RangePlacement {
         return placed;
     }
 
+    /** The bucket of {@code buckets} (a power of two) that holds {@code hash}. */
+    public static HashRange bucketContaining(long hash, int buckets) {
+        int bits = Integer.numberOfTrailingZeros(buckets);
+        return bucket(bits == 0 ? 0 : (int) (hash >>> (64 - bits)), buckets);
+    }
+
     /** Bucket {@code index} of {@code buckets}: [index * 2^64 / buckets, (index + 1) * 2^64 / buckets). */
     static HashRange bucket(int index, int buckets) {
         int shift = 64 - Integer.numberOfTrailingZeros(buckets);

@@ -83,6 +83,15 @@ class RangesTest {
     }
 
     @Test
+    void theBucketContainingAHashIsTheOneItsTopBitsName() {
+        assertThat(RangePlacement.bucketContaining(0x3fffffffffffffffL, 16).toString())
+                .isEqualTo("0x3000000000000000-0x4000000000000000");
+        assertThat(RangePlacement.bucketContaining(-1L, 64).toString()).isEqualTo("0xfc00000000000000-" + END);
+        assertThat(RangePlacement.bucketContaining(0x8000000000000000L, 2).toString()).isEqualTo(HALF + "-" + END);
+        assertThat(RangePlacement.bucketContaining(12345L, 1)).isEqualTo(new HashRange(0, -1L));
+    }
+
+    @Test
     void bucketsCutTheSpaceIntoEqualRanges() {
         assertThat(RangePlacement.bucket(0, 1)).isEqualTo(new HashRange(0, -1L));
         assertThat(RangePlacement.bucket(1, 2).toString()).isEqualTo(HALF + "-" + END);

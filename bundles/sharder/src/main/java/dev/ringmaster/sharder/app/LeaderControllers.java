@@ -14,6 +14,7 @@ import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.lease.RingLeases;
 import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.ranges.LabelHolds;
 import dev.ringmaster.sharder.ranges.RangeAssigner;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
@@ -120,13 +121,15 @@ final class LeaderControllers implements AutoCloseable {
         this.weighing = new Controller<>("weights", new WeightBalancer(registry, leases::leases, client, catalog,
                 new ObjectPages(client, settings.limits().pageSize()), scope, settings.clock(), metrics,
                 REPORTING_CONTROLLER), 1, Backoff.DEFAULT);
+        LabelHolds holds = new LabelHolds(settings.clock());
         this.rebalancer = new Rebalancer(registry, invalidKeys, catalog,
-                new ObjectPages(client, settings.limits().pageSize()), writer, scope, settings.limits(), metrics);
+                new ObjectPages(client, settings.limits().pageSize()), writer, scope, settings.limits(), metrics, holds);
         this.rebalancing = new Controller<>("rebalancer", rebalancer, 2, Backoff.DEFAULT);
         this.assigning = new Controller<>("unassigned", new UnassignedAssigner(this::cachedUnassigned,
                 registry, invalidKeys, scope, writer, metrics), 4, Backoff.DEFAULT);
         this.rangeAssigning = new Controller<>("ranges", new RangeAssigner(registry, leases::leases, client,
-                settings.clock(), metrics), 2, Backoff.DEFAULT);
+                settings.clock(), metrics, holds), 2, Backoff.DEFAULT);
+        holds.onChange(rangeAssigning::enqueue);
         this.watches = new UnassignedWatches(client, catalog, assigning);
         this.drains = new DrainWatches(client, catalog, settings.clock());
         this.watchSync = new Controller<>("unassigned-watches", all -> {
@@ -264,11 +267,9 @@ final class LeaderControllers implements AutoCloseable {
                 watches.requeue(change.ring());
             }
             ringStatus.enqueue(change.ring());
-            if (change.after().map(RingView::rangeModeAsked).orElse(false)
-                    || change.before().map(RingView::rangeModeAsked).orElse(false)) {
-                rangeAssigning.enqueue(change.ring());
-            }
-            // every change: a ring that stopped autoscaling or balancing by weights is forgotten by its next pass
+            // every change: a ring that stopped autoscaling or balancing by weights is forgotten by its next pass, and
+            // a label-mode ring takes ranges back once a shard serves by labels
+            rangeAssigning.enqueue(change.ring());
             autoscaling.enqueue(change.ring());
             weighing.enqueue(change.ring());
         }

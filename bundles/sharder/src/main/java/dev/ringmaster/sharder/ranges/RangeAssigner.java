@@ -77,6 +77,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     private final RangeRecorder recorder;
     private final ObjectEvents events;
     private final RangeBalancer balancer;
+    private final LabelHolds holds;
 
     /**
      * The assignments this sharder wrote to each Lease that its cache may not show yet, oldest first: a shard may
@@ -103,9 +104,10 @@ public final class RangeAssigner implements Reconciler<RingKey> {
      * @param registry the rings' views: range mode, available shards and each shard's verdict
      * @param leases   every cached shard Lease (of every ring)
      * @param client   writes the Leases' annotations and Warning events; the leader's fenced client
+     * @param holds    where a ring that entered range mode still has objects of label-mode shards
      */
     public RangeAssigner(RingRegistry registry, Supplier<? extends Collection<Lease>> leases, KubernetesClient client,
-            Clock clock, RangeRecorder recorder) {
+            Clock clock, RangeRecorder recorder, LabelHolds holds) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.leases = Objects.requireNonNull(leases, "leases");
         this.client = Objects.requireNonNull(client, "client");
@@ -113,6 +115,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         this.recorder = Objects.requireNonNull(recorder, "recorder");
         this.events = new ObjectEvents(client, clock, REPORTING_CONTROLLER);
         this.balancer = new RangeBalancer(clock);
+        this.holds = Objects.requireNonNull(holds, "holds");
     }
 
     @Override
@@ -124,7 +127,8 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             releases.remove(ring);
             balancer.forget(ring);
             recorder.forget(ring);
-            found.filter(view -> !view.rangeModeAsked() && view.problems().isEmpty()).ifPresent(this::revoke);
+            found.filter(view -> !view.rangeModeAsked() && view.problems().isEmpty() && view.hasShardsOfItsMode())
+                    .ifPresent(this::revoke);
             return Result.done();
         }
         RingView view = found.get();
@@ -191,11 +195,13 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             balancer.forget(ring);
         }
         if (!view.labelsStillServed().isEmpty()) {
-            // a shard may still reconcile by labels (the ring entered range mode): assignments only shrink
-            Map<String, RangeSet> shrunk = new TreeMap<>();
-            desired.forEach((name, ranges) -> shrunk.put(name, shards.containsKey(name)
-                    ? ranges.intersect(shards.get(name).current()) : RangeSet.EMPTY));
-            desired = shrunk;
+            // a shard may still reconcile by labels (the ring entered range mode): assignments grow only where the
+            // rebalancer's last pass found none of their objects left
+            RangeSet free = holds.free(ring, view.labelsStillServed());
+            Map<String, RangeSet> held = new TreeMap<>();
+            desired.forEach((name, ranges) -> held.put(name, ranges.intersect(free.union(shards.containsKey(name)
+                    ? shards.get(name).current() : RangeSet.EMPTY))));
+            desired = held;
         }
         Map<String, RangeSet> next = RangeAssignment.assign(desired, shards);
         // shrinks first, so a fenced shard's release is timed before the same pass grants it
@@ -236,9 +242,10 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     }
 
     /**
-     * A ring in label mode, having left range mode or not: every range it still assigns is taken back, so a shard
-     * left in range mode stops serving ranges beside the shards that serve labels (docs/sharder.md). A Lease that is
-     * also a shard of a range-mode ring of the other kind keeps what that ring assigns it.
+     * A ring in label mode with a shard that serves by labels, having left range mode or not: every range it still
+     * assigns is taken back, so a shard left in range mode stops serving ranges beside the shards that serve labels
+     * (docs/design.md section 9). Until such a shard is available the ranges stay where they are, served. A Lease
+     * that is also a shard of a range-mode ring of the other kind keeps what that ring assigns it.
      */
     private void revoke(RingView view) {
         RingLeases.byName(view.key(), leases.get()).forEach((name, lease) -> {

@@ -3,23 +3,31 @@ package dev.ringmaster.sharder.rebalance;
 import dev.ringmaster.ring.ObjectReference;
 import dev.ringmaster.ring.RingResource;
 import dev.ringmaster.ring.RingResource.Role;
+import dev.ringmaster.ring.ranges.HashRange;
+import dev.ringmaster.ring.ranges.RangePlacement;
+import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.sharder.kube.LabelWriter;
 import dev.ringmaster.sharder.kube.ObjectPages;
 import dev.ringmaster.sharder.kube.ResolvedResource;
 import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.ranges.LabelHolds;
 import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.runtime.Reconciler;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,7 +44,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The sharder controller: one pass over every object of a ring moves each to its desired shard
  * (docs/design.md section 5). Level-based — every pass lists the current state and keeps no cache of
- * sharded objects, only the page at hand — and each moved object costs exactly one optimistic write.
+ * sharded objects, only the page at hand (and, while a ring enters range mode, the drains of the objects label-mode
+ * shards still hold, until the listing ends) — and each moved object costs exactly one optimistic write.
  */
 public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
 
@@ -52,15 +61,17 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
     private final NamespaceScope namespaces;
     private final RebalanceLimits limits;
     private final MoveRecorder recorder;
+    private final LabelHolds holds;
     private final ExecutorService writers;
 
     /**
      * @param registry    every ring's current view, which decides each move
      * @param invalidKeys told of objects the ring's interpreter cannot key
+     * @param holds       told where a ring entering range mode still has objects of label-mode shards
      */
     public Rebalancer(RingRegistry registry, RingView.InvalidKeys invalidKeys, ResourceCatalog catalog,
             ObjectPages pages, LabelWriter writer, NamespaceScope namespaces, RebalanceLimits limits,
-            MoveRecorder recorder) {
+            MoveRecorder recorder, LabelHolds holds) {
         this.registry = registry;
         this.invalidKeys = invalidKeys;
         this.catalog = catalog;
@@ -69,6 +80,7 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         this.namespaces = namespaces;
         this.limits = limits;
         this.recorder = recorder;
+        this.holds = holds;
         this.writers = Executors.newFixedThreadPool(limits.concurrentMoves(), runnable -> {
             Thread thread = new Thread(runnable, "rebalancer-write");
             thread.setDaemon(true);
@@ -78,13 +90,18 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
 
     /** Passes in a row, per ring, that left work and made no progress. */
     private final Map<RingKey, Integer> stalledPasses = new ConcurrentHashMap<>();
+    /** Per range-mode ring, the objects in drain after its last pass, while label-mode shards hand them back. */
+    private final Map<RingKey, Long> inDrainBefore = new ConcurrentHashMap<>();
 
     @Override
     public Result reconcile(RingKey ringName) {
         Optional<RingView> ring = registry.view(ringName);
-        if (ring.isEmpty() || !ring.get().canAct() && !ring.get().unlabels()) {
-            // gone, invalid, strategy or interpreter missing, or range mode waiting for label-mode shards: nothing
-            // moves; a change of any of these requeues the ring
+        if (ring.flatMap(RingView::rangeMode).isEmpty()) {
+            holds.forget(ringName);
+            inDrainBefore.remove(ringName);
+        }
+        if (ring.isEmpty() || !ring.get().canAct() && !ring.get().clearsLabels()) {
+            // gone, invalid, strategy or interpreter missing: nothing moves; a change of any of these requeues the ring
             stalledPasses.remove(ringName);
             return Result.done();
         }
@@ -106,18 +123,27 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
      * one are mostly acknowledged before the next lists), backing off while they only wait for drains
      * nobody acknowledges (a stuck shard would otherwise cost a full listing every second), and at
      * the resync period once nothing is left. A range-mode ring is passed over again only while a pass
-     * found labels to remove (the next one catches a label the webhook wrote as its configuration went).
+     * found labels: soon while label-mode shards hand objects back (their ranges wait for it), at the resync
+     * period after one that removed labels (the next one catches a label the webhook wrote as its configuration
+     * went).
      */
     private Result nextPass(RingView view, PassSummary summary) {
         RingKey ring = view.key();
-        if (view.rangeMode().isPresent() && summary.examined() == 0) {
+        boolean rangeMode = view.rangeMode().isPresent();
+        if (rangeMode && summary.examined() == 0) {
             // no label left: a range-mode ring is not listed again until its view changes
             stalledPasses.remove(ring);
+            inDrainBefore.remove(ring);
             return Result.done();
         }
-        if (!summary.pending() || summary.progressed()) {
+        // in range mode, drains are acknowledged by the shards removing both labels: no watch sees them, passes do
+        long inDrain = rangeMode && !view.labelsStillServed().isEmpty() ? summary.inDrain() + summary.drained() : 0;
+        Long before = inDrain > 0 ? inDrainBefore.put(ring, inDrain) : inDrainBefore.remove(ring);
+        boolean waiting = summary.pending() || inDrain > 0;
+        boolean progressed = summary.progressed() || before != null && inDrain < before;
+        if (!waiting || progressed) {
             stalledPasses.remove(ring);
-            return Result.requeueAfter(summary.pending() ? limits.pendingRetry() : limits.resync());
+            return Result.requeueAfter(waiting ? limits.pendingRetry() : limits.resync());
         }
         int stalled = stalledPasses.merge(ring, 1, Integer::sum);
         Duration backedOff = limits.pendingRetry().multipliedBy(1L << Math.min(stalled, 16));
@@ -132,11 +158,10 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         Pass pass = new Pass(ring, namespaces.matching(ring.namespaceSelector()));
         Map<ResolvedResource, RingResource> resources = resolve(ring, pass);
         boolean rangeMode = ring.rangeMode().isPresent();
-        if (!rangeMode) {
-            pass.inDrain = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
-                    .mapToLong(entry -> pass.count(entry.getKey(), ring.drainLabel())).sum();
-            pass.budget.set(Math.max(0, limits.moveBudget() - pass.inDrain));
-        }
+        Instant listedAt = rangeMode ? holds.listingStarts(ring.key()) : null;
+        pass.inDrain = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
+                .mapToLong(entry -> pass.count(entry.getKey(), ring.drainLabel())).sum();
+        pass.budget.set(Math.max(0, limits.moveBudget() - pass.inDrain));
         try {
             resources.forEach((resource, ringResource) -> {
                 if (rangeMode) {
@@ -148,6 +173,7 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
                     pages.forEachPage(resource, null, page -> pass.move(resource, ringResource, page));
                 }
             });
+            pass.drainHeldBuckets();
         } catch (RuntimeException e) {
             pass.settleWrites(); // a listing failed: let the writes started finish before the next pass
             pass.reportFailures();
@@ -158,6 +184,8 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         pass.throwIfFatal();
         if (!rangeMode) {
             recorder.objectsPerShard(pass.ring, pass.perShard);
+        } else if (!ring.labelsStillServed().isEmpty() && pass.unresolved == 0) {
+            holds.found(ring.key(), ring.labelsStillServed(), RangeSet.of(pass.held), listedAt);
         }
         return pass.summary();
     }
@@ -192,6 +220,11 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         final WriteFailures failed = new WriteFailures();
         int unresolved;
         long inDrain;
+        /** Range mode: the buckets of main objects labelled for shards that may still reconcile them by label. */
+        final List<HashRange> held = new ArrayList<>();
+        /** Range mode: the drains of those objects not in drain yet, by bucket, in the order of the space. */
+        final Map<HashRange, List<Runnable>> heldDrains = new TreeMap<>(
+                Comparator.comparing(HashRange::first, Long::compareUnsigned));
         /** Writes in flight: listing goes on while they run, up to the configured number. */
         final Semaphore inFlight = new Semaphore(limits.concurrentMoves());
         /** A failure that ends the pass (the fence refused a write); no write is started after it. */
@@ -227,8 +260,20 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
                 examined.incrementAndGet();
                 perShard.computeIfAbsent(resource, any -> new HashMap<>())
                         .merge(object.labels().getOrDefault(view.shardLabel(), ""), 1L, Long::sum);
+                HashRange bucket = null;
+                if (view.heldByLabel(object, ringResource)) {
+                    RingView.RangeMode mode = view.rangeMode().orElseThrow();
+                    bucket = RangePlacement.bucketContaining(mode.key().hash(metadata.getUid(), metadata.getNamespace()),
+                            mode.buckets());
+                    held.add(bucket);
+                }
                 Move move = view.moveOf(object, ringResource, invalidKeys);
                 if (move instanceof Move.Keep) {
+                    continue;
+                }
+                if (bucket != null) {
+                    heldDrains.computeIfAbsent(bucket, any -> new ArrayList<>())
+                            .add(() -> write(resource, metadata, object, move));
                     continue;
                 }
                 if (move instanceof Move.Drain && budget.getAndUpdate(left -> Math.max(0, left - 1)) == 0) {
@@ -236,6 +281,29 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
                     continue;
                 }
                 start(() -> write(resource, metadata, object, move));
+            }
+        }
+
+        /**
+         * Range mode: starts the drains of held objects whole buckets at a time, while fewer objects than
+         * {@link RebalanceLimits#concurrentMoves()} are in drain (one bucket when none is) and the move budget lasts;
+         * the others wait for a later pass. A bucket's range is granted only once its last object was handed back, so
+         * an object handed back early waits for the slowest of its bucket: draining everything at once would make it
+         * wait for the slowest of all.
+         */
+        void drainHeldBuckets() {
+            long inFlight = inDrain;
+            for (List<Runnable> drains : heldDrains.values()) {
+                long left = budget.get();
+                boolean fits = inFlight == 0 ? left > 0
+                        : inFlight + drains.size() <= limits.concurrentMoves() && drains.size() <= left;
+                if (!fits) {
+                    deferred.addAndGet(drains.size());
+                    continue;
+                }
+                budget.set(Math.max(0, left - drains.size()));
+                inFlight += drains.size();
+                drains.forEach(this::start);
             }
         }
 

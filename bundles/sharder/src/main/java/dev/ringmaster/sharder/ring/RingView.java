@@ -90,7 +90,13 @@ public final class RingView {
     private final String strategyInStatus;
     private final StrategyBinding binding;
     private final List<ShardInfo> shards;
+    /**
+     * The available shards that serve the ring's mode (by labels, or by ranges), or all available ones if none does: a
+     * shard of the other mode would not serve what it is given while a shard of this one can.
+     */
     private final List<Shard> availableShards;
+    /** Whether some available shard serves the ring's mode. */
+    private final boolean shardsOfItsMode;
     private final Set<String> availableNames;
     /** Shards whose objects only a drain may take: available, or still renewing their Lease. */
     private final Set<String> mayReconcileNames;
@@ -171,7 +177,10 @@ public final class RingView {
                 ? spec.getBalancing().settings() : null;
         this.weights = ring.getStatus() == null || ring.getStatus().getBalancing() == null
                 ? new RingBalancingStatus() : ring.getStatus().getBalancing();
-        this.availableShards = inputs.membership().availableShards(key).stream()
+        List<ShardInfo> available = inputs.membership().availableShards(key);
+        List<ShardInfo> ofItsMode = available.stream().filter(shard -> servesMode(shard, rangeModeAsked)).toList();
+        this.shardsOfItsMode = !ofItsMode.isEmpty();
+        this.availableShards = (shardsOfItsMode ? ofItsMode : available).stream()
                 .map(shard -> weighed(shard, weights.percentOf(shard.name()))).toList();
         this.availableNames = availableShards.stream().map(Shard::name).collect(Collectors.toUnmodifiableSet());
         this.mayReconcileNames = shards.stream().filter(ShardInfo::mayReconcile).map(ShardInfo::name)
@@ -204,6 +213,11 @@ public final class RingView {
                 .collect(Collectors.toSet());
         return shards.stream().filter(serving).map(ShardInfo::name).filter(name -> !theirs.contains(name))
                 .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** Whether {@code shard} serves a ring in range mode ({@code rangeMode}) or in label mode: it announces ranges, or not. */
+    private static boolean servesMode(ShardInfo shard, boolean rangeMode) {
+        return (shard.ranges() != ShardInfo.RangeClaim.UNANNOUNCED) == rangeMode;
     }
 
     /** The shard as the strategy places it: by its Lease's weight, or in a ring weighed by load at {@code percent}. */
@@ -411,8 +425,17 @@ public final class RingView {
         return shards;
     }
 
+    /**
+     * The available shards the ring places on: those that serve its mode, all of them if none does (a ring that
+     * switched modes, before its shards did).
+     */
     public List<Shard> availableShards() {
         return availableShards;
+    }
+
+    /** Whether some available shard serves the ring's mode: announces ranges in range mode, none in label mode. */
+    public boolean hasShardsOfItsMode() {
+        return shardsOfItsMode;
     }
 
     /** Whether {@code shard} is one of the ring's available shards. */
@@ -434,9 +457,9 @@ public final class RingView {
             // neither a strategy nor interpreters: the shards' API server filters by ranges
             return labelsStillServed.isEmpty() ? Optional.empty() : Optional.of(new Blocker(LABELS_STILL_SERVED,
                     "shards " + labelsStillServed + " announce no ranges (" + RingContract.SERVED_RANGES_ANNOTATION
-                    + ") and may still reconcile the objects labelled with them; no range is assigned until they"
-                    + " stop or serve ranges, so no object is reconciled by a shard of its label and a shard of its"
-                    + " range at once"));
+                    + ") and may still reconcile the objects labelled with them; those objects are drained, and a"
+                    + " range is granted only where none is left with them, so no object is reconciled by a shard of"
+                    + " its label and a shard of its range at once"));
         }
         if (strategyName == null || strategyName.isEmpty()) {
             return Optional.of(new Blocker(STRATEGY_UNAVAILABLE,
@@ -453,9 +476,9 @@ public final class RingView {
         }
         if (!rangesStillServed.isEmpty()) {
             return Optional.of(new Blocker(RANGES_STILL_SERVED, "shards " + rangesStillServed + " still serve ranges of"
-                    + " the hash space (" + RingContract.SERVED_RANGES_ANNOTATION + "); objects are neither assigned nor"
-                    + " moved until they serve none, so no object is reconciled by a shard of its range and a shard of"
-                    + " its label at once"));
+                    + " the hash space (" + RingContract.SERVED_RANGES_ANNOTATION + "), taken back once a shard that"
+                    + " serves by labels is available; objects are neither assigned nor moved until they serve none, so"
+                    + " no object is reconciled by a shard of its range and a shard of its label at once"));
         }
         return Optional.empty();
     }
@@ -471,18 +494,28 @@ public final class RingView {
 
     /**
      * A range-mode ring's shards that may still be reconciling the objects labelled with them; while there are any,
-     * no range is granted.
+     * a range is granted only where none of their objects is left.
      */
     public Set<String> labelsStillServed() {
         return labelsStillServed;
     }
 
     /**
-     * Whether the ring removes the shard and drain labels its objects kept from label mode: a valid range-mode ring
-     * with no shard that may still reconcile by them ({@link #labelsStillServed()}).
+     * Whether the ring takes away the shard and drain labels its objects kept from label mode: a valid range-mode ring
+     * ({@link #moveOf}).
      */
-    public boolean unlabels() {
-        return rangeMode != null && labelsStillServed.isEmpty();
+    public boolean clearsLabels() {
+        return rangeMode != null;
+    }
+
+    /**
+     * Whether a valid range-mode ring's {@code object} is a main object labelled for one of the shards that may still
+     * reconcile it by that label ({@link #labelsStillServed()}): no range holding it may be granted until that shard
+     * handed it back.
+     */
+    public boolean heldByLabel(ObjectReference object, RingResource resource) {
+        String shard = object.labels().get(shardLabel);
+        return rangeMode != null && resource.role() == Role.MAIN && shard != null && labelsStillServed.contains(shard);
     }
 
     /** The key and buckets of a valid range-mode ring; empty in label mode or while the spec is invalid. */
@@ -512,13 +545,17 @@ public final class RingView {
     }
 
     /**
-     * The move that puts the object where it belongs; objects the interpreter cannot key stay. In range mode, the labels
-     * left from label mode go once no shard may still reconcile by them ({@link #unlabels()}).
+     * The move that puts the object where it belongs; objects the interpreter cannot key stay. In range mode the labels
+     * left from label mode go: a main object a shard may still reconcile by its label is drained, so that the shard
+     * lets go of it first ({@link #heldByLabel}), and the others lose their shard and drain labels.
      */
     public Move moveOf(ObjectReference object, RingResource resource, InvalidKeys invalidKeys) {
         if (rangeModeAsked) {
             Map<String, String> labels = object.labels();
-            return unlabels() && (labels.containsKey(shardLabel) || labels.containsKey(drainLabel))
+            if (heldByLabel(object, resource)) {
+                return labels.containsKey(drainLabel) ? Move.KEEP : new Move.Drain(labels.get(shardLabel));
+            }
+            return clearsLabels() && (labels.containsKey(shardLabel) || labels.containsKey(drainLabel))
                     ? new Move.Unlabel(labels.get(shardLabel)) : Move.KEEP;
         }
         PartitionKey key = keyFor(object, resource);

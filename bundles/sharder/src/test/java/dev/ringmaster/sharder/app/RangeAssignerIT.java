@@ -46,8 +46,9 @@ import org.junit.jupiter.api.Test;
  * Every state of the Leases a watch sees has pairwise disjoint assigned sets and pairwise disjoint served sets;
  * the assignments converge to the placement over the live shards; a shard that stops renewing is fenced and its
  * ranges move though it never acknowledged; and the sharder writes no ConfigMap of the ring. Switched to label
- * mode, the ring's assignments are all taken back, and the shards stop serving ranges; the sharder labels no
- * ConfigMap while one of them still serves ranges (it holds them a while), and labels them all once it serves none.
+ * mode, the shards keep their ranges until a shard that serves by labels joins; then the ring's assignments are all
+ * taken back, and the shards stop serving ranges; the sharder labels no ConfigMap while one of them still serves
+ * ranges (it holds them a while), and labels them all for the shard of labels once none does.
  */
 class RangeAssignerIT {
 
@@ -65,6 +66,8 @@ class RangeAssignerIT {
 
     /** The shards the test plays, renewing and serving; a shard removed from it stops both. */
     private final Set<String> live = ConcurrentHashMap.newKeySet();
+    /** The shards the test plays in label mode: renewing only, their Leases announcing no ranges. */
+    private final Set<String> byLabels = ConcurrentHashMap.newKeySet();
     /** Live shards that keep serving ranges taken away from them, as a shard slow to drain its reconciles. */
     private final Set<String> holding = ConcurrentHashMap.newKeySet();
     /** When each shard first saw ranges taken away that it still serves. */
@@ -121,9 +124,23 @@ class RangeAssignerIT {
             assertThat(ADMIN.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems())
                     .noneMatch(configuration -> configuration.getMetadata().getName().endsWith(RING));
 
-            // switched to label mode: every assignment is taken back, and the shards let their ranges go, shard-2 late
+            // switched to label mode: the ranges stay served until a shard of labels joins
             holding.add("shard-2");
             RingCrds.applyRing(ADMIN, "ClusterRing", RING, NAMESPACE, "shardRestartGraceSeconds: 0");
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(readyCondition())
+                    .containsEntry("reason", "RangesStillServed"));
+            Map<String, RangeSet> placement = RangePlacement.place(List.of("shard-0", "shard-1", "shard-2"), BUCKETS);
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                for (String shard : List.of("shard-0", "shard-1", "shard-2")) {
+                    assertThat(RangeSet.parse(annotation(shard, ASSIGNED))).as("%s assigned", shard)
+                            .isEqualTo(placement.get(shard));
+                }
+            });
+
+            // a shard of labels joins: every assignment is taken back, and the shards let their ranges go, shard-2 late
+            ADMIN.leases().inNamespace(NAMESPACE).resource(TestLeases.shardLease(NAMESPACE, "label-0", RING,
+                    Instant.now(), LEASE_SECONDS).build()).create();
+            byLabels.add("label-0");
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
                 for (String shard : List.of("shard-0", "shard-1", "shard-2")) {
                     assertThat(annotation(shard, ASSIGNED)).as("%s assigned", shard).isEmpty();
@@ -139,9 +156,9 @@ class RangeAssignerIT {
             Instant released = Instant.now();
             holding.remove("shard-2");
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-                assertThat(ADMIN.configMaps().inNamespace(NAMESPACE).list().getItems()).as("labelled ConfigMaps")
-                        .allMatch(configMap -> configMap.getMetadata().getLabels() != null && List.of("shard-0",
-                                "shard-1", "shard-2").contains(configMap.getMetadata().getLabels().getOrDefault(SHARD_LABEL, "")));
+                assertThat(ADMIN.configMaps().inNamespace(NAMESPACE).list().getItems()).as("ConfigMaps labelled for"
+                        + " the shard of labels").allMatch(configMap -> configMap.getMetadata().getLabels() != null
+                        && "label-0".equals(configMap.getMetadata().getLabels().get(SHARD_LABEL)));
                 assertThat(readyCondition()).containsEntry("status", "True");
             });
             assertThat(configMapWrites(start)).as("ConfigMaps written since the ring left range mode").isNotEmpty()
@@ -222,6 +239,9 @@ class RangeAssignerIT {
     /** One round of every live shard: renew, and bring its served ranges in line with its assignment. */
     private void playShards() {
         try {
+            for (String shard : byLabels) {
+                TestLeases.renew(ADMIN, NAMESPACE, shard, Instant.now());
+            }
             for (String shard : live) {
                 TestLeases.renew(ADMIN, NAMESPACE, shard, Instant.now());
                 Lease lease = ADMIN.leases().inNamespace(NAMESPACE).withName(shard).get();

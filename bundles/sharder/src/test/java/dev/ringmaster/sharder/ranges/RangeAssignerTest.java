@@ -11,6 +11,7 @@ import dev.ringmaster.ring.balancer.LoadAwarePolicy;
 import dev.ringmaster.ring.load.CellLoad;
 import dev.ringmaster.ring.load.LoadReport;
 import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.lease.ShardInfo.RangeClaim;
@@ -37,6 +38,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -61,13 +63,14 @@ class RangeAssignerTest {
     private final RingRegistry registry = new RingRegistry();
     private final List<Lease> cache = new ArrayList<>();
     private final Recorded recorded = new Recorded();
-    private final Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final LabelHolds holds = new LabelHolds(clock);
     private RangeAssigner assigner;
 
     @BeforeEach
     void ring() {
         ringWith(new RingRanges(null, 4));
-        assigner = new RangeAssigner(registry, () -> List.copyOf(cache), client, clock, recorded);
+        assigner = new RangeAssigner(registry, () -> List.copyOf(cache), client, clock, recorded, holds);
     }
 
     @Test
@@ -114,21 +117,52 @@ class RangeAssignerTest {
     }
 
     /**
-     * A ring that entered range mode while a shard still serves by labels: assignments shrink to the placement but
-     * grow by nothing until that shard stops (or announces ranges), then the placement is granted.
+     * A ring that entered range mode while a shard still serves by labels: a range is granted only where the
+     * rebalancer's last pass, listed a quiet time after the switch, found none of that shard's objects (the shard
+     * hands them back meanwhile); the shard of labels is given no range; once it stops, the whole placement.
      */
     @Test
-    void noRangeIsGrantedWhileAShardMayStillServeByLabels() {
+    void aRangeIsGrantedBesideAShardOfLabelsOnlyWhereNoneOfItsObjectsIsLeft() {
         lease("a");
         lease("b");
         registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY, List.of(
                 new ShardInfo("a", ShardState.READY, 1, false, true, RangeClaim.NONE),
                 new ShardInfo("b", ShardState.READY, 1, false, true, RangeClaim.UNANNOUNCED))))));
         assigner.reconcile(KEY);
-        assertThat(assigned("a")).as("nothing granted beside a shard of labels").isEmpty();
-        assertThat(assigned("b")).isEmpty();
+        assertThat(assigned("a")).as("no pass of the rebalancer yet").isEmpty();
 
-        members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, false));
+        holds.found(KEY, Set.of("b"), RangeSet.parse(B1), holds.listingStarts(KEY));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).as("a pass listed at the switch").isEmpty();
+
+        clock.advance(Duration.ofSeconds(3));
+        holds.found(KEY, Set.of("b"), RangeSet.parse(B1), holds.listingStarts(KEY));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).as("all but the bucket b holds").isEqualTo(B023);
+        assertThat(assigned("b")).as("b serves no ranges").isEmpty();
+
+        holds.found(KEY, Set.of("b"), RangeSet.EMPTY, holds.listingStarts(KEY));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).as("b handed the last one back").isEqualTo(RangeSet.ALL.toString());
+    }
+
+    @Test
+    void aShardOfLabelsThePassDidNotKnowHoldsEveryRange() {
+        lease("a");
+        lease("b");
+        lease("c");
+        holds.listingStarts(KEY);
+        clock.advance(Duration.ofSeconds(3));
+        holds.found(KEY, Set.of("b"), RangeSet.EMPTY, holds.listingStarts(KEY));
+        registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY, List.of(
+                new ShardInfo("a", ShardState.READY, 1, false, true, RangeClaim.NONE),
+                new ShardInfo("b", ShardState.READY, 1, false, true, RangeClaim.UNANNOUNCED),
+                new ShardInfo("c", ShardState.READY, 1, false, true, RangeClaim.UNANNOUNCED))))));
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).isEmpty();
+
+        members(ready("a"), new ShardInfo("b", ShardState.DEAD, 1, false, false),
+                new ShardInfo("c", ShardState.DEAD, 1, false, false));
         assigner.reconcile(KEY);
         assertThat(assigned("a")).isEqualTo(RangeSet.ALL.toString());
     }
@@ -248,11 +282,21 @@ class RangeAssignerTest {
         assertThat(annotation("a", RingContract.ASSIGNED_RANGES_ANNOTATION)).isNull();
     }
 
+    /**
+     * A ring back in label mode takes its ranges back once a shard serves by labels, and not before: until then the
+     * range-mode shards keep serving theirs.
+     */
     @Test
-    void aRingThatLeavesRangeModeTakesEveryAssignmentBackOnce() {
+    void aRingThatLeavesRangeModeTakesEveryAssignmentBackOnceAShardServesByLabels() {
         aServesB1AndBTheRest();
         members(ready("a"), ready("b"));
         ringWith(null);
+        assigner.reconcile(KEY);
+        assertThat(assigned("a")).as("no shard serves by labels yet").isEqualTo(B1);
+        assertThat(assigned("b")).isEqualTo(B023);
+
+        lease("c");
+        withAShardOfLabels("c", ready("a"), ready("b"));
         assigner.reconcile(KEY);
         assertThat(assigned("a")).isEmpty();
         assertThat(assigned("b")).isEmpty();
@@ -279,7 +323,8 @@ class RangeAssignerTest {
                 .addToAnnotations(RingContract.ASSIGNED_RANGES_ANNOTATION, B1)
                 .addToAnnotations(RingContract.RANGE_KEY_ANNOTATION, "uid").endMetadata());
         refresh();
-        members(ready("a"));
+        lease("c");
+        withAShardOfLabels("c", ready("a"));
         assigner.reconcile(KEY);
         assertThat(assigned("a")).isEqualTo(B1);
     }
@@ -397,6 +442,18 @@ class RangeAssignerTest {
         registry.update(inputs -> inputs.withMembership(new Membership(Map.of(KEY, Arrays.stream(shards)
                 .map(shard -> new ShardInfo(shard.name(), shard.state(), shard.weight(), shard.restarting(),
                         shard.renewing(), RangeClaim.NONE)).toList()))));
+    }
+
+    /** {@link #members} and a shard {@code name} whose Lease announces no ranges: it serves by labels. */
+    private void withAShardOfLabels(String name, ShardInfo... rangeShards) {
+        members(rangeShards);
+        registry.update(inputs -> {
+            Map<RingKey, List<ShardInfo>> shards = new HashMap<>();
+            List<ShardInfo> all = new ArrayList<>(inputs.membership().shards(KEY));
+            all.add(new ShardInfo(name, ShardState.READY, 1, false, true, RangeClaim.UNANNOUNCED));
+            shards.put(KEY, all);
+            return inputs.withMembership(new Membership(shards));
+        });
     }
 
     private static ShardInfo ready(String name) {

@@ -18,6 +18,7 @@ import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.RingKey;
+import dev.ringmaster.sharder.ranges.LabelHolds;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -27,6 +28,7 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -94,6 +96,7 @@ class RebalancerFenceIT {
         RebalanceLimits limits = new RebalanceLimits(50, 10, 5000, Duration.ofMinutes(5), Duration.ofSeconds(1));
         return new Rebalancer(registry, RingView.InvalidKeys.IGNORE, new ResourceCatalog(client),
                 new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
-                new NamespaceScope(() -> List.of(ADMIN.namespaces().withName(namespace).get())), limits, metrics);
+                new NamespaceScope(() -> List.of(ADMIN.namespaces().withName(namespace).get())), limits, metrics,
+                new LabelHolds(Clock.systemUTC()));
     }
 }

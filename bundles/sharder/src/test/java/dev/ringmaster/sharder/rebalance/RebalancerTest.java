@@ -11,6 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ringmaster.ring.RingKind;
+import dev.ringmaster.ring.ranges.RangeKey;
+import dev.ringmaster.ring.ranges.RangeSet;
+import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.rendezvous.RendezvousStrategy;
 import dev.ringmaster.ring.spi.ResourceInterpreter;
@@ -27,6 +30,7 @@ import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingRanges;
 import dev.ringmaster.sharder.model.RingResourceSpec;
+import dev.ringmaster.sharder.ranges.LabelHolds;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -46,10 +50,14 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -68,6 +76,8 @@ class RebalancerTest {
     private final RingRegistry registry = new RingRegistry(metrics::ringCalculated);
     private ClusterRing ring;
     private ResourceInterpreter interpreter = new DefaultResourceInterpreter();
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-29T12:00:00Z"));
+    private final LabelHolds holds = new LabelHolds(clock);
 
     @BeforeEach
     void cluster() {
@@ -121,7 +131,7 @@ class RebalancerTest {
         publish();
         KubernetesClient client = sharderClient();
         rebalancer = new Rebalancer(registry, RingView.InvalidKeys.IGNORE, new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
-                new NamespaceScope(() -> client.namespaces().list().getItems()), limits, metrics);
+                new NamespaceScope(() -> client.namespaces().list().getItems()), limits, metrics, holds);
         return rebalancer;
     }
 
@@ -134,9 +144,10 @@ class RebalancerTest {
         return created.pass(registry.view(KEY).orElseThrow());
     }
 
+    /** A ConfigMap with a uid of its own, as a real API server gives it (the mock gives none). */
     private ConfigMap configMap(String namespace, String name, Map<String, String> labels) {
         return client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withNamespace(namespace)
-                .withName(name).withLabels(labels).endMetadata().build()).create();
+                .withName(name).withUid(UUID.randomUUID().toString()).withLabels(labels).endMetadata().build()).create();
     }
 
     private void secretOf(ConfigMap owner, Map<String, String> labels) {
@@ -399,42 +410,118 @@ class RebalancerTest {
     }
 
     /**
-     * A ring switched to range mode keeps every label while a shard may still reconcile by them (it announces no
-     * ranges), and removes the shard and drain labels once none does, of main and controlled objects alike; it looks
-     * at the labelled objects only, and assigns nothing.
+     * A ring switched to range mode while its shards serve by labels: a pass drains each main object labelled for one of
+     * them, removes every other shard and drain label (controlled objects', those of a shard that is gone), records the
+     * buckets of the objects they still hold, and passes again soon while they hold any, backing off while nobody
+     * hands one back. Once no shard serves by labels, the labels left go. It looks at the labelled objects only, and
+     * assigns nothing.
      */
     @Test
-    void aRangeModeRingRemovesTheLabelsLeftFromLabelModeOnceNoShardServesByThem() {
+    void aRangeModeRingDrainsTheObjectsOfLabelModeShardsAndHoldsTheirBuckets() {
         ConfigMap owner = configMap("default", "a", Map.of(SHARD, "shard-0"));
         secretOf(owner, Map.of(SHARD, "shard-0"));
-        configMap("default", "b", Map.of(SHARD, "shard-1", DRAIN, "true"));
+        ConfigMap draining = configMap("default", "b", Map.of(SHARD, "shard-1", DRAIN, "true"));
         configMap("default", "c", Map.of(DRAIN, "true"));
+        configMap("default", "e", Map.of(SHARD, "shard-9"));
         configMap("team", "d", Map.of("app", "shop"));
         ring.getSpec().setRanges(new RingRanges());
-        publish();
-        assertThat(rebalance(LIMITS)).as("label-mode shards still serve").isEqualTo(Reconciler.Result.done());
-        assertThat(labels(getConfigMap("default", "b"))).containsEntry(SHARD, "shard-1").containsKey(DRAIN);
+        Set<String> labelShards = Set.of("shard-0", "shard-1");
+        Rebalancer rebalancer = rebalancer(LIMITS);
 
-        shards(List.of(new ShardInfo("shard-0", ShardState.READY, 1, false, true, RangeClaim.NONE),
-                new ShardInfo("shard-1", ShardState.READY, 1, false, true, RangeClaim.SOME)));
-        assertThat(pass()).isEqualTo(new PassSummary(4, 0, 0, 0, 4, 0, 0, 0, 0, 0));
+        assertThat(rebalancer.reconcile(KEY)).as("objects to hand back").isEqualTo(
+                Reconciler.Result.requeueAfter(LIMITS.pendingRetry()));
+        assertThat(labels(getConfigMap("default", "a"))).containsEntry(SHARD, "shard-0").containsEntry(DRAIN, "true");
+        assertThat(labels(getConfigMap("default", "b"))).containsEntry(SHARD, "shard-1").containsEntry(DRAIN, "true");
         // the mock keeps a label a merge patch sets to null, with the value null (a real API server removes it)
-        for (String name : List.of("a", "b", "c")) {
+        assertThat(labels(client.secrets().inNamespace("default").withName("checksums-a").get()).get(SHARD)).isNull();
+        for (String name : List.of("c", "e")) {
             assertThat(labels(getConfigMap("default", name))).allSatisfy((label, value) -> assertThat(value).isNull());
         }
         assertThat(labels(getConfigMap("team", "d"))).isEqualTo(Map.of("app", "shop"));
-        assertThat(labels(client.secrets().inNamespace("default").withName("checksums-a").get()).get(SHARD)).isNull();
         assertThat(meters.get("ringmaster.ring.labels.removed").tags("resource", "configmaps").counter().count())
-                .isEqualTo(3);
-
-        configMap("default", "late", Map.of(SHARD, "shard-1")); // as the webhook's configuration went
-        assertThat(rebalance(LIMITS)).as("a pass that found labels looks again")
-                .isEqualTo(Reconciler.Result.requeueAfter(LIMITS.resync()));
-        // the mock lists a label set to null as still there, a real API server removes it: the objects go instead
-        for (String name : List.of("a", "b", "c", "late")) {
-            client.configMaps().inNamespace("default").withName(name).delete();
+                .isEqualTo(2);
+        assertThat(holds.free(KEY, labelShards)).as("listed at the switch").isEqualTo(RangeSet.EMPTY);
+        for (String name : List.of("c", "e")) {
+            client.configMaps().inNamespace("default").withName(name).delete(); // the mock lists them still
         }
         client.secrets().inNamespace("default").withName("checksums-a").delete();
-        assertThat(rebalance(LIMITS)).as("no label left: not listed again").isEqualTo(Reconciler.Result.done());
+
+        clock.advance(Duration.ofSeconds(3));
+        assertThat(rebalancer.reconcile(KEY)).as("fewer in drain (c's label went)").isEqualTo(
+                Reconciler.Result.requeueAfter(LIMITS.pendingRetry()));
+        assertThat(rebalancer.reconcile(KEY)).as("nobody handed one back: backing off").isEqualTo(
+                Reconciler.Result.requeueAfter(LIMITS.pendingRetry().multipliedBy(2)));
+        RangeSet free = holds.free(KEY, labelShards);
+        long heldA = bucketOf(getConfigMap("default", "a"));
+        long heldB = bucketOf(draining);
+        assertThat(free.fraction()).isEqualTo(1 - (heldA == heldB ? 1 : 2) / 64.0);
+        assertThat(free.contains(hashOf(owner))).isFalse();
+        assertThat(free.contains(hashOf(draining))).isFalse();
+
+        handBack("a");
+        assertThat(rebalancer.reconcile(KEY)).as("one handed back: soon again").isEqualTo(
+                Reconciler.Result.requeueAfter(LIMITS.pendingRetry()));
+        free = holds.free(KEY, labelShards);
+        assertThat(free.fraction()).isEqualTo(1 - 1 / 64.0);
+        assertThat(free.contains(hashOf(owner))).isEqualTo(heldA != heldB);
+        assertThat(free.contains(hashOf(draining))).isFalse();
+
+        shards(List.of(new ShardInfo("shard-0", ShardState.READY, 1, false, true, RangeClaim.NONE),
+                new ShardInfo("shard-1", ShardState.READY, 1, false, true, RangeClaim.SOME)));
+        assertThat(rebalancer.reconcile(KEY)).as("no shard serves by labels: the last label went")
+                .isEqualTo(Reconciler.Result.requeueAfter(LIMITS.resync()));
+        assertThat(labels(getConfigMap("default", "b"))).allSatisfy((label, value) -> assertThat(value).isNull());
+        client.configMaps().inNamespace("default").withName("b").delete();
+        assertThat(rebalancer.reconcile(KEY)).as("no label left: not listed again").isEqualTo(Reconciler.Result.done());
+    }
+
+    /**
+     * The objects of label-mode shards are drained whole buckets at a time, in the order of the hash space, while fewer
+     * than the concurrent moves are in drain (the first bucket whatever its size): the rest wait for a later pass.
+     */
+    @Test
+    void aRangeModeRingDrainsTheObjectsOfLabelModeShardsBucketByBucket() {
+        List<ConfigMap> objects = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            objects.add(configMap("default", "cm-" + i, Map.of(SHARD, "shard-" + i % 2)));
+        }
+        ring.getSpec().setRanges(new RingRanges());
+        PassSummary summary = pass();
+
+        TreeMap<Long, List<String>> byBucket = new TreeMap<>(Long::compareUnsigned);
+        objects.forEach(object -> byBucket.computeIfAbsent(bucketOf(object), any -> new ArrayList<>())
+                .add(object.getMetadata().getName()));
+        List<Boolean> drainedBuckets = new ArrayList<>();
+        long drained = 0;
+        for (List<String> names : byBucket.values()) {
+            long inDrain = names.stream().filter(name -> labels(getConfigMap("default", name)).containsKey(DRAIN)).count();
+            assertThat(inDrain).as("a bucket is drained whole or not at all: %s", names).isIn(0L, (long) names.size());
+            drainedBuckets.add(inDrain > 0);
+            drained += inDrain;
+        }
+        assertThat(drainedBuckets.get(0)).as("the first bucket").isTrue();
+        assertThat(drainedBuckets.indexOf(false)).as("the drained buckets come first in the space")
+                .isEqualTo(drainedBuckets.lastIndexOf(true) + 1);
+        int first = byBucket.firstEntry().getValue().size();
+        assertThat(drained).isLessThanOrEqualTo(Math.max(first, LIMITS.concurrentMoves()));
+        assertThat(summary.drained()).isEqualTo(drained);
+        assertThat(summary.deferred()).isEqualTo(objects.size() - drained);
+    }
+
+    /** What a shard does to acknowledge a drain: removes both labels (an update, which the mock applies as it is). */
+    private void handBack(String name) {
+        ConfigMap object = getConfigMap("default", name);
+        object.getMetadata().getLabels().remove(SHARD);
+        object.getMetadata().getLabels().remove(DRAIN);
+        client.configMaps().resource(object).update();
+    }
+
+    /** The bucket of 64 that holds the object's uid hash, from its top six bits. */
+    private static long bucketOf(ConfigMap object) {
+        return hashOf(object) >>> 58;
+    }
+
+    private static long hashOf(ConfigMap object) {
+        return RangeKey.UID.hash(object.getMetadata().getUid(), object.getMetadata().getNamespace());
     }
 }

@@ -159,9 +159,10 @@ class RingViewTest {
         RingView waiting = compile(shop(), Map.of(key, List.of(serving, deadServing, renewingUncertain)));
         assertThat(waiting.canAct()).isFalse();
         assertThat(waiting.blocker()).contains(new RingView.Blocker(RingView.RANGES_STILL_SERVED,
-                "shards [shard-0, shard-2] still serve ranges of the hash space (ringmaster.dev/served-ranges); objects"
-                        + " are neither assigned nor moved until they serve none, so no object is reconciled by a shard"
-                        + " of its range and a shard of its label at once"));
+                "shards [shard-0, shard-2] still serve ranges of the hash space (ringmaster.dev/served-ranges), taken"
+                        + " back once a shard that serves by labels is available; objects are neither assigned nor moved"
+                        + " until they serve none, so no object is reconciled by a shard of its range and a shard of its"
+                        + " label at once"));
 
         RingView free = compile(shop(), Map.of(key, List.of(new ShardInfo("shard-0", ShardState.READY, 1), deadServing)));
         assertThat(free.canAct()).isTrue();
@@ -185,9 +186,10 @@ class RingViewTest {
     }
 
     /**
-     * The other way: a ring that entered range mode grants no range while a shard that may still be reconciling
-     * announces none (a label-mode process); a range-mode shard serving nothing yet announces an empty set, a dead
-     * label shard does not count, nor does a shard of a label-mode ring of the other kind.
+     * The other way: a ring that entered range mode drains the main objects labelled for a shard that may still be
+     * reconciling and announces no ranges (a label-mode process), and holds the ranges they lie in; a range-mode shard
+     * serving nothing yet announces an empty set, a dead label shard does not count, nor does a shard of a label-mode
+     * ring of the other kind. Every other label left from label mode goes at once.
      */
     @Test
     void aRangeModeRingWaitsForItsShardsToServeByLabelsNoMore() {
@@ -203,22 +205,36 @@ class RingViewTest {
         assertThat(waiting.rangeMode()).as("the ranges it has shrink, none grow").isPresent();
         assertThat(waiting.blocker()).contains(new RingView.Blocker(RingView.LABELS_STILL_SERVED,
                 "shards [shard-0] announce no ranges (ringmaster.dev/served-ranges) and may still reconcile the objects"
-                        + " labelled with them; no range is assigned until they stop or serve ranges, so no object is"
-                        + " reconciled by a shard of its label and a shard of its range at once"));
+                        + " labelled with them; those objects are drained, and a range is granted only where none is"
+                        + " left with them, so no object is reconciled by a shard of its label and a shard of its range"
+                        + " at once"));
+        assertThat(waiting.availableShards()).as("ranges go to the shards that serve them").extracting(Shard::name)
+                .containsExactly("shard-2");
+        assertThat(waiting.hasShardsOfItsMode()).isTrue();
 
         RingView free = compile(inRangeMode, Map.of(key, List.of(rangesNone, deadByLabels)));
         assertThat(free.labelsStillServed()).isEmpty();
         assertThat(free.blocker()).isEmpty();
         assertThat(free.placesLike(waiting)).isFalse();
 
-        // the labels left from label mode go once no shard may reconcile by them, and only then
+        // a main object a label-mode shard may still reconcile is drained (and held); every other label goes
         RingResource configMaps = new RingResource("", "configmaps", Role.MAIN);
+        RingResource secrets = new RingResource("", "secrets", Role.CONTROLLED);
         ObjectReference labelled = labelled(Map.of(key.shardLabel(), "shard-0", key.drainLabel(), "true"));
+        ObjectReference notDrained = labelled(Map.of(key.shardLabel(), "shard-0"));
+        ObjectReference ofTheDead = labelled(Map.of(key.shardLabel(), "shard-1"));
         ObjectReference drainOnly = labelled(Map.of(key.drainLabel(), "true"));
         ObjectReference unlabelled = labelled(Map.of("app", "shop"));
-        assertThat(waiting.unlabels()).isFalse();
-        assertThat(waiting.moveOf(labelled, configMaps, RingView.InvalidKeys.IGNORE)).isEqualTo(Move.KEEP);
-        assertThat(free.unlabels()).isTrue();
+        assertThat(waiting.clearsLabels()).isTrue();
+        assertThat(waiting.heldByLabel(labelled, configMaps)).isTrue();
+        assertThat(waiting.moveOf(labelled, configMaps, RingView.InvalidKeys.IGNORE)).as("in drain").isEqualTo(Move.KEEP);
+        assertThat(waiting.moveOf(notDrained, configMaps, RingView.InvalidKeys.IGNORE)).isEqualTo(new Move.Drain("shard-0"));
+        assertThat(waiting.heldByLabel(notDrained, secrets)).as("controlled objects are not drained").isFalse();
+        assertThat(waiting.moveOf(notDrained, secrets, RingView.InvalidKeys.IGNORE)).isEqualTo(new Move.Unlabel("shard-0"));
+        assertThat(waiting.heldByLabel(ofTheDead, configMaps)).isFalse();
+        assertThat(waiting.moveOf(ofTheDead, configMaps, RingView.InvalidKeys.IGNORE)).isEqualTo(new Move.Unlabel("shard-1"));
+        assertThat(free.clearsLabels()).isTrue();
+        assertThat(free.heldByLabel(labelled, configMaps)).isFalse();
         Move unlabel = free.moveOf(labelled, configMaps, RingView.InvalidKeys.IGNORE);
         assertThat(unlabel).isEqualTo(new Move.Unlabel("shard-0"));
         Map<String, String> removed = new HashMap<>();
@@ -228,7 +244,16 @@ class RingViewTest {
         assertThat(free.moveOf(drainOnly, configMaps, RingView.InvalidKeys.IGNORE)).isEqualTo(new Move.Unlabel(null));
         assertThat(free.labelChanges(new Move.Unlabel(null), drainOnly)).containsOnlyKeys(key.drainLabel());
         assertThat(free.moveOf(unlabelled, configMaps, RingView.InvalidKeys.IGNORE)).isEqualTo(Move.KEEP);
-        assertThat(compile(shop(), Map.of(key, List.of(rangesNone))).unlabels()).as("label mode").isFalse();
+        RingView labelMode = compile(shop(), Map.of(key, List.of(rangesNone)));
+        assertThat(labelMode.clearsLabels()).as("label mode").isFalse();
+        assertThat(labelMode.heldByLabel(notDrained, configMaps)).isFalse();
+
+        // label mode places on the shards that serve by labels, on the others only if none does
+        RingView labelModeBeside = compile(shop(), Map.of(key, List.of(byLabels, rangesNone)));
+        assertThat(labelModeBeside.availableShards()).extracting(Shard::name).containsExactly("shard-0");
+        assertThat(labelModeBeside.hasShardsOfItsMode()).isTrue();
+        assertThat(labelMode.availableShards()).extracting(Shard::name).containsExactly("shard-2");
+        assertThat(labelMode.hasShardsOfItsMode()).isFalse();
 
         RingView beside = compile(inRangeMode, Map.of(key, List.of(byLabels), RingKey.controllerRing("shop"),
                 List.of(byLabels)), TestRings.configMapControllerRing("shop"));
