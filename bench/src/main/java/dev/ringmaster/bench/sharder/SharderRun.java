@@ -16,6 +16,7 @@ import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.model.ClusterRing;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ranges.LabelHolds;
+import dev.ringmaster.sharder.ranges.RangeReturns;
 import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.rebalance.MoveRecorder;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
@@ -149,7 +150,7 @@ public final class SharderRun {
         ObjectPages pages = new ObjectPages(client, limits.pageSize());
         Counter counter = new Counter();
         Rebalancer rebalancer = new Rebalancer(registry, RingView.InvalidKeys.IGNORE, catalog, pages, new LabelWriter(client), new NamespaceScope(() -> namespaces.getStore().list()), limits, counter,
-                new LabelHolds(Clock.systemUTC()));
+                new LabelHolds(Clock.systemUTC()), new RangeReturns());
         ResolvedResource configMaps = catalog.resolve("", "configmaps").orElseThrow();
 
         double heapBefore = mib(heapAfterFullGc());

@@ -16,6 +16,7 @@ import dev.ringmaster.sharder.lease.ShardLeaseController;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ranges.LabelHolds;
 import dev.ringmaster.sharder.ranges.RangeAssigner;
+import dev.ringmaster.sharder.ranges.RangeReturns;
 import dev.ringmaster.sharder.rebalance.NamespaceScope;
 import dev.ringmaster.sharder.rebalance.RebalanceLimits;
 import dev.ringmaster.sharder.rebalance.Rebalancer;
@@ -79,6 +80,8 @@ final class LeaderControllers implements AutoCloseable {
     private final Controller<UnassignedObject> assigning;
     /** Publishes the ranges of range-mode rings on their shard Leases. */
     private final Controller<RingKey> rangeAssigning;
+    /** What the range-mode shards of rings that left range mode still claim. */
+    private final RangeReturns returns;
     /** Sizes the shards' workload of autoscaled rings. */
     private final Controller<RingKey> autoscaling;
     /** Weighs the shards of label-mode rings balanced by load. */
@@ -122,14 +125,18 @@ final class LeaderControllers implements AutoCloseable {
                 new ObjectPages(client, settings.limits().pageSize()), scope, settings.clock(), metrics,
                 REPORTING_CONTROLLER), 1, Backoff.DEFAULT);
         LabelHolds holds = new LabelHolds(settings.clock());
+        this.returns = new RangeReturns();
         this.rebalancer = new Rebalancer(registry, invalidKeys, catalog,
-                new ObjectPages(client, settings.limits().pageSize()), writer, scope, settings.limits(), metrics, holds);
+                new ObjectPages(client, settings.limits().pageSize()), writer, scope, settings.limits(), metrics, holds,
+                returns);
         this.rebalancing = new Controller<>("rebalancer", rebalancer, 2, Backoff.DEFAULT);
         this.assigning = new Controller<>("unassigned", new UnassignedAssigner(this::cachedUnassigned,
                 registry, invalidKeys, scope, writer, metrics), 4, Backoff.DEFAULT);
         this.rangeAssigning = new Controller<>("ranges", new RangeAssigner(registry, leases::leases, client,
-                settings.clock(), metrics, holds), 2, Backoff.DEFAULT);
+                settings.clock(), metrics, holds, returns), 2, Backoff.DEFAULT);
         holds.onChange(rangeAssigning::enqueue);
+        returns.onClaims(rebalancing::enqueue);
+        returns.onLabelled(rangeAssigning::enqueue);
         this.watches = new UnassignedWatches(client, catalog, assigning);
         this.drains = new DrainWatches(client, catalog, settings.clock());
         this.watchSync = new Controller<>("unassigned-watches", all -> {
@@ -204,8 +211,9 @@ final class LeaderControllers implements AutoCloseable {
     }
 
     /**
-     * A shard Lease changed (renewals too; called on the informers' threads): the range-mode rings it belongs to
-     * are looked at again, since its served ranges may have shrunk. Only queues work. Autoscaled rings are not: a pass
+     * A shard Lease changed (renewals too; called on the informers' threads): the range-mode rings it belongs to, and
+     * the label-mode ones whose ranges are still claimed, are looked at again, since its served ranges may have
+     * shrunk. Only queues work. Autoscaled rings are not: a pass
      * of the autoscaler reads the scale target from the API server, and it runs every
      * {@link RingAutoscaler#PERIOD} anyway, more often than shards report their load.
      */
@@ -214,7 +222,7 @@ final class LeaderControllers implements AutoCloseable {
             return; // before acting, actOnRings looks at every ring anyway
         }
         for (RingKey key : RingLeases.rings(lease)) {
-            if (registry.view(key).map(RingView::rangeModeAsked).orElse(false)) {
+            if (registry.view(key).map(RingView::rangeModeAsked).orElse(false) || returns.claims(key).isPresent()) {
                 rangeAssigning.enqueue(key);
             }
         }

@@ -3,6 +3,7 @@ package dev.ringmaster.sharder.ranges;
 import dev.ringmaster.ring.RingContract;
 import dev.ringmaster.ring.load.LoadMap;
 import dev.ringmaster.ring.load.LoadReport;
+import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.ring.ranges.RangePlacement;
 import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.sharder.kube.ObjectEvents;
@@ -37,6 +38,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -65,6 +67,8 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     static final String INVALID_ASSIGNED_RANGES = "InvalidAssignedRanges";
     static final String INVALID_LOAD_REPORT = "InvalidLoadReport";
     static final String BALANCED = "Balanced";
+    /** The slices of the hash space a ring that left range mode takes its ranges back by, one at a time. */
+    static final int RETURN_SLICES = 16;
     /** Releases not handed over after this long are no longer timed (the ranges went nowhere, e.g. no shard). */
     static final Duration FORGET_RELEASE_AFTER = Duration.ofHours(1);
 
@@ -78,6 +82,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     private final ObjectEvents events;
     private final RangeBalancer balancer;
     private final LabelHolds holds;
+    private final RangeReturns returns;
 
     /**
      * The assignments this sharder wrote to each Lease that its cache may not show yet, oldest first: a shard may
@@ -105,9 +110,11 @@ public final class RangeAssigner implements Reconciler<RingKey> {
      * @param leases   every cached shard Lease (of every ring)
      * @param client   writes the Leases' annotations and Warning events; the leader's fenced client
      * @param holds    where a ring that entered range mode still has objects of label-mode shards
+     * @param returns  what the range-mode shards of a ring that left range mode still claim, and how far the
+     *                 rebalancer labelled
      */
     public RangeAssigner(RingRegistry registry, Supplier<? extends Collection<Lease>> leases, KubernetesClient client,
-            Clock clock, RangeRecorder recorder, LabelHolds holds) {
+            Clock clock, RangeRecorder recorder, LabelHolds holds, RangeReturns returns) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.leases = Objects.requireNonNull(leases, "leases");
         this.client = Objects.requireNonNull(client, "client");
@@ -116,6 +123,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
         this.events = new ObjectEvents(client, clock, REPORTING_CONTROLLER);
         this.balancer = new RangeBalancer(clock);
         this.holds = Objects.requireNonNull(holds, "holds");
+        this.returns = Objects.requireNonNull(returns, "returns");
     }
 
     @Override
@@ -127,10 +135,13 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             releases.remove(ring);
             balancer.forget(ring);
             recorder.forget(ring);
-            found.filter(view -> !view.rangeModeAsked() && view.problems().isEmpty() && view.hasShardsOfItsMode())
-                    .ifPresent(this::revoke);
+            if (found.isEmpty()) {
+                returns.forget(ring);
+            }
+            found.filter(view -> !view.rangeModeAsked() && view.problems().isEmpty()).ifPresent(this::returnRanges);
             return Result.done();
         }
+        returns.forget(ring);
         RingView view = found.get();
         String key = mode.get().key().specName();
         Map<String, ShardInfo> infos = view.shards().stream()
@@ -242,30 +253,92 @@ public final class RangeAssigner implements Reconciler<RingKey> {
     }
 
     /**
-     * A ring in label mode with a shard that serves by labels, having left range mode or not: every range it still
-     * assigns is taken back, so a shard left in range mode stops serving ranges beside the shards that serve labels
-     * (docs/design.md section 9). Until such a shard is available the ranges stay where they are, served. A Lease
-     * that is also a shard of a range-mode ring of the other kind keeps what that ring assigns it.
+     * A ring in label mode, having left range mode or not (docs/design.md section 9): publishes what its range-mode
+     * shards may still serve, for the rebalancer to label only the objects outside it, and, once a shard that serves by
+     * labels is available, takes the ranges back one slice of the space at a time: the next only once every slice taken
+     * back is let go and a pass of the rebalancer labelled every object outside these claims. So an object waits without
+     * an owner from the release of its slice to the next pass, not for one pass over all. A dead shard's assignment
+     * goes at once. A Lease that is also a shard of a range-mode ring of the other kind keeps what that ring assigns it.
      */
-    private void revoke(RingView view) {
-        RingLeases.byName(view.key(), leases.get()).forEach((name, lease) -> {
-            if (ofARangeModeRing(lease, view.key())) {
-                return;
+    private void returnRanges(RingView view) {
+        RingKey ring = view.key();
+        Map<String, ShardInfo> infos = view.shards().stream()
+                .collect(Collectors.toMap(ShardInfo::name, Function.identity(), (first, second) -> first));
+        forgetGone();
+        RangeSet claimed = RangeSet.EMPTY;
+        Set<String> keys = new TreeSet<>();
+        List<Returning> assigned = new ArrayList<>();
+        for (Map.Entry<String, Lease> entry : RingLeases.byName(ring, leases.get()).entrySet()) {
+            Lease lease = entry.getValue();
+            if (ofARangeModeRing(lease, ring)) {
+                continue;
             }
             LeaseKey leaseKey = LeaseKey.of(lease);
             Map<String, String> annotations = annotations(lease);
             List<Written> unseen = unseen(leaseKey, lease.getMetadata().getResourceVersion());
-            String assigned = unseen.isEmpty() ? annotations.get(RingContract.ASSIGNED_RANGES_ANNOTATION)
-                    : unseen.get(unseen.size() - 1).ranges();
-            if (assigned == null || assigned.isBlank()) {
-                return;
+            Written mine = unseen.isEmpty() ? null : unseen.get(unseen.size() - 1);
+            String key = mine != null ? mine.key()
+                    : Objects.requireNonNullElse(annotations.get(RingContract.RANGE_KEY_ANNOTATION), "");
+            Optional<RangeSet> current = read(lease, RingContract.ASSIGNED_RANGES_ANNOTATION,
+                    mine != null ? mine.ranges() : Objects.requireNonNullElse(
+                            annotations.get(RingContract.ASSIGNED_RANGES_ANNOTATION), ""),
+                    RangeSet::parse, INVALID_ASSIGNED_RANGES, "ReadRanges", "it is taken back whole");
+            ShardInfo info = infos.get(entry.getKey());
+            boolean fenced = info != null && !info.mayReconcile();
+            if (!fenced) {
+                Optional<RangeSet> served = read(lease, RingContract.SERVED_RANGES_ANNOTATION,
+                        Objects.requireNonNullElse(annotations.get(RingContract.SERVED_RANGES_ANNOTATION), ""),
+                        RangeSet::parse, INVALID_SERVED_RANGES, "ReadRanges",
+                        "it is taken to serve everything it served before");
+                served.ifPresent(value -> lastServed.put(leaseKey, value));
+                RangeSet claim = served.orElseGet(() -> lastServed.getOrDefault(leaseKey, RangeSet.ALL))
+                        .union(current.orElse(RangeSet.ALL));
+                for (Written write : unseen) {
+                    claim = claim.union(RangeSet.parse(write.ranges()));
+                }
+                if (!claim.isEmpty()) {
+                    claimed = claimed.union(claim);
+                    keys.add(key);
+                }
             }
-            String key = Objects.requireNonNullElse(annotations.get(RingContract.RANGE_KEY_ANNOTATION), "");
-            if (write(leaseKey, "", key)) {
-                LOG.info("{}: shard {} assigned no ranges (was {}): the ring is in label mode", view.key(), name,
-                        assigned);
+            if (current.map(ranges -> !ranges.isEmpty()).orElse(true)) {
+                // a fenced shard's assignment, or one that cannot be read, goes whole: nobody serves by it
+                assigned.add(new Returning(entry.getKey(), leaseKey, key,
+                        current.filter(ranges -> !fenced).orElse(RangeSet.EMPTY), fenced || current.isEmpty()));
             }
-        });
+        }
+        RangeReturns.Claims claims = new RangeReturns.Claims(keys.size() == 1 ? rangeKey(keys.iterator().next())
+                : Optional.empty(), claimed);
+        returns.claimed(ring, claims);
+        if (assigned.isEmpty() || !view.hasShardsOfItsMode()) {
+            return;
+        }
+        RangeSet stillAssigned = assigned.stream().map(Returning::current).reduce(RangeSet.EMPTY, RangeSet::union);
+        boolean slicesLetGo = claimed.minus(stillAssigned).isEmpty();
+        boolean sliceGoes = !stillAssigned.isEmpty() && slicesLetGo && returns.labelledOutside(ring, claims);
+        RangeSet slice = stillAssigned.isEmpty() ? RangeSet.EMPTY : RangeSet.of(List.of(RangePlacement.bucketContaining(
+                stillAssigned.ranges().get(0).first(), RETURN_SLICES)));
+        for (Returning returning : assigned) {
+            RangeSet next = returning.whole() ? RangeSet.EMPTY
+                    : sliceGoes ? returning.current().minus(slice) : returning.current();
+            if ((returning.whole() || !next.equals(returning.current())) && write(returning.lease(), next.toString(),
+                    returning.key())) {
+                LOG.info("{}: shard {} assigned {} (was {}): the ring is in label mode, its ranges taken back a slice"
+                        + " at a time", ring, returning.shard(), describe(next), describe(returning.current()));
+            }
+        }
+    }
+
+    /** A Lease of a label-mode ring still assigned ranges; {@code whole}: taken back at once (fenced, or unreadable). */
+    private record Returning(String shard, LeaseKey lease, String key, RangeSet current, boolean whole) {
+    }
+
+    private static Optional<RangeKey> rangeKey(String specName) {
+        try {
+            return Optional.of(RangeKey.ofSpec(specName));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
     }
 
     private boolean ofARangeModeRing(Lease lease, RingKey except) {

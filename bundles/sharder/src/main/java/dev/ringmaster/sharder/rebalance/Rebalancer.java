@@ -13,6 +13,7 @@ import dev.ringmaster.sharder.kube.ResourceCatalog;
 import dev.ringmaster.sharder.kube.WriteFence;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ranges.LabelHolds;
+import dev.ringmaster.sharder.ranges.RangeReturns;
 import dev.ringmaster.sharder.ring.Move;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
@@ -62,16 +63,18 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
     private final RebalanceLimits limits;
     private final MoveRecorder recorder;
     private final LabelHolds holds;
+    private final RangeReturns returns;
     private final ExecutorService writers;
 
     /**
      * @param registry    every ring's current view, which decides each move
      * @param invalidKeys told of objects the ring's interpreter cannot key
      * @param holds       told where a ring entering range mode still has objects of label-mode shards
+     * @param returns     what range-mode shards of a ring that left range mode still claim: objects there stay
      */
     public Rebalancer(RingRegistry registry, RingView.InvalidKeys invalidKeys, ResourceCatalog catalog,
             ObjectPages pages, LabelWriter writer, NamespaceScope namespaces, RebalanceLimits limits,
-            MoveRecorder recorder, LabelHolds holds) {
+            MoveRecorder recorder, LabelHolds holds, RangeReturns returns) {
         this.registry = registry;
         this.invalidKeys = invalidKeys;
         this.catalog = catalog;
@@ -81,6 +84,7 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         this.limits = limits;
         this.recorder = recorder;
         this.holds = holds;
+        this.returns = returns;
         this.writers = Executors.newFixedThreadPool(limits.concurrentMoves(), runnable -> {
             Thread thread = new Thread(runnable, "rebalancer-write");
             thread.setDaemon(true);
@@ -100,7 +104,7 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
             holds.forget(ringName);
             inDrainBefore.remove(ringName);
         }
-        if (ring.isEmpty() || !ring.get().canAct() && !ring.get().clearsLabels()) {
+        if (ring.isEmpty() || !ring.get().canAct() && !ring.get().clearsLabels() && !ring.get().labelsBesideRanges()) {
             // gone, invalid, strategy or interpreter missing: nothing moves; a change of any of these requeues the ring
             stalledPasses.remove(ringName);
             return Result.done();
@@ -139,7 +143,9 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         // in range mode, drains are acknowledged by the shards removing both labels: no watch sees them, passes do
         long inDrain = rangeMode && !view.labelsStillServed().isEmpty() ? summary.inDrain() + summary.drained() : 0;
         Long before = inDrain > 0 ? inDrainBefore.put(ring, inDrain) : inDrainBefore.remove(ring);
-        boolean waiting = summary.pending() || inDrain > 0;
+        // leaving range mode, the next slice comes back once a pass labelled the objects outside the claims
+        boolean waiting = summary.pending() || inDrain > 0
+                || !rangeMode && (view.labelsBesideRanges() || returns.claims(ring).isPresent());
         boolean progressed = summary.progressed() || before != null && inDrain < before;
         if (!waiting || progressed) {
             stalledPasses.remove(ring);
@@ -159,6 +165,11 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         Map<ResolvedResource, RingResource> resources = resolve(ring, pass);
         boolean rangeMode = ring.rangeMode().isPresent();
         Instant listedAt = rangeMode ? holds.listingStarts(ring.key()) : null;
+        // leaving range mode: what the range-mode shards still claim, everything while the assigner has not said
+        Optional<RangeReturns.Claims> claims = rangeMode ? Optional.empty() : returns.claims(ring.key())
+                .or(() -> Optional.of(new RangeReturns.Claims(Optional.empty(), RangeSet.ALL))
+                        .filter(all -> ring.labelsBesideRanges()));
+        pass.claims = claims.orElse(null);
         pass.inDrain = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
                 .mapToLong(entry -> pass.count(entry.getKey(), ring.drainLabel())).sum();
         pass.budget.set(Math.max(0, limits.moveBudget() - pass.inDrain));
@@ -184,6 +195,9 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         pass.throwIfFatal();
         if (!rangeMode) {
             recorder.objectsPerShard(pass.ring, pass.perShard);
+            if (claims.isPresent() && !pass.summary().pending()) {
+                returns.labelled(ring.key(), claims.get());
+            }
         } else if (!ring.labelsStillServed().isEmpty() && pass.unresolved == 0) {
             holds.found(ring.key(), ring.labelsStillServed(), RangeSet.of(pass.held), listedAt);
         }
@@ -220,6 +234,8 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         final WriteFailures failed = new WriteFailures();
         int unresolved;
         long inDrain;
+        /** Label mode, leaving range mode: what range-mode shards may still serve; null when nothing. */
+        RangeReturns.Claims claims;
         /** Range mode: the buckets of main objects labelled for shards that may still reconcile them by label. */
         final List<HashRange> held = new ArrayList<>();
         /** Range mode: the drains of those objects not in drain yet, by bucket, in the order of the space. */
@@ -268,8 +284,8 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
                     held.add(bucket);
                 }
                 Move move = view.moveOf(object, ringResource, invalidKeys);
-                if (move instanceof Move.Keep) {
-                    continue;
+                if (move instanceof Move.Keep || claims != null && claims.hold(metadata.getUid(), metadata.getNamespace())) {
+                    continue; // in place, or a range-mode shard may still serve it
                 }
                 if (bucket != null) {
                     heldDrains.computeIfAbsent(bucket, any -> new ArrayList<>())

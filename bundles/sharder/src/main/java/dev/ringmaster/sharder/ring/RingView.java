@@ -476,9 +476,9 @@ public final class RingView {
         }
         if (!rangesStillServed.isEmpty()) {
             return Optional.of(new Blocker(RANGES_STILL_SERVED, "shards " + rangesStillServed + " still serve ranges of"
-                    + " the hash space (" + RingContract.SERVED_RANGES_ANNOTATION + "), taken back once a shard that"
-                    + " serves by labels is available; objects are neither assigned nor moved until they serve none, so"
-                    + " no object is reconciled by a shard of its range and a shard of its label at once"));
+                    + " the hash space (" + RingContract.SERVED_RANGES_ANNOTATION + "), taken back a slice at a time once"
+                    + " a shard that serves by labels is available; only objects outside them are labelled, so no object"
+                    + " is reconciled by a shard of its range and a shard of its label at once"));
         }
         return Optional.empty();
     }
@@ -490,6 +490,15 @@ public final class RingView {
     public boolean canAct() {
         return !rangeModeAsked && problems.isEmpty() && shardRing != null && missingInterpreters.isEmpty()
                 && rangesStillServed.isEmpty();
+    }
+
+    /**
+     * Whether a label-mode ring whose shards still serve ranges labels the objects outside them (the ranges go back a
+     * slice at a time): valid, with its strategy and interpreters, and a shard that serves by labels available.
+     */
+    public boolean labelsBesideRanges() {
+        return !rangeModeAsked && problems.isEmpty() && shardRing != null && missingInterpreters.isEmpty()
+                && shardsOfItsMode && !rangesStillServed.isEmpty();
     }
 
     /**

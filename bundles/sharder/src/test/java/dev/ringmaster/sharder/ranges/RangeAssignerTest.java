@@ -10,6 +10,7 @@ import dev.ringmaster.ring.ShardState;
 import dev.ringmaster.ring.balancer.LoadAwarePolicy;
 import dev.ringmaster.ring.load.CellLoad;
 import dev.ringmaster.ring.load.LoadReport;
+import dev.ringmaster.ring.ranges.RangeKey;
 import dev.ringmaster.ring.ranges.RangeSet;
 import dev.ringmaster.ring.testing.MutableClock;
 import dev.ringmaster.sharder.lease.Membership;
@@ -37,6 +38,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -59,18 +61,21 @@ class RangeAssignerTest {
     private static final String B023 = "0x0000000000000000-0x4000000000000000,0x8000000000000000-0x10000000000000000";
     private static final String B0 = "0x0000000000000000-0x4000000000000000";
     private static final String B23 = "0x8000000000000000-0x10000000000000000";
+    private static final String B023_BUT_FIRST_SIXTEENTH =
+            "0x1000000000000000-0x4000000000000000,0x8000000000000000-0x10000000000000000";
 
     private final RingRegistry registry = new RingRegistry();
     private final List<Lease> cache = new ArrayList<>();
     private final Recorded recorded = new Recorded();
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final LabelHolds holds = new LabelHolds(clock);
+    private final RangeReturns returns = new RangeReturns();
     private RangeAssigner assigner;
 
     @BeforeEach
     void ring() {
         ringWith(new RingRanges(null, 4));
-        assigner = new RangeAssigner(registry, () -> List.copyOf(cache), client, clock, recorded, holds);
+        assigner = new RangeAssigner(registry, () -> List.copyOf(cache), client, clock, recorded, holds, returns);
     }
 
     @Test
@@ -283,32 +288,47 @@ class RangeAssignerTest {
     }
 
     /**
-     * A ring back in label mode takes its ranges back once a shard serves by labels, and not before: until then the
-     * range-mode shards keep serving theirs.
+     * A ring back in label mode publishes what its range-mode shards still claim, and takes their ranges back once a
+     * shard serves by labels, one sixteenth of the space at a time: the next only once the last is let go and the
+     * rebalancer labelled everything outside the claims. Each step writes once.
      */
     @Test
-    void aRingThatLeavesRangeModeTakesEveryAssignmentBackOnceAShardServesByLabels() {
+    void aRingThatLeftRangeModeTakesItsRangesBackASliceAtATimeOnceAShardServesByLabels() {
         aServesB1AndBTheRest();
         members(ready("a"), ready("b"));
         ringWith(null);
         assigner.reconcile(KEY);
         assertThat(assigned("a")).as("no shard serves by labels yet").isEqualTo(B1);
         assertThat(assigned("b")).isEqualTo(B023);
+        RangeReturns.Claims everything = new RangeReturns.Claims(Optional.of(RangeKey.UID), RangeSet.ALL);
+        assertThat(returns.claims(KEY)).contains(everything);
 
         lease("c");
         withAShardOfLabels("c", ready("a"), ready("b"));
         assigner.reconcile(KEY);
-        assertThat(assigned("a")).isEmpty();
-        assertThat(assigned("b")).isEmpty();
-        assertThat(annotation("a", RingContract.RANGE_KEY_ANNOTATION)).isEqualTo("uid");
-        assertThat(annotation("a", RingContract.SERVED_RANGES_ANNOTATION)).as("the shard's own").isEqualTo(B1);
+        assertThat(assigned("b")).as("the rebalancer has not labelled outside the claims yet").isEqualTo(B023);
 
-        // the cache does not show the revocation yet, then does: no second write either way
-        String version = server("a").getMetadata().getResourceVersion();
+        returns.labelled(KEY, everything);
         assigner.reconcile(KEY);
+        assertThat(assigned("b")).as("the first sixteenth back").isEqualTo(B023_BUT_FIRST_SIXTEENTH);
+        assertThat(assigned("a")).isEqualTo(B1);
+        String version = server("b").getMetadata().getResourceVersion();
+        refresh();
+        returns.labelled(KEY, everything);
+        assigner.reconcile(KEY);
+        assertThat(server("b").getMetadata().getResourceVersion()).as("b still serves it: no next slice")
+                .isEqualTo(version);
+
+        served("b", B023_BUT_FIRST_SIXTEENTH);
         refresh();
         assigner.reconcile(KEY);
-        assertThat(server("a").getMetadata().getResourceVersion()).isEqualTo(version);
+        RangeReturns.Claims smaller = new RangeReturns.Claims(Optional.of(RangeKey.UID),
+                RangeSet.parse(B023_BUT_FIRST_SIXTEENTH).union(RangeSet.parse(B1)));
+        assertThat(returns.claims(KEY)).contains(smaller);
+        assertThat(assigned("b")).as("not before a pass over the smaller claims").isEqualTo(B023_BUT_FIRST_SIXTEENTH);
+        returns.labelled(KEY, smaller);
+        assigner.reconcile(KEY);
+        assertThat(assigned("b")).isEqualTo("0x2000000000000000-0x4000000000000000,0x8000000000000000-0x10000000000000000");
     }
 
     @Test

@@ -19,6 +19,7 @@ import dev.ringmaster.sharder.lease.Membership;
 import dev.ringmaster.sharder.lease.ShardInfo;
 import dev.ringmaster.sharder.model.RingKey;
 import dev.ringmaster.sharder.ranges.LabelHolds;
+import dev.ringmaster.sharder.ranges.RangeReturns;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -97,6 +98,6 @@ class RebalancerFenceIT {
         return new Rebalancer(registry, RingView.InvalidKeys.IGNORE, new ResourceCatalog(client),
                 new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
                 new NamespaceScope(() -> List.of(ADMIN.namespaces().withName(namespace).get())), limits, metrics,
-                new LabelHolds(Clock.systemUTC()));
+                new LabelHolds(Clock.systemUTC()), new RangeReturns());
     }
 }

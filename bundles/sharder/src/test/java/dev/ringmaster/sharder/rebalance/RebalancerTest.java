@@ -31,6 +31,7 @@ import dev.ringmaster.sharder.model.GroupResource;
 import dev.ringmaster.sharder.model.RingRanges;
 import dev.ringmaster.sharder.model.RingResourceSpec;
 import dev.ringmaster.sharder.ranges.LabelHolds;
+import dev.ringmaster.sharder.ranges.RangeReturns;
 import dev.ringmaster.sharder.ring.RingRegistry;
 import dev.ringmaster.sharder.ring.RingView;
 import dev.ringmaster.sharder.ring.StrategyBinding;
@@ -57,8 +58,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -78,6 +79,7 @@ class RebalancerTest {
     private ResourceInterpreter interpreter = new DefaultResourceInterpreter();
     private final MutableClock clock = new MutableClock(Instant.parse("2026-11-29T12:00:00Z"));
     private final LabelHolds holds = new LabelHolds(clock);
+    private final RangeReturns returns = new RangeReturns();
 
     @BeforeEach
     void cluster() {
@@ -131,7 +133,7 @@ class RebalancerTest {
         publish();
         KubernetesClient client = sharderClient();
         rebalancer = new Rebalancer(registry, RingView.InvalidKeys.IGNORE, new ResourceCatalog(client), new ObjectPages(client, limits.pageSize()), new LabelWriter(client),
-                new NamespaceScope(() -> client.namespaces().list().getItems()), limits, metrics, holds);
+                new NamespaceScope(() -> client.namespaces().list().getItems()), limits, metrics, holds, returns);
         return rebalancer;
     }
 
@@ -144,10 +146,9 @@ class RebalancerTest {
         return created.pass(registry.view(KEY).orElseThrow());
     }
 
-    /** A ConfigMap with a uid of its own, as a real API server gives it (the mock gives none). */
     private ConfigMap configMap(String namespace, String name, Map<String, String> labels) {
         return client.configMaps().resource(new ConfigMapBuilder().withNewMetadata().withNamespace(namespace)
-                .withName(name).withUid(UUID.randomUUID().toString()).withLabels(labels).endMetadata().build()).create();
+                .withName(name).withLabels(labels).endMetadata().build()).create();
     }
 
     private void secretOf(ConfigMap owner, Map<String, String> labels) {
@@ -481,20 +482,17 @@ class RebalancerTest {
      */
     @Test
     void aRangeModeRingDrainsTheObjectsOfLabelModeShardsBucketByBucket() {
-        List<ConfigMap> objects = new ArrayList<>();
-        for (int i = 0; i < 24; i++) {
-            objects.add(configMap("default", "cm-" + i, Map.of(SHARD, "shard-" + i % 2)));
-        }
-        ring.getSpec().setRanges(new RingRanges());
+        List<ConfigMap> objects = inNamespacesOfTheirOwn(24, i -> Map.of(SHARD, "shard-" + i % 2));
+        ring.getSpec().setRanges(new RingRanges("namespace", 64));
         PassSummary summary = pass();
 
         TreeMap<Long, List<String>> byBucket = new TreeMap<>(Long::compareUnsigned);
-        objects.forEach(object -> byBucket.computeIfAbsent(bucketOf(object), any -> new ArrayList<>())
+        objects.forEach(object -> byBucket.computeIfAbsent(namespaceHashOf(object) >>> 58, any -> new ArrayList<>())
                 .add(object.getMetadata().getName()));
         List<Boolean> drainedBuckets = new ArrayList<>();
         long drained = 0;
         for (List<String> names : byBucket.values()) {
-            long inDrain = names.stream().filter(name -> labels(getConfigMap("default", name)).containsKey(DRAIN)).count();
+            long inDrain = names.stream().filter(name -> labels(getConfigMap(name, name)).containsKey(DRAIN)).count();
             assertThat(inDrain).as("a bucket is drained whole or not at all: %s", names).isIn(0L, (long) names.size());
             drainedBuckets.add(inDrain > 0);
             drained += inDrain;
@@ -508,6 +506,39 @@ class RebalancerTest {
         assertThat(summary.deferred()).isEqualTo(objects.size() - drained);
     }
 
+    /**
+     * A ring that left range mode while a range-mode shard still serves ranges labels, once a shard that serves by
+     * labels is there, only the objects outside what the range-mode shards claim (nothing while the range assigner has
+     * not said what), tells when it labelled all of those, and passes again soon while ranges are claimed.
+     */
+    @Test
+    void aRingThatLeftRangeModeLabelsOnlyTheObjectsOutsideTheClaimedRanges() {
+        List<ConfigMap> objects = inNamespacesOfTheirOwn(12, i -> Map.of());
+        shards(List.of(new ShardInfo("shard-0", ShardState.READY, 1), new ShardInfo("shard-1", ShardState.READY, 1),
+                new ShardInfo("range-0", ShardState.READY, 1, false, true, RangeClaim.SOME)));
+        Rebalancer rebalancer = rebalancer(LIMITS);
+
+        assertThat(rebalancer.reconcile(KEY)).as("nothing it may label: backing off (new claims requeue it)")
+                .isEqualTo(Reconciler.Result.requeueAfter(LIMITS.pendingRetry().multipliedBy(2)));
+        assertThat(objects).as("no claims said yet: all claimed").allSatisfy(object ->
+                assertThat(labels(getConfigMap(object.getMetadata().getNamespace(), object.getMetadata().getName())))
+                        .doesNotContainKey(SHARD));
+
+        RangeReturns.Claims lowerHalf = new RangeReturns.Claims(Optional.of(RangeKey.NAMESPACE),
+                RangeSet.parse("0x0000000000000000-0x8000000000000000"));
+        returns.claimed(KEY, lowerHalf);
+        assertThat(rebalancer.reconcile(KEY)).isEqualTo(Reconciler.Result.requeueAfter(LIMITS.pendingRetry()));
+        List<Boolean> claimedOnes = new ArrayList<>();
+        for (ConfigMap object : objects) {
+            boolean claimed = namespaceHashOf(object) >= 0; // the lower half of the unsigned space
+            claimedOnes.add(claimed);
+            assertThat(labels(getConfigMap(object.getMetadata().getNamespace(), object.getMetadata().getName()))
+                    .containsKey(SHARD)).as(object.getMetadata().getNamespace()).isEqualTo(!claimed);
+        }
+        assertThat(claimedOnes).as("objects on both sides").contains(true, false);
+        assertThat(returns.labelledOutside(KEY, lowerHalf)).isTrue();
+    }
+
     /** What a shard does to acknowledge a drain: removes both labels (an update, which the mock applies as it is). */
     private void handBack(String name) {
         ConfigMap object = getConfigMap("default", name);
@@ -519,6 +550,24 @@ class RebalancerTest {
     /** The bucket of 64 that holds the object's uid hash, from its top six bits. */
     private static long bucketOf(ConfigMap object) {
         return hashOf(object) >>> 58;
+    }
+
+    /**
+     * {@code count} ConfigMaps, each in a namespace of its own whose name differs from the others' in its first letter:
+     * the mock gives uids that differ in their last digits only, which FNV-1a spreads over few buckets.
+     */
+    private List<ConfigMap> inNamespacesOfTheirOwn(int count, IntFunction<Map<String, String>> labels) {
+        List<ConfigMap> objects = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String namespace = (char) ('a' + i) + "-shop";
+            TestNamespaces.create(client, namespace, Map.of());
+            objects.add(configMap(namespace, namespace, labels.apply(i)));
+        }
+        return objects;
+    }
+
+    private static long namespaceHashOf(ConfigMap object) {
+        return RangeKey.NAMESPACE.hash(object.getMetadata().getUid(), object.getMetadata().getNamespace());
     }
 
     private static long hashOf(ConfigMap object) {

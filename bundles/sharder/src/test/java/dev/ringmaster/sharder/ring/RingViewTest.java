@@ -160,12 +160,16 @@ class RingViewTest {
         assertThat(waiting.canAct()).isFalse();
         assertThat(waiting.blocker()).contains(new RingView.Blocker(RingView.RANGES_STILL_SERVED,
                 "shards [shard-0, shard-2] still serve ranges of the hash space (ringmaster.dev/served-ranges), taken"
-                        + " back once a shard that serves by labels is available; objects are neither assigned nor moved"
-                        + " until they serve none, so no object is reconciled by a shard of its range and a shard of its"
+                        + " back a slice at a time once a shard that serves by labels is available; only objects outside"
+                        + " them are labelled, so no object is reconciled by a shard of its range and a shard of its"
                         + " label at once"));
+        assertThat(waiting.labelsBesideRanges()).as("no shard serves by labels").isFalse();
+        assertThat(compile(shop(), Map.of(key, List.of(serving, new ShardInfo("shard-3", ShardState.READY, 1))))
+                .labelsBesideRanges()).isTrue();
 
         RingView free = compile(shop(), Map.of(key, List.of(new ShardInfo("shard-0", ShardState.READY, 1), deadServing)));
         assertThat(free.canAct()).isTrue();
+        assertThat(free.labelsBesideRanges()).as("no range served").isFalse();
         assertThat(free.blocker()).isEmpty();
         assertThat(free.placesLike(waiting)).isFalse();
 
