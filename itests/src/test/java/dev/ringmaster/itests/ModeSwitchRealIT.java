@@ -33,7 +33,7 @@ import org.junit.Test;
 /**
  * A ring switched from label mode to range mode and back while shards of both modes run beside each other (issue 34,
  * docs/design.md section 9): on kube-apiserver v1.36 with the gate, {@code bin/ringmaster run}, two
- * {@code bin/checksum-controller} shards in label mode and two in range mode, 3,000 ConfigMaps. Into range mode, the
+ * {@code bin/checksum-controller} shards in label mode and two in range mode, {@link #OBJECTS} ConfigMaps. Into range mode, the
  * sharder drains the label-mode shards' ConfigMaps bucket by bucket and grants each range once none of its ConfigMaps
  * is left with them, while they still run. Back in label mode with the label-mode shards stopped, the range-mode
  * shards keep their ranges; once label-mode shards start, the sharder takes the ranges back a slice at a time and
@@ -44,8 +44,14 @@ import org.junit.Test;
 public class ModeSwitchRealIT {
 
     private static final String RING = "mode-switch";
-    private static final int OBJECTS = 3_000;
+    /**
+     * 600 in the suite; the issue's 3,000 with {@code -Dmode.switch.objects=3000} (docs/performance.md records that run:
+     * at 3,000 the two switches take minutes beside the rest of CI).
+     */
+    private static final int OBJECTS = Integer.getInteger("mode.switch.objects", 600);
     private static final Duration SOON = Duration.ofMinutes(3);
+    /** How long a switch may take: about a minute at 3,000 objects on a quiet machine, three times that beside CI. */
+    private static final Duration SWITCH = Duration.ofMinutes(6);
     /**
      * The longest a ConfigMap may go without an owner: a handover's length under the load of a whole CI run. Into range
      * mode, the last hand-back of its bucket, the next pass and the claim of its range; back, the release of its slice
@@ -96,7 +102,7 @@ public class ModeSwitchRealIT {
 
         long intoRanges = System.currentTimeMillis();
         cluster.rangeModeConfigMapRing(RING, RING, "uid", 16);
-        Waiting.until(SOON, () -> "the range-mode shards serve the whole space and no label is left, now "
+        Waiting.until(SWITCH, () -> "the range-mode shards serve the whole space and no label is left, now "
                 + served() + ", " + labelled() + " labelled\n" + sharder.err(), () -> labelled() == 0 && servedByRanges());
         assertEquals("the label-mode shards still run", Set.copyOf(LABEL_SHARDS), shards.running().stream()
                 .filter(LABEL_SHARDS::contains).collect(Collectors.toSet()));
@@ -117,7 +123,7 @@ public class ModeSwitchRealIT {
                 .until(this::servedByRanges);
         long intoLabels = System.currentTimeMillis();
         LABEL_SHARDS.forEach(shards::start);
-        ring.awaitSettledOn(Set.copyOf(LABEL_SHARDS), OBJECTS, SOON, sharder::err);
+        ring.awaitSettledOn(Set.copyOf(LABEL_SHARDS), OBJECTS, SWITCH, sharder::err);
         Waiting.until(SOON, () -> "the range-mode shards serve nothing, now " + served(), () -> served().values()
                 .stream().allMatch(String::isEmpty));
         Waiting.until(SOON, () -> "every ConfigMap reconciled by a label-mode shard", () -> reconciledBy(LABEL_SHARDS,

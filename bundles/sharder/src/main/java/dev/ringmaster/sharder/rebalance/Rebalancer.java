@@ -301,18 +301,17 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
         }
 
         /**
-         * Range mode: starts the drains of held objects whole buckets at a time, while fewer objects than
-         * {@link RebalanceLimits#concurrentMoves()} are in drain (one bucket when none is) and the move budget lasts;
-         * the others wait for a later pass. A bucket's range is granted only once its last object was handed back, so
-         * an object handed back early waits for the slowest of its bucket: draining everything at once would make it
-         * wait for the slowest of all.
+         * Range mode: starts the drains of held objects whole buckets at a time, the next bucket while fewer objects
+         * than {@link RebalanceLimits#concurrentMoves()} are in drain (so one starts as the last ones of the previous
+         * are handed back) and the move budget lasts; the others wait for a later pass. A bucket's range is granted
+         * only once its last object was handed back, so an object handed back early waits for the slowest of its
+         * bucket: draining everything at once would make it wait for the slowest of all.
          */
         void drainHeldBuckets() {
             long inFlight = inDrain;
             for (List<Runnable> drains : heldDrains.values()) {
                 long left = budget.get();
-                boolean fits = inFlight == 0 ? left > 0
-                        : inFlight + drains.size() <= limits.concurrentMoves() && drains.size() <= left;
+                boolean fits = inFlight < limits.concurrentMoves() && (inFlight == 0 ? left > 0 : drains.size() <= left);
                 if (!fits) {
                     deferred.addAndGet(drains.size());
                     continue;
