@@ -168,18 +168,14 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             Optional<RangeSet> assigned = read(lease, RingContract.ASSIGNED_RANGES_ANNOTATION, assignedText,
                     RangeSet::parse, INVALID_ASSIGNED_RANGES, "ReadRanges",
                     "its assignment is rewritten; it claims the whole space until then");
-            Optional<RangeSet> served = read(lease, RingContract.SERVED_RANGES_ANNOTATION,
-                    annotations.get(RingContract.SERVED_RANGES_ANNOTATION), RangeSet::parse, INVALID_SERVED_RANGES,
-                    "ReadRanges", "it is taken to serve everything it served before");
-            served.ifPresent(value -> lastServed.put(leaseKey, value));
+            Optional<RangeSet> served = readServed(lease);
             served.ifPresent(value -> servedRanges.put(name, value));
             boolean assignedOfOtherKey = assigned.map(value -> !value.isEmpty()).orElse(true) && !sameKey
                     && assignedText != null;
             if (assignedOfOtherKey) {
                 otherKey.add(leaseKey);
             }
-            // what the shard may serve: an unreadable value means what it last served readably, all if nothing known
-            RangeSet servedClaim = served.orElseGet(() -> lastServed.getOrDefault(leaseKey, RangeSet.ALL));
+            RangeSet servedClaim = servedClaim(leaseKey, served);
             if (served.isPresent() && served.get().isEmpty()) {
                 otherKey.remove(leaseKey);
             }
@@ -189,10 +185,7 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             RangeSet current = mine != null ? RangeSet.parse(mine.ranges())
                     : sameKey ? assigned.orElse(RangeSet.EMPTY) : RangeSet.EMPTY;
             RangeSet assignedClaim = assignedOfOtherKey ? RangeSet.ALL : assigned.orElse(RangeSet.ALL);
-            RangeSet claims = assignedClaim.union(servedClaim).union(current);
-            for (Written write : unseen) {
-                claims = claims.union(RangeSet.parse(write.ranges()));
-            }
+            RangeSet claims = withUnseen(assignedClaim.union(servedClaim).union(current), unseen);
             ShardInfo info = infos.get(name);
             boolean fenced = info != null && !info.mayReconcile();
             shards.put(name, new RangeAssignment.Shard(current, claims, fenced));
@@ -286,16 +279,8 @@ public final class RangeAssigner implements Reconciler<RingKey> {
             ShardInfo info = infos.get(entry.getKey());
             boolean fenced = info != null && !info.mayReconcile();
             if (!fenced) {
-                Optional<RangeSet> served = read(lease, RingContract.SERVED_RANGES_ANNOTATION,
-                        Objects.requireNonNullElse(annotations.get(RingContract.SERVED_RANGES_ANNOTATION), ""),
-                        RangeSet::parse, INVALID_SERVED_RANGES, "ReadRanges",
-                        "it is taken to serve everything it served before");
-                served.ifPresent(value -> lastServed.put(leaseKey, value));
-                RangeSet claim = served.orElseGet(() -> lastServed.getOrDefault(leaseKey, RangeSet.ALL))
-                        .union(current.orElse(RangeSet.ALL));
-                for (Written write : unseen) {
-                    claim = claim.union(RangeSet.parse(write.ranges()));
-                }
+                RangeSet claim = withUnseen(servedClaim(leaseKey, readServed(lease)).union(current.orElse(RangeSet.ALL)),
+                        unseen);
                 if (!claim.isEmpty()) {
                     claimed = claimed.union(claim);
                     keys.add(key);
@@ -327,6 +312,28 @@ public final class RangeAssigner implements Reconciler<RingKey> {
                         + " at a time", ring, returning.shard(), describe(next), describe(returning.current()));
             }
         }
+    }
+
+    /** The Lease's served ranges, remembered when they can be read. */
+    private Optional<RangeSet> readServed(Lease lease) {
+        Optional<RangeSet> served = read(lease, RingContract.SERVED_RANGES_ANNOTATION,
+                annotations(lease).get(RingContract.SERVED_RANGES_ANNOTATION), RangeSet::parse, INVALID_SERVED_RANGES,
+                "ReadRanges", "it is taken to serve everything it served before");
+        served.ifPresent(value -> lastServed.put(LeaseKey.of(lease), value));
+        return served;
+    }
+
+    /** What the shard may serve: an unreadable value means what it last served readably, all if nothing is known. */
+    private RangeSet servedClaim(LeaseKey lease, Optional<RangeSet> served) {
+        return served.orElseGet(() -> lastServed.getOrDefault(lease, RangeSet.ALL));
+    }
+
+    /** {@code claim} and every assignment written that the cache does not show yet: the shard may have claimed it. */
+    private static RangeSet withUnseen(RangeSet claim, List<Written> unseen) {
+        for (Written write : unseen) {
+            claim = claim.union(RangeSet.parse(write.ranges()));
+        }
+        return claim;
     }
 
     /** A Lease of a label-mode ring still assigned ranges; {@code whole}: taken back at once (fenced, or unreadable). */
