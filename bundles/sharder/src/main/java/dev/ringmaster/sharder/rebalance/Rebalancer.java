@@ -170,9 +170,12 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
                 .or(() -> Optional.of(new RangeReturns.Claims(Optional.empty(), RangeSet.ALL))
                         .filter(all -> ring.labelsBesideRanges()));
         pass.claims = claims.orElse(null);
-        pass.inDrain = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
-                .mapToLong(entry -> pass.count(entry.getKey(), ring.drainLabel())).sum();
-        pass.budget.set(Math.max(0, limits.moveBudget() - pass.inDrain));
+        if (!rangeMode || !ring.labelsStillServed().isEmpty()) {
+            // a range-mode ring drains only while label-mode shards hold objects: no listing for the budget otherwise
+            pass.inDrain = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
+                    .mapToLong(entry -> pass.count(entry.getKey(), ring.drainLabel())).sum();
+            pass.budget.set(Math.max(0, limits.moveBudget() - pass.inDrain));
+        }
         try {
             resources.forEach((resource, ringResource) -> {
                 if (rangeMode) {
