@@ -74,8 +74,9 @@ class PodReadinessCacheTest {
 
         // the first question cannot wait for the cache: no Pod known yet, so the lease alone decides
         assertThat(pods.readiness(namespace, "shard-0")).isEqualTo(PodReadiness.UNKNOWN);
+        // the informer hands the listed Pods to the cache one by one: shard-0 known does not mean shard-1 is
         await().atMost(TIMEOUT).until(() -> pods.readiness(namespace, "shard-0") == PodReadiness.READY);
-        assertThat(pods.readiness(namespace, "shard-1")).isEqualTo(PodReadiness.NOT_READY);
+        await().atMost(TIMEOUT).until(() -> pods.readiness(namespace, "shard-1") == PodReadiness.NOT_READY);
         assertThat(pods.readiness(namespace, "shard-2")).isEqualTo(PodReadiness.UNKNOWN);
         assertThat(pods.watchedNamespaces()).containsExactly(namespace);
         assertThat(pods.hasSynced()).isTrue();
