@@ -141,7 +141,7 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
             return Result.done();
         }
         // in range mode, drains are acknowledged by the shards removing both labels: no watch sees them, passes do
-        long inDrain = rangeMode && !view.labelsStillServed().isEmpty() ? summary.inDrain() + summary.drained() : 0;
+        long inDrain = view.drainsInRangeMode() ? summary.inDrain() + summary.drained() : 0;
         Long before = inDrain > 0 ? inDrainBefore.put(ring, inDrain) : inDrainBefore.remove(ring);
         // leaving range mode, the next slice comes back once a pass labelled the objects outside the claims
         boolean waiting = summary.pending() || inDrain > 0
@@ -170,8 +170,8 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
                 .or(() -> Optional.of(new RangeReturns.Claims(Optional.empty(), RangeSet.ALL))
                         .filter(all -> ring.labelsBesideRanges()));
         pass.claims = claims.orElse(null);
-        if (!rangeMode || !ring.labelsStillServed().isEmpty()) {
-            // a range-mode ring drains only while label-mode shards hold objects: no listing for the budget otherwise
+        if (!rangeMode || ring.drainsInRangeMode()) {
+            // no listing for the move budget where nothing is drained
             pass.inDrain = resources.entrySet().stream().filter(entry -> entry.getValue().role() == Role.MAIN)
                     .mapToLong(entry -> pass.count(entry.getKey(), ring.drainLabel())).sum();
             pass.budget.set(Math.max(0, limits.moveBudget() - pass.inDrain));
@@ -201,7 +201,7 @@ public final class Rebalancer implements Reconciler<RingKey>, AutoCloseable {
             if (claims.isPresent() && !pass.summary().pending()) {
                 returns.labelled(ring.key(), claims.get());
             }
-        } else if (!ring.labelsStillServed().isEmpty() && pass.unresolved == 0) {
+        } else if (ring.drainsInRangeMode() && pass.unresolved == 0) {
             holds.found(ring.key(), ring.labelsStillServed(), RangeSet.of(pass.held), listedAt);
         }
         return pass.summary();

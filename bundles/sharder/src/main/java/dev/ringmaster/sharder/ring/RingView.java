@@ -510,6 +510,14 @@ public final class RingView {
     }
 
     /**
+     * Whether a range-mode ring still drains objects: while shards serving by labels hold some
+     * ({@link #labelsStillServed()}). A label-mode ring drains whenever objects move.
+     */
+    public boolean drainsInRangeMode() {
+        return rangeMode != null && !labelsStillServed.isEmpty();
+    }
+
+    /**
      * Whether the ring takes away the shard and drain labels its objects kept from label mode: a valid range-mode ring
      * ({@link #moveOf}).
      */
