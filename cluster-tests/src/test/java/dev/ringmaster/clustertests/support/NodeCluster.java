@@ -33,6 +33,9 @@ import org.junit.jupiter.api.Assumptions;
  *
  * <p>The first {@link #get()} provisions it, timing every phase:
  * <ol>
+ * <li>waits for a provisioning under way: {@code .ci/run} installs the tier's packages and builds the base image
+ * in the background while Maven builds the modules the tier needs, holding the file named in
+ * {@code RINGMASTER_PROVISIONING_LOCK} locked until it is done ({@link #awaitProvisioning});</li>
  * <li>checks that this machine can: {@code node-up} exists ({@code -Dcluster.tests.k8s}, default
  * {@code ../shared/k8s} beside the repository), the JVM runs as root, buildah is there or
  * {@code apt-get install -y buildah} installs it, the distribution was built;</li>
@@ -126,6 +129,7 @@ public final class NodeCluster {
     }
 
     private void start() throws Unavailable {
+        timed("provisioning wait", this::awaitProvisioning);
         timed("prerequisites", this::checkPrerequisites);
         timed("base image", () -> {
             Command.Result base = Command.run(root, Map.of(), Duration.ofMinutes(10), List.of(k8s.resolve("base-image").toString()));
@@ -195,6 +199,24 @@ public final class NodeCluster {
             }
             throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
         }
+    }
+
+    /**
+     * Returns once no one holds the lock {@code .ci/run} names in {@code RINGMASTER_PROVISIONING_LOCK} (at once where
+     * none is named). Past the timeout the tier goes on: what the provisioning did not finish, the next phases do
+     * themselves.
+     */
+    private Void awaitProvisioning() {
+        String lock = System.getenv("RINGMASTER_PROVISIONING_LOCK");
+        if (lock != null && !lock.isBlank()) {
+            Command.Result waited = Command.run(root, Map.of(), Duration.ofMinutes(16),
+                    List.of("flock", "--shared", "--wait", "900", lock, "true"));
+            if (!waited.ok()) {
+                System.err.println("cluster-tests: the provisioning holding " + lock + " did not end in 15 min,"
+                        + " going on:\n" + waited.describe());
+            }
+        }
+        return null;
     }
 
     private Void checkPrerequisites() throws Unavailable, IOException {
