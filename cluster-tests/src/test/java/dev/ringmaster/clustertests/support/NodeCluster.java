@@ -41,7 +41,8 @@ import org.junit.jupiter.api.Assumptions;
  * {@code apt-get install -y buildah} installs it, the distribution was built;</li>
  * <li>builds the sharder's and the example shards' images with buildah ({@link Images}), and meanwhile stops
  * what an earlier run may have left ({@code node-down}) and starts the cluster with {@code node-up}; then imports
- * the images into its containerd; the cluster has its own run folder under {@code target/} and its own ports
+ * the images into its containerd and gives its pods their CPU share ({@link #favourPods}); the cluster has its own
+ * run folder under {@code target/} and its own ports
  * (API server 26443, etcd 22379/22380 unless {@code -Dcluster.tests.apiserver.port} etc.), so it
  * never meets the real-API-server tier's servers; stopped again by {@code node-down} at JVM exit
  * (unless {@code -Dcluster.tests.keep=true}, for looking around after a run);</li>
@@ -57,6 +58,8 @@ public final class NodeCluster {
 
     public static final String VERSION = System.getProperty("cluster.tests.version", "0.1.0-SNAPSHOT");
     public static final boolean CI = "true".equals(System.getenv("CI"));
+    /** The CPU weight of the node's pods against the machine's other processes ({@link #favourPods}). */
+    static final int POD_CPU_SHARES = 8192;
 
     private static NodeCluster cluster;
     private static Unavailable unavailable;
@@ -157,6 +160,7 @@ public final class NodeCluster {
             starter.shutdown();
         }
         awaitNodeUp(nodeUp);
+        timed("pods' CPU share", this::favourPods);
         timed("image import", () -> {
             for (Path archive : archives) {
                 ctr("images", "import", archive.toString()).orThrow();
@@ -182,6 +186,34 @@ public final class NodeCluster {
         admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig.toFile())).build();
         if (!nodeReady()) {
             throw new Unavailable("node-up returned, but no node is Ready (see " + runDir.resolve("kubelet.log") + ")");
+        }
+        return null;
+    }
+
+    /**
+     * Gives the node's pods the CPU share that a node's pods have, against this machine's other processes. node-up's
+     * kubelet runs without QoS cgroups, so containerd puts every container under one cgroup, {@code k8s.io}, with
+     * the default weight of a single thread (cgroup v1 {@code cpu.shares} 1024), while the integration tests' JVMs,
+     * API servers and shards run beside it as dozens of threads of that weight each: the pods got a
+     * small part of the two cores whenever the integration tests ran, and the tier waited for them (rolling the
+     * sharder's Deployment took twice as long; docs/development.md). With the weight of {@value #POD_CPU_SHARES}
+     * (eight such threads; {@code -Dcluster.tests.pod.cpu.shares}, 1024 as node-up leaves it) the pods get the CPU
+     * when they need it, and the rest of the machine whatever they leave. A machine without the v1 cpu controller,
+     * or one that refuses the setting, keeps its own, said once: it changes how fast the tier runs, not what it checks.
+     */
+    private Void favourPods() {
+        Path pods = Path.of("/sys/fs/cgroup/cpu/k8s.io");
+        if (!Files.isRegularFile(pods.resolveSibling("cpu.shares"))) {
+            System.err.println("cluster-tests: no cgroup v1 cpu controller at " + pods.getParent()
+                    + "; the pods keep the CPU share the machine gives them");
+            return null;
+        }
+        String shares = Integer.getInteger("cluster.tests.pod.cpu.shares", POD_CPU_SHARES).toString();
+        try {
+            Files.writeString(Files.createDirectories(pods).resolve("cpu.shares"), shares);
+        } catch (IOException e) {
+            System.err.println("cluster-tests: could not give the pods " + shares + " CPU shares (" + e
+                    + "); they keep the machine's setting");
         }
         return null;
     }
