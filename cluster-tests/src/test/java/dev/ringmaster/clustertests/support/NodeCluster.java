@@ -60,6 +60,8 @@ public final class NodeCluster {
     public static final boolean CI = "true".equals(System.getenv("CI"));
     /** The CPU weight of the node's pods against the machine's other processes ({@link #favourPods}). */
     static final int POD_CPU_SHARES = 8192;
+    /** containerd's cgroup of every container of the node (cgroup v1 cpu controller). */
+    private static final Path POD_CGROUP = Path.of("/sys/fs/cgroup/cpu/k8s.io");
 
     private static NodeCluster cluster;
     private static Unavailable unavailable;
@@ -75,6 +77,8 @@ public final class NodeCluster {
     private KubernetesClient admin;
     private final Map<String, Examples> examples = new LinkedHashMap<>();
     private SharderInstall install;
+    /** The pods' CPU weight before {@link #favourPods}, written back when the cluster stops: the cgroup outlives it. */
+    private String machinePodShares;
     private final Set<SharderInstall.Extra> extras = EnumSet.noneOf(SharderInstall.Extra.class);
 
     private NodeCluster(Path root, Path k8s, Path work) {
@@ -200,17 +204,19 @@ public final class NodeCluster {
      * (eight such threads; {@code -Dcluster.tests.pod.cpu.shares}, 1024 as node-up leaves it) the pods get the CPU
      * when they need it, and the rest of the machine whatever they leave. A machine without the v1 cpu controller,
      * or one that refuses the setting, keeps its own, said once: it changes how fast the tier runs, not what it checks.
+     * The weight the machine had is written back when the cluster stops ({@link #restorePodShares}).
      */
     private Void favourPods() {
-        Path pods = Path.of("/sys/fs/cgroup/cpu/k8s.io");
-        if (!Files.isRegularFile(pods.resolveSibling("cpu.shares"))) {
-            System.err.println("cluster-tests: no cgroup v1 cpu controller at " + pods.getParent()
+        if (!Files.isRegularFile(POD_CGROUP.resolveSibling("cpu.shares"))) {
+            System.err.println("cluster-tests: no cgroup v1 cpu controller at " + POD_CGROUP.getParent()
                     + "; the pods keep the CPU share the machine gives them");
             return null;
         }
         String shares = Integer.getInteger("cluster.tests.pod.cpu.shares", POD_CPU_SHARES).toString();
         try {
-            Files.writeString(Files.createDirectories(pods).resolve("cpu.shares"), shares);
+            Path file = Files.createDirectories(POD_CGROUP).resolve("cpu.shares");
+            machinePodShares = Files.readString(file).strip();
+            Files.writeString(file, shares);
         } catch (IOException e) {
             System.err.println("cluster-tests: could not give the pods " + shares + " CPU shares (" + e
                     + "); they keep the machine's setting");
@@ -324,6 +330,19 @@ public final class NodeCluster {
             return;
         }
         nodeDown("end of the run");
+        restorePodShares();
+    }
+
+    /** Writes back the pods' CPU weight {@link #favourPods} found, if it changed it. */
+    private void restorePodShares() {
+        if (machinePodShares != null) {
+            try {
+                Files.writeString(POD_CGROUP.resolve("cpu.shares"), machinePodShares);
+            } catch (IOException e) {
+                System.err.println("cluster-tests: could not write the pods' CPU shares back to " + machinePodShares
+                        + " (" + e + ")");
+            }
+        }
     }
 
     /** Runs one phase of the provisioning and records how long it took. */
