@@ -60,6 +60,8 @@ public final class NodeCluster {
     public static final boolean CI = "true".equals(System.getenv("CI"));
     /** The CPU weight of the node's pods against the machine's other processes ({@link #favourPods}). */
     static final int POD_CPU_SHARES = 8192;
+    /** The longest the tier waits for what {@code .ci/run} provisions beside the build ({@link #awaitProvisioning}). */
+    private static final Duration PROVISIONING_WAIT = Duration.ofMinutes(15);
     /** containerd's cgroup of every container of the node (cgroup v1 cpu controller). */
     private static final Path POD_CGROUP = Path.of("/sys/fs/cgroup/cpu/k8s.io");
 
@@ -247,11 +249,11 @@ public final class NodeCluster {
     private Void awaitProvisioning() {
         String lock = System.getenv("RINGMASTER_PROVISIONING_LOCK");
         if (lock != null && !lock.isBlank()) {
-            Command.Result waited = Command.run(root, Map.of(), Duration.ofMinutes(16),
-                    List.of("flock", "--shared", "--wait", "900", lock, "true"));
+            Command.Result waited = Command.run(root, Map.of(), PROVISIONING_WAIT.plusMinutes(1),
+                    List.of("flock", "--shared", "--wait", Long.toString(PROVISIONING_WAIT.toSeconds()), lock, "true"));
             if (!waited.ok()) {
-                System.err.println("cluster-tests: the provisioning holding " + lock + " did not end in 15 min,"
-                        + " going on:\n" + waited.describe());
+                System.err.println("cluster-tests: the provisioning holding " + lock + " did not end in "
+                        + PROVISIONING_WAIT.toMinutes() + " min, going on:\n" + waited.describe());
             }
         }
         return null;
